@@ -1,0 +1,1 @@
+"""Perturbations: reasoning errors injected into solutions, photographic degradations of pages."""

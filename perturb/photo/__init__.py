@@ -1,0 +1,19 @@
+"""Photographic degradation ops, one per subtype, looked up by subtype id."""
+
+from __future__ import annotations
+
+from perturb.photo.base import Op, degrade
+
+REGISTRY: dict[str, Op] = {}
+
+
+def register(op: Op) -> Op:
+    if op.subtype in REGISTRY:
+        raise ValueError(f"degradation {op.subtype!r} registered twice")
+    REGISTRY[op.subtype] = op
+    return op
+
+
+from perturb.photo import blur  # noqa: E402,F401
+
+__all__ = ["REGISTRY", "Op", "degrade", "register"]

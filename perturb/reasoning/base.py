@@ -1,0 +1,157 @@
+"""Injector contract and the inject-verify-resample loop that makes labels right by construction."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from synth.generators import get_family
+from synth.generators.base import Family, finalize
+from synth.mathparse import to_text
+from synth.records import Control, ErrorLabel, Problem, Step, Variant
+from synth.taxonomy import SUBTYPES, projections
+from synth.verifier import Verdict, verify
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What the injector meant to do; the variant is kept only if the verifier agrees."""
+
+    first_error_step: int
+    propagated: bool
+    answer_changed: bool
+    explanation: str
+    edit: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    steps: tuple[Step, ...]
+    intent: Intent
+
+
+@dataclass(frozen=True)
+class Skip:
+    """The injector cannot act on this attempt; ``reason`` goes into the rejection funnel."""
+
+    reason: str
+
+
+@dataclass
+class Funnel:
+    """Per-injector counts: attempted, kept, and rejected by reason (reported in stats.json)."""
+
+    attempted: Counter[str] = field(default_factory=Counter)
+    kept: Counter[str] = field(default_factory=Counter)
+    rejected: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def reject(self, injector: str, reason: str) -> None:
+        self.rejected.setdefault(injector, Counter())[reason] += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        names = sorted(set(self.attempted) | set(self.kept) | set(self.rejected))
+        return {n: {"attempted": self.attempted[n], "kept": self.kept[n],
+                    "rejected": dict(sorted(self.rejected.get(n, Counter()).items()))} for n in names}
+
+
+class Injector:
+    """One taxonomy subtype. ``propose`` edits a clean solution; it never sets labels itself."""
+
+    subtype: str
+    version: int = 1
+
+    @property
+    def id(self) -> str:
+        return f"{SUBTYPES[self.subtype].family}.{self.subtype}/v{self.version}"
+
+    def applies(self, family: Family, problem: Problem) -> bool:
+        return True
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> Attempt | Skip:
+        raise NotImplementedError
+
+
+def choose_step(candidates: list[int], rng: np.random.Generator, placement: str | int) -> int | None:
+    """Pick a step index by placement: a 1-based index, or early / middle / late / any."""
+    if not candidates:
+        return None
+    if isinstance(placement, int):
+        return placement if placement in candidates else None
+    n = len(candidates)
+    thirds = {"early": candidates[: max(1, n // 3)],
+              "middle": candidates[n // 3: max(n // 3 + 1, 2 * n // 3)],
+              "late": candidates[max(0, 2 * n // 3 - (n < 3)):],
+              "any": candidates}
+    pool = thirds[placement] or candidates
+    return pool[int(rng.integers(len(pool)))]
+
+
+def _disagreement(intent: Intent, verdict: Verdict, clean_answer_changed: bool) -> str | None:
+    first = verdict.first_error_step
+    if first is None:
+        return "no_op"
+    if not all(verdict.parses):
+        return "display_mismatch"
+    if first != intent.first_error_step:
+        return "first_step_mismatch"
+    if verdict.propagated != intent.propagated:
+        return "compensating" if intent.propagated else "propagation_mismatch"
+    if clean_answer_changed != intent.answer_changed:
+        return "answer_mismatch"
+    return None
+
+
+def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placement: str | int = "any",
+           max_attempts: int = 8, funnel: Funnel | None = None) -> Variant | None:
+    """An error variant of ``problem`` whose labels the verifier confirmed, or None."""
+    from perturb.reasoning import REGISTRY
+
+    injector = REGISTRY[subtype]
+    family = get_family(problem.family)
+    funnel = funnel if funnel is not None else Funnel()
+    if not injector.applies(family, problem):
+        funnel.reject(injector.id, "not_applicable")
+        return None
+    for _ in range(max_attempts):
+        funnel.attempted[injector.id] += 1
+        attempt = injector.propose(family, problem, rng, placement)
+        if isinstance(attempt, Skip):
+            funnel.reject(injector.id, attempt.reason)
+            continue
+        verdict = verify(problem, attempt.steps, family=family)
+        truth = family.target(problem.params)
+        answer_changed = verdict.shown_answer is None or (verdict.shown_answer - truth) != 0
+        reason = _disagreement(attempt.intent, verdict, bool(answer_changed))
+        if reason is not None:
+            funnel.reject(injector.id, reason)
+            continue
+        funnel.kept[injector.id] += 1
+        shown = to_text(verdict.shown_answer) if verdict.shown_answer is not None else ""
+        meta = SUBTYPES[subtype]
+        label = ErrorLabel(
+            family=meta.family, subtype=subtype, first_error_step=verdict.first_error_step or 0,
+            error_steps=verdict.error_steps, propagated=verdict.propagated,
+            answer_changed=bool(answer_changed), shown_answer=shown,
+            explanation=attempt.intent.explanation, injector=injector.id, edit=attempt.intent.edit,
+            projections=projections(subtype),
+        )
+        return Variant(kind="error", steps=attempt.steps, shown_answer=shown, is_correct=False, error=label)
+    return None
+
+
+def clean_variant(problem: Problem) -> Variant:
+    return Variant(kind="clean", steps=problem.steps, shown_answer=problem.answer_value, is_correct=True)
+
+
+def control_variant(steps: tuple[Step, ...], shown_answer: str, subtype: str, injector: str,
+                    edit: dict[str, Any]) -> Variant:
+    return Variant(kind="superficial", steps=steps, shown_answer=shown_answer, is_correct=True,
+                   control=Control(subtype=subtype, injector=injector, edit=edit))
+
+
+__all__ = ["Attempt", "Funnel", "Injector", "Intent", "Skip", "choose_step", "clean_variant",
+           "control_variant", "finalize", "inject"]

@@ -1,0 +1,173 @@
+"""Run configuration: YAML validated by pydantic, with errors that name the field and the fix."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from synth.errors import ConfigError
+from synth.resources import packaged_config
+
+Severity = Annotated[int, Field(ge=0, le=3)]
+Weight = Annotated[float, Field(gt=0, le=1e6)]
+Difficulty = Literal["easy", "medium", "hard"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GenerateConfig(_Strict):
+    families: dict[str, Weight] = Field(min_length=1)
+    difficulties: list[Difficulty] = Field(default=["easy", "medium", "hard"], min_length=1)
+    question_types: list[Literal["free", "mcq", "fill"]] = Field(default=["free"], min_length=1)
+
+    @field_validator("families")
+    @classmethod
+    def _known_families(cls, value: dict[str, float]) -> dict[str, float]:
+        from synth.generators import REGISTRY
+
+        unknown = [f for f in value if f not in REGISTRY]
+        if unknown:
+            raise ValueError(
+                f"unknown family id(s) {unknown}; known families: {sorted(REGISTRY)}"
+                " (`mathstress taxonomy --families` lists them)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _question_types_offered(self) -> GenerateConfig:
+        from synth.generators import REGISTRY
+
+        for qtype in self.question_types:
+            lacking = [f for f in self.families if qtype not in REGISTRY[f].question_types]
+            if lacking:
+                offered = {f: list(REGISTRY[f].question_types) for f in lacking}
+                raise ValueError(f"question type {qtype!r} is not offered by {offered}; remove it from"
+                                 " generate.question_types or choose other families")
+        return self
+
+
+class InjectConfig(_Strict):
+    variants_per_base: int = Field(default=1, ge=0, le=50)
+    subtypes: dict[str, Weight] = Field(default_factory=lambda: {"intermediate_propagated": 1.0})
+    placement: Literal["any", "early", "middle", "late"] | Annotated[int, Field(ge=1)] = "any"
+    max_attempts: int = Field(default=8, ge=1, le=100)
+
+    @field_validator("subtypes")
+    @classmethod
+    def _known_subtypes(cls, value: dict[str, float]) -> dict[str, float]:
+        from perturb.reasoning import REGISTRY
+
+        unknown = [s for s in value if s not in REGISTRY]
+        if unknown:
+            raise ValueError(
+                f"unknown or not yet available error subtype(s) {unknown}; available: {sorted(REGISTRY)}"
+            )
+        return value
+
+
+class RenderConfig(_Strict):
+    enabled: bool = True
+    style: Literal["printed"] = "printed"
+    paper: Literal["plain", "lined", "grid"] = "plain"
+    page: Literal["a4", "phone"] = "a4"
+    dpi: int = Field(default=100, ge=50, le=600)
+
+
+class DegradeOp(_Strict):
+    subtype: str
+    severities: list[Severity] = Field(default=[1, 2, 3], min_length=1)
+
+    @field_validator("subtype")
+    @classmethod
+    def _known_op(cls, value: str) -> str:
+        from perturb.photo import REGISTRY
+
+        if value not in REGISTRY:
+            raise ValueError(f"unknown degradation {value!r}; available: {sorted(REGISTRY)}")
+        return value
+
+
+class DegradeConfig(_Strict):
+    ops: list[DegradeOp] = Field(default_factory=list)
+
+
+class OutputConfig(_Strict):
+    root: str = "outputs"
+    shard_size: int = Field(default=8, ge=1, le=100_000)
+
+
+class RunConfig(_Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    seed: int = Field(ge=0, lt=2**63)
+    count: int = Field(ge=1, le=10_000_000, description="number of base problems")
+    generate: GenerateConfig
+    inject: InjectConfig = InjectConfig()
+    render: RenderConfig = RenderConfig()
+    degrade: DegradeConfig = DegradeConfig()
+    output: OutputConfig = OutputConfig()
+
+    @model_validator(mode="after")
+    def _degrade_needs_render(self) -> RunConfig:
+        if self.degrade.ops and not self.render.enabled:
+            raise ValueError("degrade.ops needs render.enabled: true (degradations act on images)")
+        return self
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+
+
+def _describe(err: dict[str, Any]) -> str:
+    path = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    kind = err["type"]
+    given = err.get("input")
+    shown = repr(given) if not isinstance(given, dict) else "a mapping"
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    if kind == "extra_forbidden":
+        return f"{path}: unknown key (given {shown}); remove it or check its spelling"
+    if kind == "missing":
+        return f"{path}: required field is missing; add it"
+    msg = err["msg"]
+    msg = re.sub(r"^Value error, ", "", msg)
+    return f"{path}: {msg} (given {shown})"
+
+
+def validate_config(data: Any, *, source: str = "config") -> RunConfig:
+    """Validate a parsed YAML mapping; raise ConfigError listing every bad field."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of keys, got {type(data).__name__}")
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = [_describe(e) for e in exc.errors(include_url=False)]
+        raise ConfigError(f"{source} is invalid:\n  " + "\n  ".join(lines)) from None
+
+
+def load_config(path_or_name: str | Path) -> RunConfig:
+    """Load a YAML config from a path, or a packaged config by name (``quickstart``)."""
+    path = Path(path_or_name)
+    if not path.exists():
+        packaged = packaged_config(str(path_or_name))
+        if packaged is None:
+            raise ConfigError(
+                f"config file {str(path_or_name)!r} does not exist; pass a YAML path or a packaged"
+                " config name (`mathstress configs` lists them)"
+            )
+        path = packaged
+    if path.is_dir():
+        raise ConfigError(f"config {str(path)!r} is a folder; pass a YAML file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a UTF-8 text file") from None
+    return validate_config(data, source=str(path))

@@ -1,0 +1,145 @@
+"""Exporters from a finished run folder to other layouts (Hugging Face `datasets` first)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from synth.errors import RunError
+from synth.manifest import read_manifest
+from synth.templating import render_template
+
+ProgressFn = Callable[[int, int], None]
+
+
+def require_run(run_dir: Path) -> None:
+    if not (run_dir / "manifest.jsonl").is_file():
+        hint = " (it looks interrupted: finish it with `mathstress generate ... --resume`)" \
+            if (run_dir / "config.yaml").exists() else ""
+        raise RunError(f"{run_dir} is not a finished mathstress run: manifest.jsonl is missing{hint}")
+
+
+def _image(run_dir: Path, rel: str | None) -> dict[str, Any] | None:
+    if rel is None:
+        return None
+    path = (run_dir / rel).resolve()
+    if run_dir.resolve() not in path.parents:
+        raise RunError(f"image path {rel!r} points outside the run folder")
+    return {"bytes": path.read_bytes(), "path": Path(rel).name}
+
+
+def hf_features():  # noqa: ANN201 - datasets is imported lazily (it is slow to import)
+    from datasets import Features, Image, Sequence, Value
+
+    return Features({
+        "id": Value("string"), "base_id": Value("string"), "variant": Value("string"),
+        "family": Value("string"), "domain": Value("string"), "difficulty": Value("string"),
+        "question_type": Value("string"), "image_role": Value("string"),
+        "question": Value("string"), "answer": Value("string"), "steps": Sequence(Value("string")),
+        "is_correct": Value("bool"), "error_family": Value("string"), "error_subtype": Value("string"),
+        "first_error_step": Value("int32"), "propagated": Value("bool"), "answer_changed": Value("bool"),
+        "shown_answer": Value("string"), "explanation": Value("string"),
+        "errorradar": Value("string"), "fermat": Value("string"), "mmerror": Value("string"),
+        "control_subtype": Value("string"), "degradation": Value("string"), "severity": Value("int32"),
+        "image": Image(), "clean_image": Image(), "row": Value("string"),
+    })
+
+
+def hf_record(run_dir: Path, row: dict[str, Any]) -> dict[str, Any]:
+    err = row["error"] or {}
+    proj = err.get("projections") or {}
+    deg = row["degradations"][0] if row["degradations"] else None
+    return {
+        "id": row["id"], "base_id": row["base_id"], "variant": row["variant"], "family": row["family"],
+        "domain": row["domain"], "difficulty": row["difficulty"], "question_type": row["question_type"],
+        "image_role": row["image_role"], "question": row["question"]["text"], "answer": row["answer"]["text"],
+        "steps": [s["text"] for s in row["steps"]], "is_correct": row["is_correct"],
+        "error_family": err.get("family"), "error_subtype": err.get("subtype"),
+        "first_error_step": err.get("first_error_step", -1) if err else -1,
+        "propagated": err.get("propagated"), "answer_changed": err.get("answer_changed"),
+        "shown_answer": row["shown_answer"], "explanation": err.get("explanation"),
+        "errorradar": proj.get("errorradar"), "fermat": proj.get("fermat"), "mmerror": proj.get("mmerror"),
+        "control_subtype": (row["control"] or {}).get("subtype"),
+        "degradation": deg["subtype"] if deg else None, "severity": deg["severity"] if deg else 0,
+        "image": _image(run_dir, row["image"]), "clean_image": _image(run_dir, row["clean_image"]),
+        "row": json.dumps(row, ensure_ascii=False, separators=(",", ":")),
+    }
+
+
+def _rows_with_progress(run_dir: Path, progress: ProgressFn | None) -> Iterator[dict[str, Any]]:
+    total = sum(1 for _ in read_manifest(run_dir))
+    for n, row in enumerate(read_manifest(run_dir), start=1):
+        yield row
+        if progress:
+            progress(n, total)
+
+
+def export_hf(run_dir: Path, dest: Path, progress: ProgressFn | None = None) -> Path:
+    """A `datasets` dataset (save_to_disk) plus parquet files, and a dataset card, under ``dest``."""
+    from datasets import Dataset, disable_progress_bars
+
+    disable_progress_bars()
+    counts: Counter[str] = Counter()
+    families: Counter[str] = Counter()
+    subtypes: Counter[str] = Counter()
+    degradations: Counter[str] = Counter()
+
+    def records() -> Iterator[dict[str, Any]]:
+        for row in _rows_with_progress(run_dir, progress):
+            counts[row["variant"]] += 1
+            families[row["family"]] += 1
+            if row["error"]:
+                subtypes[row["error"]["subtype"]] += 1
+            for d in row["degradations"]:
+                degradations[f"{d['subtype']} (severity {d['severity']})"] += 1
+            yield hf_record(run_dir, row)
+
+    staging = Path(tempfile.mkdtemp(prefix=".export-", dir=dest.parent))
+    try:
+        # An explicit fingerprint stops `datasets` from pickling the generator (and its progress hook).
+        digest = hashlib.sha256((run_dir / "manifest.jsonl").read_bytes()).hexdigest()[:32]
+        ds = Dataset.from_generator(records, features=hf_features(), cache_dir=str(staging / "cache"),
+                                    fingerprint=digest)
+        ds.save_to_disk(str(staging / "dataset"))
+        (staging / "data").mkdir()
+        ds.to_parquet(str(staging / "data" / "train-00000-of-00001.parquet"))
+        del ds
+        shutil.rmtree(staging / "cache", ignore_errors=True)
+        card = render_template(
+            "dataset_card.md.j2", config=(run_dir / "config.yaml").read_text(encoding="utf-8"),
+            total=sum(counts.values()), counts=sorted(counts.items()), families=sorted(families.items()),
+            subtypes=sorted(subtypes.items()), degradations=sorted(degradations.items()),
+            taxonomy=_taxonomy_rows())
+        (staging / "README.md").write_text(card, encoding="utf-8")
+        if dest.exists():
+            shutil.rmtree(dest)
+        staging.rename(dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return dest
+
+
+def _taxonomy_rows() -> list[Any]:
+    from synth.taxonomy import ERROR_SUBTYPES
+
+    return list(ERROR_SUBTYPES)
+
+
+EXPORTERS: dict[str, Callable[[Path, Path, ProgressFn | None], Path]] = {"hf": export_hf}
+
+
+def export_run(run_dir: str | Path, fmt: str, dest: str | Path | None = None,
+               progress: ProgressFn | None = None) -> Path:
+    run_dir = Path(run_dir)
+    require_run(run_dir)
+    if fmt not in EXPORTERS:
+        raise RunError(f"unknown export format {fmt!r}; available: {sorted(EXPORTERS)}")
+    target = Path(dest) if dest is not None else run_dir / fmt
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return EXPORTERS[fmt](run_dir, target, progress)

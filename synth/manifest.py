@@ -1,0 +1,128 @@
+"""Manifest rows (DESIGN §4): the flat, documented view of an Item, and back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from synth.records import (
+    Box,
+    Control,
+    DegradationRecord,
+    ErrorLabel,
+    Figure,
+    Given,
+    Item,
+    Problem,
+    RenderedPage,
+    Step,
+    Variant,
+    from_jsonable,
+    to_jsonable,
+)
+
+
+def _bbox(boxes: dict[tuple[str, str], Box], kind: str, ref: str) -> list[float] | None:
+    box = boxes.get((kind, ref))
+    return None if box is None else [round(box.x0, 2), round(box.y0, 2), round(box.x1, 2), round(box.y1, 2)]
+
+
+def variant_label(item: Item) -> str:
+    """clean, error, superficial, or degraded (a clean solution photographed badly)."""
+    if item.variant.kind == "clean" and item.degradations:
+        return "degraded"
+    return item.variant.kind
+
+
+def to_row(item: Item) -> dict[str, Any]:
+    p, v = item.problem, item.variant
+    boxes = {(b.kind, b.ref): b for b in item.render.layout} if item.render else {}
+    return {
+        "id": item.id,
+        "base_id": item.base_id,
+        "index": item.index,
+        "variant": variant_label(item),
+        "family": p.family,
+        "domain": p.domain,
+        "subdomain": p.subdomain,
+        "grade_band": p.grade_band,
+        "difficulty": p.difficulty,
+        "question_type": p.question_type,
+        "image_role": p.image_role,
+        "question": {"text": p.question_text, "latex": p.question_latex,
+                     "choices": list(p.choices) if p.choices is not None else None},
+        "figure": None if p.figure is None else {"kind": p.figure.kind, "spec": p.figure.spec,
+                                                 "bbox": _bbox(boxes, "figure", "figure")},
+        "answer": {"text": p.answer_text, "latex": p.answer_latex, "value": p.answer_value},
+        "givens": to_jsonable(p.givens),
+        "steps": [{"index": s.index, "text": s.text, "latex": s.latex, "value": s.value, "rule": s.rule,
+                   "inputs": list(s.inputs), "bbox": _bbox(boxes, "step", str(s.index))} for s in v.steps],
+        "clean_steps": len(p.steps),
+        "error": to_jsonable(v.error),
+        "control": to_jsonable(v.control),
+        "is_correct": v.is_correct,
+        "shown_answer": v.shown_answer,
+        "render": None if item.render is None else {
+            k: getattr(item.render, k) for k in ("style", "font", "paper", "ink", "dpi", "width", "height")},
+        "layout": None if item.render is None else [
+            {"kind": b.kind, "ref": b.ref, "bbox": [round(b.x0, 2), round(b.y0, 2), round(b.x1, 2), round(b.y1, 2)]}
+            for b in item.render.layout],
+        "degradations": to_jsonable(item.degradations),
+        "image": item.image,
+        "clean_image": item.clean_image,
+        "seed": item.seed,
+        "params": p.params,
+        "clean_solution": [{"index": s.index, "rule": s.rule, "value": s.value, "text": s.text,
+                            "latex": s.latex, "inputs": list(s.inputs)} for s in p.steps],
+        "versions": item.versions,
+    }
+
+
+def from_row(row: dict[str, Any]) -> Item:
+    """Rebuild the Item a row was written from (used by export, show and evaluation)."""
+    steps = tuple(Step(index=s["index"], rule=s["rule"], value=s["value"], text=s["text"], latex=s["latex"],
+                       inputs=tuple(s["inputs"])) for s in row["steps"])
+    clean = tuple(Step(index=s["index"], rule=s["rule"], value=s["value"], text=s["text"], latex=s["latex"],
+                       inputs=tuple(s["inputs"])) for s in row["clean_solution"])
+    fig = row["figure"]
+    problem = Problem(
+        id=row["base_id"], family=row["family"], domain=row["domain"], subdomain=row["subdomain"],
+        grade_band=row["grade_band"], difficulty=row["difficulty"], question_type=row["question_type"],
+        image_role=row["image_role"], question_text=row["question"]["text"],
+        question_latex=row["question"]["latex"], answer_text=row["answer"]["text"],
+        answer_latex=row["answer"]["latex"], answer_value=row["answer"]["value"], steps=clean,
+        givens=from_jsonable(tuple[Given, ...], row["givens"]),
+        choices=tuple(row["question"]["choices"]) if row["question"]["choices"] is not None else None,
+        figure=None if fig is None else Figure(kind=fig["kind"], spec=fig["spec"]), params=row["params"],
+    )
+    kind = "clean" if row["variant"] == "degraded" else row["variant"]
+    variant = Variant(kind=kind, steps=steps, shown_answer=row["shown_answer"], is_correct=row["is_correct"],
+                      error=from_jsonable(ErrorLabel, row["error"]), control=from_jsonable(Control, row["control"]))
+    render = None
+    if row["render"] is not None:
+        layout = tuple(Box(b["kind"], b["ref"], *b["bbox"]) for b in row["layout"])
+        render = RenderedPage(**row["render"], layout=layout)
+    return Item(id=row["id"], base_id=row["base_id"], index=row["index"], seed=row["seed"], problem=problem,
+                variant=variant, render=render,
+                degradations=from_jsonable(tuple[DegradationRecord, ...], row["degradations"]),
+                image=row["image"], clean_image=row["clean_image"], versions=row["versions"])
+
+
+def dumps_row(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+
+def read_manifest(run_dir: str | Path) -> Iterator[dict[str, Any]]:
+    """Stream the rows of a finished run's manifest.jsonl."""
+    path = Path(run_dir) / "manifest.jsonl"
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema every manifest row validates against (shipped inside the package)."""
+    return json.loads((Path(__file__).parent / "manifest.schema.json").read_text(encoding="utf-8"))

@@ -1,0 +1,360 @@
+"""The generation pipeline: plan -> generate -> inject -> verify -> render -> degrade -> write.
+
+Every item is a function of (run seed, base index) alone, so shards can run in any process, in
+any order, and resume after a crash without changing a byte of the output.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo import degrade
+from perturb.reasoning import inject
+from perturb.reasoning.base import Funnel, clean_variant
+from synth.config import RunConfig, validate_config
+from synth.errors import ConfigError, RunError
+from synth.generators import get_family
+from synth.manifest import dumps_row, to_row
+from synth.records import Item, Problem, Variant
+from synth.seeding import item_seed, stage_rng
+from synth.verifier import verify
+
+STAGES = ("plan", "generate", "inject", "verify", "render", "degrade", "write")
+MAX_GENERATE_ATTEMPTS = 5
+
+
+@cache
+def versions() -> dict[str, str]:
+    names = {"mathstress": "mathstress", "numpy": "numpy", "sympy": "sympy",
+             "opencv": "opencv-python-headless", "pillow": "pillow"}
+    out = {}
+    for key, dist in names.items():
+        try:
+            out[key] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[key] = "unknown"
+    return out
+
+
+@dataclass
+class ShardStats:
+    items: Counter[str] = field(default_factory=Counter)
+    families: Counter[str] = field(default_factory=Counter)
+    subtypes: Counter[str] = field(default_factory=Counter)
+    degradations: Counter[str] = field(default_factory=Counter)
+    generate_rejected: Counter[str] = field(default_factory=Counter)
+    funnel: Funnel = field(default_factory=Funnel)
+    seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"items": dict(self.items), "families": dict(self.families), "subtypes": dict(self.subtypes),
+                "degradations": dict(self.degradations), "generate_rejected": dict(self.generate_rejected),
+                "inject": self.funnel.as_dict(), "seconds": dict(self.seconds)}
+
+
+class _Timer:
+    def __init__(self, stats: ShardStats, stage: str) -> None:
+        self.stats, self.stage = stats, stage
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stats.seconds[self.stage] += time.perf_counter() - self.t0
+
+
+def _weighted(rng: np.random.Generator, weights: dict[str, float]) -> str:
+    keys = sorted(weights)  # canonical order: the same config gives the same items however keys are ordered
+    p = np.array([weights[k] for k in keys], dtype=float)
+    return keys[int(rng.choice(len(keys), p=p / p.sum()))]
+
+
+def base_id(config: RunConfig, index: int) -> str:
+    return f"{config.name}-{index:06d}"
+
+
+def generate_problem(config: RunConfig, index: int, stats: ShardStats) -> Problem:
+    """The verified clean problem for base ``index``: plan, generate, verify (resampling on failure)."""
+    seed = item_seed(config.seed, index)
+    with _Timer(stats, "plan"):
+        rng = stage_rng(seed, "plan")
+        family_id = _weighted(rng, config.generate.families)
+        difficulty = config.generate.difficulties[int(rng.integers(len(config.generate.difficulties)))]
+        qtypes = config.generate.question_types
+        question_type = qtypes[int(rng.integers(len(qtypes)))]
+    family = get_family(family_id)
+    for attempt in range(MAX_GENERATE_ATTEMPTS):
+        with _Timer(stats, "generate"):
+            problem = family.build(stage_rng(seed, "generate", attempt), difficulty=difficulty,
+                                   question_type=question_type, problem_id=base_id(config, index))
+        with _Timer(stats, "verify"):
+            ok = verify(problem, problem.steps, family=family).fully_correct
+        if ok:
+            return problem
+        stats.generate_rejected[f"{family_id}:unverified"] += 1
+    raise RunError(f"{family_id} could not produce a verified solution for item {index} "
+                   f"in {MAX_GENERATE_ATTEMPTS} attempts; this is a generator bug")
+
+
+def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tuple[Item, np.ndarray | None]]:
+    """The clean control for base ``index``, then its error and degraded variants, with pixels."""
+    from render import render_page
+
+    seed = item_seed(config.seed, index)
+    problem = generate_problem(config, index, stats)
+    bid = problem.id
+    variants: list[tuple[str, Variant]] = [(bid, clean_variant(problem))]
+    with _Timer(stats, "inject"):
+        for j in range(config.inject.variants_per_base):
+            rng = stage_rng(seed, "inject", j)
+            subtype = _weighted(rng, config.inject.subtypes)
+            v = inject(problem, subtype, rng, placement=config.inject.placement,
+                       max_attempts=config.inject.max_attempts, funnel=stats.funnel)
+            if v is not None:
+                variants.append((f"{bid}-e{j + 1}", v))
+    rcfg = config.render
+    clean_pixels = None
+    clean_image = f"images/{bid}.png" if rcfg.enabled else None
+    for item_id, variant in variants:
+        pixels, page = None, None
+        if rcfg.enabled:
+            with _Timer(stats, "render"):
+                drawn = render_page(problem, variant, page=rcfg.page, paper=rcfg.paper, dpi=rcfg.dpi)
+            pixels, page = drawn.pixels, drawn.page
+            if item_id == bid:
+                clean_pixels, clean_page = pixels, page
+        yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
+                   render=page, image=f"images/{item_id}.png" if rcfg.enabled else None,
+                   clean_image=clean_image, versions=versions()), pixels
+    if clean_pixels is None:
+        return
+    n = 0
+    for op in config.degrade.ops:
+        for severity in op.severities:
+            n += 1
+            with _Timer(stats, "degrade"):
+                rng = stage_rng(seed, f"degrade:{op.subtype}", severity, n)
+                pixels, page, record = degrade(clean_pixels, clean_page, op.subtype, severity, rng)
+            item_id = f"{bid}-d{n}"
+            yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
+                       variant=variants[0][1], render=page, degradations=(record,),
+                       image=f"images/{item_id}.png", clean_image=clean_image, versions=versions()), pixels
+
+
+# ------------------------------------------------------------------------- run folder
+
+
+def shard_ranges(count: int, shard_size: int) -> list[range]:
+    return [range(s, min(s + shard_size, count)) for s in range(0, count, shard_size)]
+
+
+def _write_png(path: Path, pixels: np.ndarray) -> None:
+    ok, buf = cv2.imencode(".png", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 3])
+    if not ok:
+        raise RunError(f"could not encode {path.name} as PNG")
+    path.write_bytes(buf.tobytes())
+
+
+def run_shard(config_data: dict[str, Any], run_dir: str, shard: int) -> dict[str, Any]:
+    """Produce one shard; its manifest part appears only when every image is in place."""
+    config = validate_config(config_data)
+    run = Path(run_dir)
+    indices = shard_ranges(config.count, config.output.shard_size)[shard]
+    stats = ShardStats()
+    tmp_images = run / "images" / f".tmp-{shard:05d}"
+    shutil.rmtree(tmp_images, ignore_errors=True)
+    tmp_images.mkdir(parents=True)
+    rows: list[str] = []
+    names: list[str] = []
+    for index in indices:
+        for item, pixels in build_items(config, index, stats):
+            with _Timer(stats, "write"):
+                if pixels is not None:
+                    name = f"{item.id}.png"
+                    _write_png(tmp_images / name, pixels)
+                    names.append(name)
+                rows.append(dumps_row(to_row(item)))
+            stats.items[_kind(item)] += 1
+            stats.families[item.problem.family] += 1
+            if item.variant.error:
+                stats.subtypes[item.variant.error.subtype] += 1
+            for d in item.degradations:
+                stats.degradations[f"{d.subtype}:{d.severity}"] += 1
+    # Commit order: images first (renamed into place), then the shard's rows, atomically.
+    for name in names:
+        os.replace(tmp_images / name, run / "images" / name)
+    shutil.rmtree(tmp_images, ignore_errors=True)
+    shards = run / "shards"
+    part = shards / f"{shard:05d}.jsonl"
+    tmp = shards / f".{shard:05d}.jsonl.tmp"
+    tmp.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+    (shards / f"{shard:05d}.stats.json").write_text(json.dumps(stats.as_dict()), encoding="utf-8")
+    os.replace(tmp, part)
+    return {"shard": shard, "items": len(rows)}
+
+
+def _kind(item: Item) -> str:
+    return "degraded" if item.degradations else item.variant.kind
+
+
+def items_per_base(config: RunConfig) -> int:
+    """Upper bound on rows per base problem (for progress totals; failed injections lower it)."""
+    return 1 + config.inject.variants_per_base + sum(len(op.severities) for op in config.degrade.ops)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    items: int
+    shards: int
+    resumed_shards: int
+    seconds: float
+
+
+ProgressFn = Callable[[int, int], None]  # (items done now, items expected in total)
+
+
+def check_output_dir(run_dir: Path) -> None:
+    parent = run_dir
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ConfigError(f"output path {str(parent)!r} is a file; choose a folder with --out")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"output folder {str(parent)!r} is not writable; choose another with --out")
+
+
+def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bool = False) -> list[int]:
+    """Create or reopen the run folder; return the shards still to do. Writes nothing on error."""
+    check_output_dir(run_dir)
+    resolved = config.to_yaml()
+    n_shards = len(shard_ranges(config.count, config.output.shard_size))
+    stored = run_dir / "config.yaml"
+    if run_dir.exists() and any(run_dir.iterdir()):
+        if overwrite:
+            _clear_run(run_dir)
+        elif not resume:
+            raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to "
+                           "replace it, or --out to write elsewhere")
+        elif not stored.exists() or stored.read_text(encoding="utf-8") != resolved:
+            raise RunError(f"{run_dir} was started with a different config; --resume needs the same config "
+                           "(and --limit); use --overwrite or another --out")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "images").mkdir(exist_ok=True)
+    (run_dir / "shards").mkdir(exist_ok=True)
+    if not stored.exists():
+        tmp = run_dir / ".config.yaml.tmp"
+        tmp.write_text(resolved, encoding="utf-8")
+        os.replace(tmp, stored)
+    if (run_dir / "manifest.jsonl").exists():
+        return []
+    return [s for s in range(n_shards) if not (run_dir / "shards" / f"{s:05d}.jsonl").exists()]
+
+
+def _clear_run(run_dir: Path) -> None:
+    for name in ("manifest.jsonl", "stats.json", "config.yaml"):
+        (run_dir / name).unlink(missing_ok=True)
+    for name in ("images", "shards", "hf"):
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+
+
+def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> int:
+    """Join shard parts into manifest.jsonl (the completion marker) and write stats.json."""
+    n_shards = len(shard_ranges(config.count, config.output.shard_size))
+    shards = run_dir / "shards"
+    total: dict[str, Any] = {"items": Counter(), "families": Counter(), "subtypes": Counter(),
+                             "degradations": Counter(), "generate_rejected": Counter()}
+    funnel: dict[str, dict[str, Any]] = {}
+    seconds: Counter[str] = Counter()
+    tmp = run_dir / ".manifest.jsonl.tmp"
+    count = 0
+    with tmp.open("w", encoding="utf-8") as out:
+        for s in range(n_shards):
+            with (shards / f"{s:05d}.jsonl").open(encoding="utf-8") as fh:
+                for line in fh:
+                    out.write(line)
+                    count += 1
+            part = json.loads((shards / f"{s:05d}.stats.json").read_text(encoding="utf-8"))
+            for key in total:
+                total[key].update(part[key])
+            seconds.update(part["seconds"])
+            for inj, f in part["inject"].items():
+                agg = funnel.setdefault(inj, {"attempted": 0, "kept": 0, "rejected": Counter()})
+                agg["attempted"] += f["attempted"]
+                agg["kept"] += f["kept"]
+                agg["rejected"].update(f["rejected"])
+    stats = {
+        "name": config.name, "items": count, "base_problems": config.count, "shards": n_shards,
+        "resumed_shards": resumed,
+        "counts": {k: dict(sorted(v.items())) for k, v in total.items() if k != "generate_rejected"},
+        "rejections": {"generate": dict(sorted(total["generate_rejected"].items())),
+                       "inject": {k: {**v, "rejected": dict(sorted(v["rejected"].items()))}
+                                  for k, v in sorted(funnel.items())}},
+        "seconds_per_stage": {k: round(seconds[k], 3) for k in STAGES},
+        "wall_seconds": round(wall, 3),
+        "versions": versions(),
+    }
+    (run_dir / "stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, run_dir / "manifest.jsonl")
+    shutil.rmtree(shards, ignore_errors=True)
+    return count
+
+
+def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: bool = False,
+        overwrite: bool = False, progress: ProgressFn | None = None) -> RunResult:
+    """Generate a run folder. Interrupting it leaves finished shards; ``resume=True`` continues."""
+    t0 = time.perf_counter()
+    run_dir = Path(run_dir)
+    n_shards = len(shard_ranges(config.count, config.output.shard_size))
+    todo = prepare_run(config, run_dir, resume=resume, overwrite=overwrite)
+    per_base = items_per_base(config)
+    expected = config.count * per_base
+    done = sum(len(r) for s, r in enumerate(shard_ranges(config.count, config.output.shard_size))
+               if s not in todo) * per_base
+    if progress:
+        progress(done, expected)
+    data = config.model_dump(mode="json")
+    if workers <= 1:
+        for s in todo:
+            n = run_shard(data, str(run_dir), s)["items"]
+            done += n
+            if progress:
+                progress(done, expected)
+    elif todo:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["synth.pipeline", "render.page"])
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            pending: set[Future[dict[str, Any]]] = set()
+            queue = list(todo)
+            try:
+                while queue or pending:
+                    while queue and len(pending) < 2 * workers:
+                        pending.add(pool.submit(run_shard, data, str(run_dir), queue.pop(0)))
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        done += fut.result()["items"]
+                        if progress:
+                            progress(done, expected)
+            except BaseException:
+                for fut in pending:
+                    fut.cancel()
+                raise
+    if not (run_dir / "manifest.jsonl").exists():
+        finish_run(config, run_dir, time.perf_counter() - t0, n_shards - len(todo))
+    total = sum(1 for _ in (run_dir / "manifest.jsonl").open(encoding="utf-8"))
+    return RunResult(run_dir, total, n_shards, n_shards - len(todo), time.perf_counter() - t0)

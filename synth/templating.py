@@ -1,0 +1,42 @@
+"""jinja2 templates (problem phrasings, dataset card), always in a sandboxed environment."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from synth.resources import resource_dir
+
+PHRASING_SEPARATOR = "\n---\n"
+
+
+@cache
+def environment() -> SandboxedEnvironment:
+    # StrictUndefined: a typo in a template variable is an error, not a silently empty string.
+    return SandboxedEnvironment(
+        loader=FileSystemLoader(str(resource_dir("templates"))),
+        undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False,
+    )
+
+
+@cache
+def _phrasings(family: str) -> tuple[Any, ...]:
+    env = environment()
+    source, _, _ = env.loader.get_source(env, f"problems/{family}.j2")  # type: ignore[union-attr]
+    parts = [p.strip() for p in source.split(PHRASING_SEPARATOR) if p.strip()]
+    return tuple(env.from_string(p) for p in parts)
+
+
+def render_phrasing(family: str, context: dict[str, Any], rng: np.random.Generator) -> str:
+    """One of the family's phrasings (separated by ``---`` lines), filled from ``context``."""
+    options = _phrasings(family)
+    chosen = options[int(rng.integers(len(options)))]
+    return " ".join(chosen.render(**context).split())
+
+
+def render_template(name: str, **context: Any) -> str:
+    return environment().get_template(name).render(**context)

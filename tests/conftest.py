@@ -1,0 +1,47 @@
+"""Shared fixtures: small configs and finished runs, built once per session where possible."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from synth.config import RunConfig, validate_config
+from synth.pipeline import run
+
+
+def tiny_config_data(**overrides: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": "tiny",
+        "seed": 7,
+        "count": 6,
+        "generate": {"families": {"arithmetic.order_of_operations": 1.0, "algebra.linear.two_step": 1.0}},
+        "inject": {"variants_per_base": 1,
+                   "subtypes": {"intermediate_propagated": 1.0, "final_number": 1.0,
+                                "intermediate_corrected": 1.0}},
+        "render": {"dpi": 50},
+        "degrade": {"ops": [{"subtype": "blur", "severities": [1, 3]}]},
+        "output": {"shard_size": 2},
+    }
+    for key, value in overrides.items():
+        data[key] = value
+    return data
+
+
+def tiny_config(**overrides: Any) -> RunConfig:
+    return validate_config(tiny_config_data(**overrides))
+
+
+def folder_hashes(run_dir: Path) -> dict[str, str]:
+    """sha256 of manifest.jsonl and every image, keyed by relative path."""
+    files = [run_dir / "manifest.jsonl", *sorted((run_dir / "images").rglob("*.png"))]
+    return {str(p.relative_to(run_dir)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs") / "tiny"
+    run(tiny_config(), out)
+    return out

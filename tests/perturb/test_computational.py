@@ -1,0 +1,72 @@
+"""Computational injectors: the verifier's labels equal the intent on every kept variant."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perturb.reasoning import inject
+from perturb.reasoning.base import Funnel
+from synth.generators import REGISTRY, get_family
+from synth.mathparse import parse_math
+from synth.verifier import verify
+
+SUBTYPES = ("final_number", "intermediate_propagated", "intermediate_corrected")
+
+
+def _problems(family_id: str, n: int):
+    family = get_family(family_id)
+    for seed in range(n):
+        level = ("easy", "medium", "hard")[seed % 3]
+        yield family.build(np.random.default_rng(seed), difficulty=level, question_type="free",
+                           problem_id=f"p{seed}")
+
+
+@pytest.mark.parametrize("family_id", sorted(REGISTRY))
+@pytest.mark.parametrize("subtype", SUBTYPES)
+def test_kept_variants_carry_the_verifiers_labels(family_id: str, subtype: str) -> None:
+    funnel = Funnel()
+    kept = 0
+    for problem in _problems(family_id, 40):
+        rng = np.random.default_rng(int(problem.id[1:]))
+        variant = inject(problem, subtype, rng, funnel=funnel)
+        if variant is None:
+            continue
+        kept += 1
+        verdict = verify(problem, variant.steps)
+        err = variant.error
+        assert err is not None and err.subtype == subtype and not variant.is_correct
+        assert verdict.first_error_step == err.first_error_step
+        assert all(verdict.global_correct[: err.first_error_step - 1])
+        assert not verdict.global_correct[err.first_error_step - 1]
+        assert err.error_steps == verdict.error_steps
+        if subtype == "intermediate_corrected":
+            assert not err.answer_changed and verdict.answer_correct and not err.propagated
+        else:
+            assert err.answer_changed and not verdict.answer_correct and err.propagated
+        if subtype == "final_number":
+            assert err.first_error_step == len(problem.steps)
+        assert err.projections == {"errorradar": "CAL", "fermat": "CO", "mmerror": "B"}
+        assert str(err.edit["step"]) == str(err.first_error_step) and err.explanation
+        assert parse_math(err.shown_answer) is not None
+    assert kept >= 30, funnel.as_dict()
+
+
+def test_placement_controls_where_the_error_goes() -> None:
+    def positions(placement: str) -> list[float]:
+        out = []
+        for p in _problems("arithmetic.order_of_operations", 30):
+            v = inject(p, "intermediate_propagated", np.random.default_rng(1), placement=placement)
+            if v is not None and len(p.steps) >= 4:
+                out.append(v.error.first_error_step / len(p.steps))
+        return out
+
+    early, late = positions("early"), positions("late")
+    assert early and late and max(early) < min(late)
+
+
+def test_step_index_placement_is_honoured() -> None:
+    for problem in _problems("arithmetic.order_of_operations", 10):
+        if len(problem.steps) >= 3:
+            v = inject(problem, "intermediate_propagated", np.random.default_rng(0), placement=2)
+            assert v is not None and v.error.first_error_step == 2

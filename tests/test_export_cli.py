@@ -1,0 +1,95 @@
+"""Export to Hugging Face datasets (offline loadable), contact sheets, taxonomy and version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from synth import __version__
+from synth.cli import app
+from synth.manifest import read_manifest
+
+
+@pytest.fixture(scope="module")
+def hf_export(tiny_run: Path) -> Path:
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "hf"])
+    assert result.exit_code == 0, result.output
+    return tiny_run / "hf"
+
+
+def test_hf_export_loads_from_disk_with_images_and_labels(tiny_run: Path, hf_export: Path) -> None:
+    from datasets import load_from_disk
+
+    ds = load_from_disk(str(hf_export / "dataset"))
+    rows = {r["id"]: r for r in read_manifest(tiny_run)}
+    assert sorted(ds["id"]) == sorted(rows)
+    first = ds[0]
+    assert isinstance(first["image"], Image.Image) and first["image"].size[0] > 100
+    for rec in ds.select_columns(["id", "first_error_step", "is_correct", "row"]):
+        row = rows[rec["id"]]
+        assert json.loads(rec["row"]) == row
+        assert rec["is_correct"] == row["is_correct"]
+        assert rec["first_error_step"] == (row["error"]["first_error_step"] if row["error"] else -1)
+
+
+def test_hf_export_loads_as_parquet_offline(hf_export: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datasets import load_dataset
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    ds = load_dataset("parquet", data_files=str(hf_export / "data" / "*.parquet"), split="train",
+                      cache_dir=str(hf_export.parent / ".hf-cache"))
+    assert ds.features["image"].__class__.__name__ == "Image"
+    assert len(ds) == sum(1 for _ in (hf_export.parent / "manifest.jsonl").open())
+
+
+def test_dataset_card_states_counts_config_and_taxonomy(tiny_run: Path, hf_export: Path) -> None:
+    card = (hf_export / "README.md").read_text()
+    total = sum(1 for _ in read_manifest(tiny_run))
+    assert f"{total} items" in card
+    assert "intermediate_propagated" in card and "ErrorRadar" in card
+    assert "seed: 7" in card
+
+
+def test_export_of_an_unfinished_run_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("name: x\n")
+    result = CliRunner().invoke(app, ["export", str(tmp_path)])
+    assert result.exit_code == 2 and "--resume" in result.output
+
+
+def test_show_writes_a_contact_sheet_with_the_clean_twin(tiny_run: Path, tmp_path: Path) -> None:
+    row = next(r for r in read_manifest(tiny_run) if r["variant"] == "error")
+    out = tmp_path / "sheet.png"
+    result = CliRunner().invoke(app, ["show", str(tiny_run), row["id"], "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    sheet = Image.open(out)
+    item = Image.open(tiny_run / row["image"])
+    assert sheet.width > 2 * item.width * 900 / item.height * 0.9  # two panels side by side
+
+
+def test_show_unknown_item_names_it(tiny_run: Path) -> None:
+    result = CliRunner().invoke(app, ["show", str(tiny_run), "nope-1"])
+    assert result.exit_code == 2 and "nope-1" in result.output
+
+
+def test_taxonomy_lists_every_subtype_with_projections() -> None:
+    result = CliRunner().invoke(app, ["taxonomy"])
+    assert result.exit_code == 0
+    for word in ("misread_scale", "reorder_terms", "KNOW", "SU"):
+        assert word in result.output
+
+
+def test_taxonomy_families_lists_examples() -> None:
+    result = CliRunner().invoke(app, ["taxonomy", "--families"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0
+    for family_id in ("algebra.linear.two_step", "arithmetic.order_of_operations"):
+        assert family_id in result.output
+    assert "not_required" in result.output
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and __version__ in result.output

@@ -1,0 +1,517 @@
+"""Specification of synth.mathparse: the whitelist math parser, its writer and equivalence."""
+
+import ast
+import builtins
+import importlib
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import sympy
+import sympy.parsing.sympy_parser
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+# The package is not installed into the venv; make the repository root importable.
+_ROOT = Path(__file__).resolve().parents[1]
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
+
+from synth import mathparse  # noqa: E402
+from synth.mathparse import (  # noqa: E402
+    MathParseError,
+    equivalent,
+    parse_math,
+    parse_number,
+    to_text,
+    try_parse,
+)
+
+x, y, n = sympy.symbols("x y n")
+R = sympy.Rational
+
+
+def rejects(text: str, **limits) -> str:
+    """Parse text expecting MathParseError; return its message."""
+    with pytest.raises(MathParseError) as caught:
+        parse_math(text, **limits)
+    return str(caught.value)
+
+
+# -- numbers --------------------------------------------------------------------------------
+def test_decimals_parse_to_exact_rationals():
+    assert parse_math("3.25") == R(13, 4)
+    assert parse_math(".5") == R(1, 2)
+    assert parse_math("0.1") == R(1, 10)
+    assert isinstance(parse_math("0.1"), sympy.Rational)
+
+
+def test_thousands_separator_in_groups_of_three():
+    assert parse_math("1,234") == 1234
+    assert parse_math("1,234,567.5") == R(2469135, 2)
+
+
+def test_ambiguous_comma_is_rejected():
+    for text in ("1,23", "1,2345", "1234,567", "1, 234", "(1,2)"):
+        assert "comma" in rejects(text) or "','" in rejects(text)
+
+
+def test_percent_is_hundredths():
+    assert parse_math("25%") == R(25, 100)
+    assert parse_math(r"12.5\%") == R(1, 8)
+
+
+def test_scientific_notation():
+    assert parse_math("1.2e3") == 1200
+    assert parse_math("1.2E-3") == R(3, 2500)
+    assert parse_math("2e") == 2 * sympy.E  # no digits after e: Euler's number
+
+
+def test_long_number_literal_rejected():
+    assert "max_digits" in rejects("1" * 61)
+    assert parse_math("1" * 61, max_digits=61) == int("1" * 61)
+
+
+def test_scientific_exponent_is_bounded():
+    assert "max_exponent" in rejects("1e5000")
+
+
+# -- operators and implicit multiplication --------------------------------------------------
+def test_implicit_multiplication():
+    assert parse_math("2x") == 2 * x
+    assert parse_math("3(x+1)") == 3 * (x + 1)
+    assert parse_math("(x+1)(x-1)") == (x + 1) * (x - 1)
+    assert parse_math("2pi") == 2 * sympy.pi
+    assert parse_math("x^2y") == x**2 * y
+    assert parse_math("xy") == x * y
+
+
+def test_implicit_multiplication_binds_like_explicit():
+    assert parse_math("1/2x") == x / 2
+
+
+def test_two_numbers_in_a_row_are_rejected():
+    assert "missing operator" in rejects("2 3")
+    assert "missing operator" in rejects("x 2")
+
+
+def test_unicode_minus_and_times():
+    assert parse_math("2 × 3 − 1") == 5
+    assert parse_math("6 ÷ 4") == R(3, 2)
+    assert parse_math("a·b") == sympy.Symbol("a") * sympy.Symbol("b")
+    assert parse_math("5 – 2") == 3  # en dash
+
+
+def test_powers_are_right_associative_and_bind_tighter_than_minus():
+    assert parse_math("2^3^2") == 2**9
+    assert parse_math("-2^2") == -4
+    assert parse_math("2**-3") == R(1, 8)
+
+
+def test_unicode_superscripts_are_powers():
+    assert parse_math("x²") == x**2
+    assert parse_math("x⁻¹") == 1 / x
+
+
+def test_brackets_of_all_kinds_group():
+    assert parse_math("[x+1]{2}") == 2 * x + 2
+    assert "to match" in rejects("(x+1]")
+
+
+# -- names ------------------------------------------------------------------------------------
+def test_greek_names_and_constants():
+    assert parse_math("pi") == sympy.pi
+    assert parse_math("π") == sympy.pi
+    assert parse_math("θ") == sympy.Symbol("theta")
+    assert parse_math("theta + alpha") == sympy.Symbol("theta") + sympy.Symbol("alpha")
+    assert parse_math(r"\lambda") == parse_math("λ") == sympy.Symbol("lambda")
+    assert parse_math("e") == sympy.E
+
+
+def test_subscripts_make_symbols():
+    assert parse_math("x_1 + x_{12}") == sympy.Symbol("x_1") + sympy.Symbol("x_12")
+    assert parse_math(r"\theta_n") == sympy.Symbol("theta_n")
+
+
+def test_unknown_words_are_rejected():
+    for text in ("import", "abcd", "answer", "sine", "x and y"):
+        assert "word" in rejects(text)
+
+
+def test_unsupported_functions_and_units_are_named():
+    assert "cosh" in rejects("cosh x")
+    assert "unit" in rejects("5 cm")
+    assert "not supported" in rejects(r"5\text{ cm}")
+
+
+def test_dunder_import_text_is_rejected():
+    for text in ("__import__('os').system('ls')", "eval(1)", "exec('x')", "lambda", "x.__class__", "lambda: 1"):
+        rejects(text)
+
+
+# -- functions --------------------------------------------------------------------------------
+def test_whitelisted_functions():
+    assert parse_math("sqrt(2)") == sympy.sqrt(2)
+    assert parse_math("cbrt(-8)") == -2
+    assert parse_math("sin(pi/6)") == R(1, 2)
+    assert parse_math("ln(e^2)") == 2
+    assert parse_math("log(x)") == sympy.log(x)
+    assert parse_math("atan(1)") == sympy.pi / 4
+    assert parse_math("abs(-3)") == 3
+    assert parse_math("exp(x)") == sympy.exp(x)
+
+
+def test_log_base_forms():
+    assert parse_math("log_10(1000)") == 3
+    assert parse_math(r"\log_{2} 8") == 3
+    assert parse_math("log2(32)") == 5
+
+
+def test_absolute_value_bars():
+    assert parse_math("|x-1|") == sympy.Abs(x - 1)
+    assert parse_math("||x|-1|") == sympy.Abs(sympy.Abs(x) - 1)
+    assert parse_math("2|x|y") == 2 * sympy.Abs(x) * y
+
+
+def test_factorial():
+    assert parse_math("5!") == 120
+    assert parse_math("n!") == sympy.factorial(n)
+
+
+def test_function_without_parentheses_takes_following_product():
+    assert parse_math("sin 2x + 1") == sympy.sin(2 * x) + 1
+    assert parse_math("2sin x cos x") == 2 * sympy.sin(x) * sympy.cos(x)
+    assert parse_math(r"\sin\theta") == sympy.sin(sympy.Symbol("theta"))
+    assert parse_math("√2x") == sympy.sqrt(2) * x
+
+
+def test_function_powers_and_inverse_notation():
+    assert parse_math("sin^2 x + cos^2 x") == sympy.sin(x) ** 2 + sympy.cos(x) ** 2
+    assert parse_math(r"\sin^{-1}(x)") == sympy.asin(x)
+
+
+# -- LaTeX -------------------------------------------------------------------------------------
+def test_fraction_latex_parses_to_rational():
+    assert parse_math(r"\frac{3}{4}") == R(3, 4)
+    assert parse_math(r"\dfrac{1}{2} + \tfrac{1}{4}") == R(3, 4)
+    assert parse_math(r"\frac12") == R(1, 2)
+    assert parse_math(r"\frac{x+1}{2}") == (x + 1) / 2
+
+
+def test_latex_roots_and_operators():
+    assert parse_math(r"\sqrt{16}") == 4
+    assert parse_math(r"\sqrt[3]{27}") == 3
+    assert parse_math(r"2 \cdot 3 \times 4 \div 6") == 4
+
+
+def test_latex_wrappers_and_spacing_are_ignored():
+    assert parse_math(r"\boxed{x = 5}") == sympy.Eq(x, 5)
+    assert parse_math(r"\left( x+1 \right)^{2}") == (x + 1) ** 2
+    assert parse_math(r"$2\,x\;+\!1$") == 2 * x + 1
+    assert parse_math("x = 5.") == sympy.Eq(x, 5)
+
+
+def test_degree_sign_is_dropped():
+    assert parse_math("30°") == 30
+    assert parse_math(r"x = 45^\circ") == sympy.Eq(x, 45)
+    assert parse_math(r"45^{\circ}") == 45
+
+
+def test_degrees_inside_trig_become_radians():
+    assert parse_math("sin 30°") == R(1, 2)
+    assert parse_math(r"\cos(60^\circ)") == R(1, 2)
+
+
+# -- relations ---------------------------------------------------------------------------------
+def test_answer_equation_parses_to_eq():
+    assert parse_math("x = 5") == sympy.Eq(x, 5)
+    assert parse_math("x == 5") == sympy.Eq(x, 5)
+
+
+def test_inequalities_in_all_spellings():
+    assert parse_math("x <= 5") == parse_math("x ≤ 5") == parse_math(r"x \le 5") == sympy.Le(x, 5)
+    assert parse_math(r"x \geq 2") == sympy.Ge(x, 2)
+    assert parse_math("x ≠ 3") == parse_math("x != 3") == sympy.Ne(x, 3)
+    assert parse_math("x > -1") == sympy.Gt(x, -1)
+
+
+def test_false_relation_stays_a_relation():
+    assert parse_math("2+2=5") == sympy.Eq(4, 5, evaluate=False)
+
+
+def test_chained_relation_rejected():
+    assert "chained" in rejects("x = y = 3")
+    assert "chained" in rejects("0 < x < 5")
+
+
+# -- limits --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["9^9^9", "10^10^10", "2**99999", "(10^60 x)^1000", "exp(1000000 ln 3)"])
+def test_huge_power_is_rejected_not_computed(text):
+    start = time.monotonic()
+    rejects(text)
+    assert time.monotonic() - start < 0.5
+
+
+def test_huge_product_is_rejected_before_multiplying():
+    start = time.monotonic()
+    assert "digits" in rejects("*".join(["1000!"] * 200))
+    assert time.monotonic() - start < 0.5
+
+
+def test_large_factorial_rejected():
+    assert "factorial" in rejects("1001!")
+    assert "factorial" in rejects("(1000!)!")
+
+
+def test_deep_nesting_rejected():
+    assert "max_depth" in rejects("(" * 100 + "x" + ")" * 100)
+    assert "max_depth" in rejects("(" * 5000, max_length=10_000)
+    assert "max_depth" in rejects("-" * 100 + "x")
+
+
+def test_megabyte_input_rejected_quickly():
+    start = time.monotonic()
+    assert "max_length" in rejects("1+" * 500_000)
+    assert time.monotonic() - start < 0.05
+
+
+def test_time_limit_is_enforced():
+    assert "time limit" in rejects("x + 1", timeout_s=1e-9)
+
+
+def test_division_by_zero_rejected():
+    for text in ("1/0", "0^-1", "tan(pi/2)", "log(0)"):
+        assert "undefined" in rejects(text)
+
+
+def test_error_message_names_position():
+    with pytest.raises(MathParseError) as caught:
+        parse_math("2 + * 3")
+    assert caught.value.position == 4
+    assert "position 4" in str(caught.value)
+
+
+# -- parse_number and try_parse ----------------------------------------------------------------
+def test_parse_number_accepts_exact_numbers():
+    assert parse_number("3/4") == R(3, 4)
+    assert parse_number("75%") == R(3, 4)
+    assert parse_number(r"2\sqrt{2}") == 2 * sympy.sqrt(2)
+
+
+def test_parse_number_rejects_symbols_and_relations():
+    with pytest.raises(MathParseError, match="variables x"):
+        parse_number("2x")
+    with pytest.raises(MathParseError, match="relation"):
+        parse_number("x = 5")
+
+
+def test_try_parse_returns_none_instead_of_raising():
+    assert try_parse("x +") is None
+    assert try_parse("x + 1") == x + 1
+    assert try_parse("1" * 100, max_digits=10) is None
+
+
+# -- to_text ---------------------------------------------------------------------------------------
+def test_to_text_writes_plain_operators():
+    assert to_text(x**2 * y) == "x^2*y"
+    assert to_text(sympy.Eq(x, R(3, 4))) == "x = 3/4"
+    assert to_text(sympy.Le(x, -2)) == "x <= -2"
+    assert to_text(sympy.E * x) == "e*x"
+    assert to_text(sympy.Abs(x)) == "abs(x)"
+    assert to_text(sympy.factorial(n)) == "n!"
+
+
+def test_to_text_refuses_values_it_cannot_write():
+    for value in (sympy.Function("f")(x), sympy.oo, sympy.Symbol("speed"), sympy.Symbol("e")):
+        with pytest.raises(ValueError, match="cannot"):
+            to_text(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        sympy.Eq(x, R(3, 4)),
+        sympy.Lt(x + 1, 2 * y),
+        sympy.Ge(x**2, 0),
+        sympy.Ne(x, -1),
+        sympy.sin(x) ** 2 + sympy.cos(2 * x),
+        sympy.sqrt(x + 1) / 3,
+        sympy.exp(-x) + sympy.log(x),
+        sympy.Abs(x - 1),
+        sympy.factorial(n + 1),
+        2 * sympy.I * x,
+        sympy.pi * x ** R(3, 2),
+        sympy.Symbol("x_1") + sympy.Symbol("theta") + sympy.Symbol("lambda"),
+        sympy.Symbol("x_ab") * sympy.Symbol("Delta"),
+        sympy.asin(x) - sympy.atan(y),
+        (-2) ** x,
+        R(1, 2) ** x,
+    ],
+)
+def test_round_trip_relations_and_functions(value):
+    assert parse_math(to_text(value)) == value
+
+
+def _expressions() -> st.SearchStrategy[sympy.Expr]:
+    leaves = st.one_of(
+        st.integers(-12, 12).map(sympy.Integer),
+        st.builds(R, st.integers(-9, 9), st.integers(1, 9)),
+        st.sampled_from([x, y]),
+    )
+
+    def combine(children: st.SearchStrategy[sympy.Expr]) -> st.SearchStrategy[sympy.Expr]:
+        pairs = st.tuples(children, children)
+        return st.one_of(
+            pairs.map(lambda p: p[0] + p[1]),
+            pairs.map(lambda p: p[0] - p[1]),
+            pairs.map(lambda p: p[0] * p[1]),
+            pairs.map(lambda p: p[0] / p[1]),
+            st.tuples(children, st.integers(-3, 4)).map(lambda p: p[0] ** p[1]),
+        )
+
+    return st.recursive(leaves, combine, max_leaves=8).filter(
+        lambda e: not e.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo)
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(_expressions())
+def test_round_trip_to_text(value):
+    parsed = parse_math(to_text(value))
+    assert parsed == value or equivalent(parsed, value)
+
+
+# -- robustness ----------------------------------------------------------------------------------
+def _parses_or_raises_quickly(text: str) -> None:
+    start = time.monotonic()
+    try:
+        parse_math(text, timeout_s=0.5)
+    except MathParseError:
+        pass
+    assert time.monotonic() - start < 1.0
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=80))
+def test_arbitrary_text_parses_or_raises_math_parse_error(text):
+    _parses_or_raises_quickly(text)
+
+
+_GRAMMAR_PIECES = [
+    "x", "y", "2", "9", "99", "3.5", ".5", "1,234", "e", "pi", "π", "θ", "^", "**", "*", "/",
+    "+", "-", "−", "×", "÷", "(", ")", "[", "]", "{", "}", "|", "!", "%", "°", "²", "⁻", "=",
+    "<=", "≠", "!=", r"\frac", r"\sqrt", r"\sqrt[3]", r"\cdot", r"\left(", r"\right)", r"\boxed",
+    r"\pi", r"\theta", "_", "_1", "_{2}", "sin", "cos", "log", "log_", "ln", "sqrt", "exp", "abs",
+    " ", "1e9", "e3", "E-2", "0", r"\le", r"^\circ", "xy", r"\,", "$", ".", "10^", "1000",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_GRAMMAR_PIECES), max_size=30).map("".join))
+def test_grammar_shaped_text_parses_or_raises_math_parse_error(text):
+    _parses_or_raises_quickly(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_GRAMMAR_PIECES), max_size=30).map("".join))
+def test_every_parsed_value_round_trips_through_to_text(text):
+    value = try_parse(text)
+    if value is not None:
+        assert parse_math(to_text(value)) == value
+
+
+def test_parser_never_calls_sympify_or_parse_expr(monkeypatch):
+    # `sympy.core.sympify` names the function, so fetch the module itself.
+    sympify_module = importlib.import_module("sympy.core.sympify")
+    original = sympify_module.sympify
+
+    def no_strings(a, *args, **kwargs):
+        if isinstance(a, str):
+            raise AssertionError(f"sympify saw text {a!r}")
+        return original(a, *args, **kwargs)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("string evaluation was called")
+
+    monkeypatch.setattr(sympy, "sympify", no_strings)
+    monkeypatch.setattr(sympify_module, "sympify", no_strings)
+    monkeypatch.setattr(sympy.parsing.sympy_parser, "parse_expr", forbidden)
+    monkeypatch.setattr(builtins, "eval", forbidden)
+    monkeypatch.setattr(builtins, "exec", forbidden)
+    for text in (r"x = \frac{3}{4}", "2(x+1)^2 - sin(pi/6)", "|x| <= 5!", "log_2 8 + √2", "θ² + 1.5e3"):
+        value = parse_math(text)
+        assert parse_math(to_text(value)) == value
+
+
+def test_module_source_calls_no_string_evaluators():
+    tree = ast.parse(Path(mathparse.__file__).read_text(encoding="utf-8"))
+    calls = [node.func for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    builtins_called = {func.id for func in calls if isinstance(func, ast.Name)}
+    anything_called = builtins_called | {func.attr for func in calls if isinstance(func, ast.Attribute)}
+    assert not builtins_called & {"eval", "exec", "compile", "__import__"}
+    assert not anything_called & {"sympify", "parse_expr", "parse_latex", "S"}
+
+
+# -- equivalent ------------------------------------------------------------------------------------
+def test_equivalent_decimal_and_fraction():
+    assert equivalent(parse_math("0.5"), parse_math("1/2"))
+    assert equivalent(parse_math("0.5"), parse_math(r"\frac12"))
+
+
+def test_equivalent_factored_and_expanded():
+    assert equivalent(parse_math("2(x+1)"), parse_math("2x+2"))
+    assert equivalent(parse_math("(x-1)(x+1)"), parse_math("x^2-1"))
+    assert equivalent(parse_math("sin^2 x + cos^2 x"), sympy.Integer(1))
+
+
+def test_equivalent_rejects_different_values():
+    assert not equivalent(parse_math("1/2"), parse_math("0.51"))
+    assert not equivalent(parse_math("x+1"), parse_math("x+2"))
+    assert not equivalent(parse_math("sin x"), parse_math("cos x"))
+    assert not equivalent(parse_math("x = 5"), parse_math("5"))
+
+
+def test_equivalent_equation_with_sides_swapped():
+    assert equivalent(sympy.Eq(x, 5), sympy.Eq(5, x))
+    assert equivalent(parse_math("x = 5"), parse_math("5 = x"))
+
+
+def test_equivalent_equations_with_same_solutions():
+    assert equivalent(parse_math("2x = 10"), parse_math("x = 5"))
+    assert equivalent(parse_math("(x-2)^2 = 0"), parse_math("x = 2"))
+    assert not equivalent(parse_math("x^2 = 4"), parse_math("x = 2"))
+
+
+def test_equivalent_inequality_flipped_or_scaled():
+    assert equivalent(parse_math("x < 5"), parse_math("5 > x"))
+    assert equivalent(parse_math("2x < 10"), parse_math("x < 5"))
+    assert not equivalent(parse_math("-x < -5"), parse_math("x < 5"))
+    assert not equivalent(parse_math("x < 5"), parse_math("x <= 5"))
+
+
+def test_equivalent_with_relative_tolerance():
+    assert equivalent(parse_math("0.333"), parse_math("1/3"), tol=1e-2)
+    assert not equivalent(parse_math("0.333"), parse_math("1/3"), tol=1e-4)
+    assert equivalent(parse_math("1.41421"), parse_math("sqrt(2)"), tol=1e-5)
+
+
+def test_equivalent_matches_symbols_that_carry_assumptions():
+    positive_x = sympy.Symbol("x", positive=True)
+    assert equivalent(parse_math("x + 1"), positive_x + 1)
+
+
+def test_equivalent_gives_up_with_false_after_time_limit():
+    hard = sympy.tan(5 * x + 3 * y)  # simplify needs seconds to prove this identity
+    start = time.monotonic()
+    assert not equivalent(sympy.expand_trig(hard), hard, timeout_s=0.2)
+    assert time.monotonic() - start < 1.0
+
+
+def test_equivalent_time_limit_leaves_no_alarm_behind():
+    previous = signal.getsignal(signal.SIGALRM)
+    hard = sympy.tan(5 * x + 3 * y)
+    equivalent(sympy.expand_trig(hard), hard, timeout_s=0.05)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is previous

@@ -1,0 +1,113 @@
+"""End-to-end runs: determinism, worker independence, resume after SIGKILL, schema-valid rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from synth.config import validate_config
+from synth.manifest import from_row, read_manifest, schema, to_row
+from synth.pipeline import run
+from tests.conftest import folder_hashes, tiny_config, tiny_config_data
+
+
+def test_run_folder_has_the_documented_layout(tiny_run: Path) -> None:
+    for name in ("manifest.jsonl", "stats.json", "config.yaml", "images"):
+        assert (tiny_run / name).exists(), name
+    assert not (tiny_run / "shards").exists()
+
+
+def test_every_row_validates_against_the_schema(tiny_run: Path) -> None:
+    validator = jsonschema.Draft202012Validator(schema())
+    rows = list(read_manifest(tiny_run))
+    assert rows
+    for row in rows:
+        errors = sorted(validator.iter_errors(row), key=str)
+        assert not errors, f"{row['id']}: {errors[0].message}"
+
+
+def test_every_variant_points_to_its_clean_control(tiny_run: Path) -> None:
+    rows = list(read_manifest(tiny_run))
+    clean = {r["id"]: r for r in rows if r["variant"] == "clean"}
+    assert len(clean) == 6
+    for r in rows:
+        base = clean[r["base_id"]]
+        assert base["family"] == r["family"] and base["question"] == r["question"]
+        assert r["clean_image"] == base["image"]
+    assert len({r["id"] for r in rows}) == len(rows)
+
+
+def test_rows_round_trip_through_items(tiny_run: Path) -> None:
+    for row in read_manifest(tiny_run):
+        assert to_row(from_row(row)) == row
+
+
+def test_stats_report_counts_funnel_and_stage_times(tiny_run: Path) -> None:
+    stats = json.loads((tiny_run / "stats.json").read_text())
+    assert stats["items"] == sum(1 for _ in read_manifest(tiny_run))
+    assert stats["counts"]["items"]["clean"] == 6
+    assert set(stats["seconds_per_stage"]) == {"plan", "generate", "inject", "verify", "render", "degrade", "write"}
+    assert stats["seconds_per_stage"]["render"] > 0
+    funnel = stats["rejections"]["inject"]
+    assert funnel and all(v["kept"] <= v["attempted"] for v in funnel.values())
+
+
+def test_same_config_twice_gives_identical_bytes(tiny_run: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    run(tiny_config(), again)
+    assert folder_hashes(again) == folder_hashes(tiny_run)
+
+
+def test_two_workers_give_the_same_bytes_as_one(tiny_run: Path, tmp_path: Path) -> None:
+    two = tmp_path / "two"
+    run(tiny_config(), two, workers=2)
+    assert folder_hashes(two) == folder_hashes(tiny_run)
+
+
+def test_limit_keeps_the_first_bases_unchanged(tiny_run: Path, tmp_path: Path) -> None:
+    small = tmp_path / "small"
+    run(tiny_config(count=2), small)
+    first = [r for r in read_manifest(tiny_run) if r["index"] < 2]
+    assert list(read_manifest(small)) == first
+
+
+def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    data = tiny_config_data(count=16, degrade={"ops": []})
+    data["output"] = {"shard_size": 1}
+    cfg_path = tmp_path / "cfg.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    reference = tmp_path / "reference"
+    run(validate_config(data), reference)
+    target = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "synth", "generate", str(cfg_path), "--out", str(target)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        done = list((target / "shards").glob("*.jsonl")) if (target / "shards").exists() else []
+        if len(done) >= 3:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (target / "manifest.jsonl").exists(), "the run finished before it could be killed"
+    resumed = subprocess.run([*cmd, "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    rows = list(read_manifest(target))
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert folder_hashes(target) == folder_hashes(reference)
+    assert not list((target / "images").glob(".tmp-*"))
+
+
+def test_existing_run_without_resume_is_refused(tiny_run: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "synth", "generate", "--out", str(tiny_run)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "--resume" in proc.stderr
