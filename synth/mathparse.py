@@ -1017,8 +1017,9 @@ def to_text(value: sympy.Basic) -> str:
     >>> to_text(sympy.Eq(sympy.Symbol("x"), sympy.Rational(3, 4)))
     'x = 3/4'
 
-    Floats are written as decimals and read back as exact rationals; integers longer than
-    parse_math's max_digits need a larger max_digits to read back.
+    Floats are written as decimals and read back as exact rationals. sympy may combine a
+    parsed value past the default limits (x^1000*x^2 is x^1002, 10^70 has 71 digits); such
+    values read back with larger max_exponent or max_digits.
     """
     for node in sympy.preorder_traversal(value):
         if isinstance(node, (sympy.Dummy, sympy.Wild)) or not (

@@ -4,7 +4,6 @@ import ast
 import builtins
 import importlib
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -14,13 +13,8 @@ import sympy.parsing.sympy_parser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-# The package is not installed into the venv; make the repository root importable.
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
-
-from synth import mathparse  # noqa: E402
-from synth.mathparse import (  # noqa: E402
+from synth import mathparse
+from synth.mathparse import (
     MathParseError,
     equivalent,
     parse_math,
@@ -75,7 +69,7 @@ def test_long_number_literal_rejected():
 
 
 def test_scientific_exponent_is_bounded():
-    assert "max_exponent" in rejects("1e5000")
+    assert "exponent exceeds the limit" in rejects("1e5000")
 
 
 # -- operators and implicit multiplication --------------------------------------------------
@@ -173,6 +167,7 @@ def test_absolute_value_bars():
     assert parse_math("|x-1|") == sympy.Abs(x - 1)
     assert parse_math("||x|-1|") == sympy.Abs(sympy.Abs(x) - 1)
     assert parse_math("2|x|y") == 2 * sympy.Abs(x) * y
+    assert parse_math(r"\lvert x \rvert + \left| y \right|") == sympy.Abs(x) + sympy.Abs(y)
 
 
 def test_factorial():
@@ -419,7 +414,8 @@ def test_grammar_shaped_text_parses_or_raises_math_parse_error(text):
 def test_every_parsed_value_round_trips_through_to_text(text):
     value = try_parse(text)
     if value is not None:
-        assert parse_math(to_text(value)) == value
+        # sympy may combine parts past the default limits (x^1000*x^2 is x^1002).
+        assert parse_math(to_text(value), max_digits=5000, max_exponent=10**6, max_length=10**6) == value
 
 
 def test_parser_never_calls_sympify_or_parse_expr(monkeypatch):
