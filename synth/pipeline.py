@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import degrade
+from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
 from perturb.reasoning.base import Funnel, clean_variant
 from synth.config import RunConfig, validate_config
@@ -120,13 +121,18 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     bid = problem.id
     variants: list[tuple[str, Variant]] = [(bid, clean_variant(problem))]
     with _Timer(stats, "inject"):
-        for j in range(config.inject.variants_per_base):
+        family = get_family(problem.family)
+        # Only subtypes that can act on this problem compete (variable_rename needs a variable...).
+        applicable = {s: w for s, w in config.inject.subtypes.items()
+                      if INJECTORS[s].applies(family, problem)}
+        for j in range(config.inject.variants_per_base if applicable else 0):
             rng = stage_rng(seed, "inject", j)
-            subtype = _weighted(rng, config.inject.subtypes)
+            subtype = _weighted(rng, applicable)
             v = inject(problem, subtype, rng, placement=config.inject.placement,
                        max_attempts=config.inject.max_attempts, funnel=stats.funnel)
             if v is not None:
-                variants.append((f"{bid}-e{j + 1}", v))
+                tag = "s" if v.kind == "superficial" else "e"
+                variants.append((f"{bid}-{tag}{j + 1}", v))
     rcfg = config.render
     clean_pixels = None
     clean_image = f"images/{bid}.png" if rcfg.enabled else None
@@ -191,8 +197,9 @@ def run_shard(config_data: dict[str, Any], run_dir: str, shard: int) -> dict[str
                 rows.append(dumps_row(to_row(item)))
             stats.items[_kind(item)] += 1
             stats.families[item.problem.family] += 1
-            if item.variant.error:
-                stats.subtypes[item.variant.error.subtype] += 1
+            label = item.variant.error or item.variant.control
+            if label is not None:
+                stats.subtypes[label.subtype] += 1
             for d in item.degradations:
                 stats.degradations[f"{d.subtype}:{d.severity}"] += 1
     # Commit order: images first (renamed into place), then the shard's rows, atomically.

@@ -34,6 +34,14 @@ class Attempt:
 
 
 @dataclass(frozen=True)
+class ControlAttempt:
+    """A superficial edit: the verifier must still find the solution fully correct."""
+
+    steps: tuple[Step, ...]
+    edit: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Skip:
     """The injector cannot act on this attempt; ``reason`` goes into the rejection funnel."""
 
@@ -71,7 +79,7 @@ class Injector:
         return True
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
-                placement: str | int) -> Attempt | Skip:
+                placement: str | int) -> Attempt | ControlAttempt | Skip:
         raise NotImplementedError
 
 
@@ -123,6 +131,16 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
             funnel.reject(injector.id, attempt.reason)
             continue
         verdict = verify(problem, attempt.steps, family=family)
+        if isinstance(attempt, ControlAttempt):
+            if not verdict.fully_correct:
+                funnel.reject(injector.id, "changed_math")
+                continue
+            if [s.text for s in attempt.steps] == [s.text for s in problem.steps]:
+                funnel.reject(injector.id, "no_visible_change")
+                continue
+            funnel.kept[injector.id] += 1
+            return control_variant(attempt.steps, to_text(verdict.shown_answer), subtype, injector.id,
+                                   attempt.edit)
         truth = family.target(problem.params)
         answer_changed = verdict.shown_answer is None or (verdict.shown_answer - truth) != 0
         reason = _disagreement(attempt.intent, verdict, bool(answer_changed))
@@ -153,5 +171,5 @@ def control_variant(steps: tuple[Step, ...], shown_answer: str, subtype: str, in
                    control=Control(subtype=subtype, injector=injector, edit=edit))
 
 
-__all__ = ["Attempt", "Funnel", "Injector", "Intent", "Skip", "choose_step", "clean_variant",
+__all__ = ["Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step", "clean_variant",
            "control_variant", "finalize", "inject"]

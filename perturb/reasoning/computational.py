@@ -7,7 +7,7 @@ import sympy
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step
-from perturb.reasoning.slips import apply_slip
+from perturb.reasoning.slips import COMMON_SLIPS, apply_slip
 from synth.generators.base import Family, finalize, format_number
 from synth.records import Problem
 
@@ -23,6 +23,7 @@ class _Slip(Injector):
     propagate: bool = True
     last_only: bool = False
     exclude_last: bool = False
+    slip_kinds: tuple[str, ...] = COMMON_SLIPS
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> Attempt | Skip:
@@ -36,7 +37,7 @@ class _Slip(Injector):
         if k is None:
             return Skip("no_step_at_placement")
         true = dict(computed)[k]
-        slipped = apply_slip(sympy.Rational(true), rng)
+        slipped = apply_slip(sympy.Rational(true), rng, self.slip_kinds)
         if slipped is None:
             return Skip("no_slip_fits")
         kind, wrong = slipped
@@ -73,5 +74,12 @@ class IntermediateCorrected(_Slip):
     propagate = False
 
 
-for _cls in (FinalNumber, IntermediatePropagated, IntermediateCorrected):
+class SignError(_Slip):
+    """A sign lost or flipped in one computed result, carried forward."""
+
+    subtype = "sign_error"
+    slip_kinds = ("sign_slip",)
+
+
+for _cls in (FinalNumber, IntermediatePropagated, IntermediateCorrected, SignError):
     register(_cls())

@@ -1,0 +1,126 @@
+"""Superficial controls: visible edits that keep the solution correct (FERMAT's SU items)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sympy
+
+from perturb.reasoning import register
+from perturb.reasoning.base import ControlAttempt, Injector, Skip
+from synth.generators.base import Family
+from synth.mathparse import parse_math, to_text
+from synth.records import Problem, Step
+
+_GREEK_FREE = ("p", "q", "k", "m", "w", "z")
+
+
+class StepOmission(Injector):
+    """Leave out one routine intermediate line; every remaining line still follows."""
+
+    subtype = "step_omission"
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> ControlAttempt | Skip:
+        steps = problem.steps
+        if len(steps) < 3:
+            return Skip("too_few_steps")
+        k = int(rng.integers(1, len(steps)))  # never the last line: it states the answer
+        kept = steps[: k - 1] + steps[k:]
+        renumbered = tuple(Step(index=i, rule=s.rule, value=s.value, text=s.text, latex=s.latex, inputs=s.inputs)
+                           for i, s in enumerate(kept, start=1))
+        return ControlAttempt(renumbered, {"omitted_step": k, "text": steps[k - 1].text})
+
+
+class VariableRename(Injector):
+    """Solve with another letter throughout (the question keeps its own)."""
+
+    subtype = "variable_rename"
+
+    def applies(self, family: Family, problem: Problem) -> bool:
+        return isinstance(problem.params.get("var"), str)
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> ControlAttempt | Skip:
+        old = problem.params["var"]
+        choices = [v for v in _GREEK_FREE if v != old]
+        new = choices[int(rng.integers(len(choices)))]
+        pattern = re.compile(rf"(?<![A-Za-z\\]){re.escape(old)}(?![A-Za-z])")
+        renamed = tuple(Step(index=s.index, rule=s.rule, value=pattern.sub(new, s.value),
+                             text=pattern.sub(new, s.text), latex=pattern.sub(new, s.latex), inputs=s.inputs)
+                        for s in problem.steps)
+        return ControlAttempt(renamed, {"from": old, "to": new})
+
+
+def _decimal_text(value: sympy.Rational) -> str | None:
+    """A terminating decimal for a non-integer rational (7/4 -> 1.75), else None."""
+    if value.q == 1:
+        return None
+    q = value.q
+    for p in (2, 5):
+        while q % p == 0:
+            q //= p
+    if q != 1:
+        return None
+    digits = 0
+    while (value * 10**digits).q != 1:
+        digits += 1
+    text = f"{abs(value.p) / value.q:.{digits}f}"
+    return ("−" if value < 0 else "") + text
+
+
+class EquivalentFormat(Injector):
+    """Write the final value in an equivalent form: a fraction as a decimal, an integer as n.0."""
+
+    subtype = "equivalent_format"
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> ControlAttempt | Skip:
+        last = problem.steps[-1]
+        answer = family.answer_of(parse_math(last.value))
+        if not isinstance(answer, sympy.Rational):
+            return Skip("answer_not_rational")
+        shown = _decimal_text(answer) or (f"{abs(int(answer))}.0" if answer.q == 1 else None)
+        if shown is None:
+            return Skip("no_equivalent_form")
+        if answer.q == 1 and answer < 0:
+            shown = "−" + shown
+        head, sep, _ = last.text.rpartition("= ")
+        text = f"{head}{sep}{shown}" if sep else shown
+        latex_head, lsep, _ = last.latex.rpartition("= ")
+        latex = f"{latex_head}{lsep}{shown.replace('−', '-')}" if lsep else shown.replace("−", "-")
+        edited = Step(index=last.index, rule=last.rule, value=last.value, text=text, latex=latex, inputs=last.inputs)
+        return ControlAttempt(problem.steps[:-1] + (edited,), {"step": last.index, "from": last.text, "to": text})
+
+
+class ReorderTerms(Injector):
+    """Swap the two operands of a commutative sum or product written in one line."""
+
+    subtype = "reorder_terms"
+
+    _pair = re.compile(r"^(?P<a>−?\d+(?:/\d+)?) (?P<op>[+×]) (?P<b>\d+(?:/\d+)?)$")
+
+    def applies(self, family: Family, problem: Problem) -> bool:
+        return any(self._pair.match(s.text) for s in problem.steps)
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> ControlAttempt | Skip:
+        sites = [s for s in problem.steps if self._pair.match(s.text)]
+        if not sites:
+            return Skip("no_commutative_line")
+        step = sites[int(rng.integers(len(sites)))]
+        m = self._pair.match(step.text)
+        assert m is not None
+        if m["a"] == m["b"] or m["a"].startswith("−"):
+            return Skip("swap_not_visible")
+        text = f"{m['b']} {m['op']} {m['a']}"
+        latex = text.replace("×", r"\times")
+        value = to_text(parse_math(text))
+        edited = Step(index=step.index, rule=step.rule, value=value, text=text, latex=latex, inputs=step.inputs)
+        steps = tuple(edited if s.index == step.index else s for s in problem.steps)
+        return ControlAttempt(steps, {"step": step.index, "from": step.text, "to": text})
+
+
+for _cls in (StepOmission, VariableRename, EquivalentFormat, ReorderTerms):
+    register(_cls())
