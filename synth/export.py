@@ -131,7 +131,31 @@ def _taxonomy_rows() -> list[Any]:
     return list(ERROR_SUBTYPES)
 
 
-EXPORTERS: dict[str, Callable[[Path, Path, ProgressFn | None], Path]] = {"hf": export_hf}
+def processbench_record(row: dict[str, Any]) -> dict[str, Any]:
+    """ProcessBench's layout: ``label`` is the 0-based index of the first wrong step, or -1."""
+    err = row["error"]
+    return {
+        "id": row["id"], "generator": "mathstress", "problem": row["question"]["text"],
+        "steps": [s["text"] for s in row["steps"]],
+        "label": err["first_error_step"] - 1 if err else -1,
+        "final_answer_correct": not (err and err["answer_changed"]),
+    }
+
+
+def export_processbench(run_dir: Path, dest: Path, progress: ProgressFn | None = None) -> Path:
+    """One JSONL file of text items (degraded photos repeat their clean control, so they are left out)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    tmp = dest / ".processbench.jsonl.tmp"
+    with tmp.open("w", encoding="utf-8") as out:
+        for row in _rows_with_progress(run_dir, progress):
+            if row["variant"] != "degraded":
+                out.write(json.dumps(processbench_record(row), ensure_ascii=False) + "\n")
+    tmp.replace(dest / "processbench.jsonl")
+    return dest / "processbench.jsonl"
+
+
+EXPORTERS: dict[str, Callable[[Path, Path, ProgressFn | None], Path]] = {
+    "hf": export_hf, "processbench": export_processbench}
 
 
 def export_run(run_dir: str | Path, fmt: str, dest: str | Path | None = None,

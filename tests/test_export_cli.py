@@ -93,3 +93,19 @@ def test_taxonomy_families_lists_examples() -> None:
 def test_version() -> None:
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0 and __version__ in result.output
+
+
+def test_processbench_export_labels_the_first_wrong_step_zero_based(tiny_run: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "processbench", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = {r["id"]: r for r in read_manifest(tiny_run)}
+    exported = [json.loads(line) for line in (tmp_path / "processbench.jsonl").open()]
+    assert {e["id"] for e in exported} == {i for i, r in rows.items() if r["variant"] != "degraded"}
+    for e in exported:
+        row = rows[e["id"]]
+        assert e["steps"] == [s["text"] for s in row["steps"]]
+        if row["error"]:
+            assert e["label"] == row["error"]["first_error_step"] - 1
+            assert e["final_answer_correct"] == (not row["error"]["answer_changed"])
+        else:
+            assert e["label"] == -1 and e["final_answer_correct"]
