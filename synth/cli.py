@@ -179,3 +179,75 @@ def list_configs() -> None:
 
     for name in packaged_configs():
         out.print(f"{name}\t{resource_dir('configs') / (name + '.yaml')}")
+
+
+@app.command("eval")
+def eval_command(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
+    model: Annotated[str, typer.Option("--model", help="text-verifier, random, majority, or openai:<model>.")],
+    task: Annotated[list[str], typer.Option("--task", help="detect, localize, categorize (repeat or comma-list).")],
+    base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=512, help="Model calls in flight.")] = 8,
+    runs: Annotated[int, typer.Option(min=1, max=100, help="Repeats per item (run index is in the cache key).")] = 1,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Re-call stored failures.")] = False,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output folder (default: RUN/eval/<model>).")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items of the manifest.")] = None,
+    input_mode: Annotated[str, typer.Option("--input", help="image (page + question) or text (steps).")] = "image",
+    seed: Annotated[int, typer.Option(help="Seed of the random baseline and of the bootstrap.")] = 0,
+    max_retries: Annotated[int, typer.Option(min=0, max=50, help="HTTP retries per call (openai client).")] = 6,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds per HTTP request (openai client).")] = 120.0,
+) -> None:
+    """Evaluate a model on a run folder; re-running the same command resumes from the cache.
+
+    Writes cache.sqlite, responses/<task>.jsonl and results.json. The API key is read from
+    OPENAI_API_KEY only.
+    """
+    from synth.evaluate import evaluate_run, get_model, get_task
+
+    try:
+        task_ids = [t.strip() for value in task for t in value.split(",") if t.strip()]
+        tasks = [get_task(t) for t in dict.fromkeys(task_ids)]
+        adapter = get_model(model, base_url=base_url, seed=seed, max_retries=max_retries, timeout=timeout)
+        with progress_bar() as bar:
+            bars: dict[str, int] = {}
+
+            def update(task_id: str, c) -> None:  # c: synth.evaluate.Counts
+                if task_id not in bars:
+                    bars[task_id] = bar.add_task(task_id, total=c.total)
+                bar.update(bars[task_id], completed=c.done, total=c.total,
+                           description=f"{task_id} [dim]cached {c.cached} · failed {c.failed}[/]")
+
+            result = evaluate_run(run_dir, adapter, tasks, out_dir=out_dir, runs=runs, concurrency=concurrency,
+                                  retry_errors=retry_errors, limit=limit, input_mode=input_mode, seed=seed,
+                                  progress=update)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: answers so far are cached; re-run the same command to resume")
+        raise typer.Exit(130) from None
+    except MathstressError as exc:
+        _fail(exc)
+    table = Table(title=f"{adapter.id} on {run_dir}")
+    for col in ("task", "ok", "failed", "cached", "called", "acc", "bal acc", "F1", "unparsed"):
+        table.add_column(col)
+    for tid in (t.id for t in tasks):
+        t = result.results["tasks"][tid]
+        m, c = t["metrics"], t["counts"]
+        f1 = m.get("f1", m.get("macro_f1"))
+        table.add_row(tid, str(c["answered"]), str(c["failed"]), str(c["cached"]), str(c["called"]),
+                      *(f"{v:.3f}" if isinstance(v, float) else "—" for v in
+                        (m.get("accuracy"), m.get("balanced_accuracy"), f1)), str(m.get("unparsed", 0)))
+    out.print(table)
+    out.print(f"wrote {result.out_dir / 'results.json'} (report: mathstress report {result.out_dir})")
+
+
+@app.command("report")
+def report_command(
+    eval_dir: Annotated[Path, typer.Argument(help="An evaluation folder (RUN/eval/<model>).")],
+) -> None:
+    """Write report.md from an evaluation folder's results.json."""
+    from synth.evaluate import write_report
+
+    try:
+        path = write_report(eval_dir)
+    except MathstressError as exc:
+        _fail(exc)
+    out.print(f"wrote {path}")

@@ -1,0 +1,110 @@
+"""The response store (SQLite, WAL): one row per model call, written as it arrives; it is the resume point."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key        TEXT PRIMARY KEY,
+    model      TEXT NOT NULL,
+    endpoint   TEXT NOT NULL,
+    task       TEXT NOT NULL,
+    item_id    TEXT NOT NULL,
+    run_index  INTEGER NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+    response   TEXT,
+    error      TEXT,
+    truncated  INTEGER NOT NULL DEFAULT 0,
+    latency_s  REAL,
+    attempts   INTEGER NOT NULL DEFAULT 1,
+    created_at REAL NOT NULL
+)
+"""
+
+
+def request_key(*, model: str, endpoint: str, prompt: str, image_sha256: str | None, params: dict[str, Any],
+                run_index: int, item_id: str) -> str:
+    """sha256 over everything that can change a response; the image enters by its hash only.
+
+    The item id is part of the key because offline baselines answer from the item itself.
+    """
+    payload = json.dumps({"model": model, "endpoint": endpoint, "prompt": prompt, "image": image_sha256,
+                          "params": params, "run": run_index, "item": item_id},
+                         sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Stored:
+    key: str
+    task: str
+    item_id: str
+    run_index: int
+    status: str          # "ok" or "error"
+    response: str | None
+    error: str | None
+    truncated: bool
+
+
+class ResponseCache:
+    """Open (creating if needed) the store at ``path``. Every write commits at once."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, key: str) -> Stored | None:
+        row = self._db.execute(
+            "SELECT key, task, item_id, run_index, status, response, error, truncated FROM responses WHERE key = ?",
+            (key,)).fetchone()
+        return None if row is None else Stored(*row[:7], truncated=bool(row[7]))
+
+    def put_ok(self, key: str, *, model: str, endpoint: str, task: str, item_id: str, run_index: int,
+               response: str, truncated: bool, latency_s: float) -> None:
+        self._db.execute(
+            "INSERT INTO responses (key, model, endpoint, task, item_id, run_index, status, response, error,"
+            " truncated, latency_s, created_at) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, NULL, ?, ?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET status='ok', response=excluded.response, error=NULL,"
+            " truncated=excluded.truncated, latency_s=excluded.latency_s, attempts=attempts+1,"
+            " created_at=excluded.created_at",
+            (key, model, endpoint, task, item_id, run_index, response, int(truncated), latency_s, time.time()))
+
+    def put_error(self, key: str, *, model: str, endpoint: str, task: str, item_id: str, run_index: int,
+                  error: str, latency_s: float) -> None:
+        # A stored answer is never replaced by a later failure.
+        self._db.execute(
+            "INSERT INTO responses (key, model, endpoint, task, item_id, run_index, status, response, error,"
+            " latency_s, created_at) VALUES (?, ?, ?, ?, ?, ?, 'error', NULL, ?, ?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET error=excluded.error, latency_s=excluded.latency_s,"
+            " attempts=attempts+1, created_at=excluded.created_at WHERE status = 'error'",
+            (key, model, endpoint, task, item_id, run_index, error[:2000], latency_s, time.time()))
+
+    def counts(self) -> dict[str, int]:
+        return dict(self._db.execute("SELECT status, COUNT(*) FROM responses GROUP BY status").fetchall())
+
+    def __iter__(self) -> Iterator[Stored]:
+        cur = self._db.execute(
+            "SELECT key, task, item_id, run_index, status, response, error, truncated FROM responses ORDER BY rowid")
+        for row in cur:
+            yield Stored(*row[:7], truncated=bool(row[7]))

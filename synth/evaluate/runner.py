@@ -1,0 +1,228 @@
+"""Plans model calls for a run folder and makes them concurrently, cache first; failures are stored, not scored."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from synth.errors import ConfigError, RunError
+from synth.evaluate.cache import ResponseCache, request_key
+from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Request
+from synth.evaluate.tasks import Task, prompt_for
+from synth.manifest import from_row, read_manifest
+from synth.records import Item
+
+InputMode = Literal["image", "text"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    request: Request
+    key: str
+    status: str           # "ok" or "error"
+    response: str | None
+    error: str | None
+    cached: bool
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Progress so far: done = answered + failed; cached = served from the store without a call."""
+
+    total: int
+    done: int
+    cached: int
+    failed: int
+    called: int
+
+
+ProgressFn = Callable[[Counts], None]
+
+
+def load_items(run_dir: str | Path, *, limit: int | None = None) -> list[Item]:
+    """The run's items in manifest order (the first ``limit`` when given)."""
+    path = Path(run_dir) / "manifest.jsonl"
+    if not path.is_file():
+        raise RunError(f"{run_dir} has no manifest.jsonl; generate a run first (mathstress generate)")
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be >= 1, got {limit}")
+    items: list[Item] = []
+    for row in read_manifest(run_dir):
+        if limit is not None and len(items) >= limit:
+            break
+        items.append(from_row(row))
+    return items
+
+
+def _image_of(run_dir: Path, item: Item) -> Path | None:
+    if item.image is None:
+        return None
+    root = run_dir.resolve()
+    path = (root / item.image).resolve()
+    if not path.is_relative_to(root):  # manifest paths are data, and must stay inside the run folder
+        raise RunError(f"item {item.id}: image path {item.image!r} leaves the run folder")
+    if not path.is_file():
+        raise RunError(f"item {item.id}: image {item.image} is missing from {run_dir}")
+    return path
+
+
+def plan(run_dir: str | Path, task: Task, items: Sequence[Item], *, runs: int = 1,
+         input_mode: InputMode = "image") -> list[Request]:
+    """One request per (item the task applies to, run index), in manifest order."""
+    if runs < 1:
+        raise ConfigError(f"--runs must be >= 1, got {runs}")
+    if input_mode not in ("image", "text"):
+        raise ConfigError(f"input mode must be image or text, got {input_mode!r}")
+    run_dir = Path(run_dir)
+    hashes: dict[Path, str] = {}
+    requests = []
+    for item in items:
+        if not task.applies(item):
+            continue
+        image = _image_of(run_dir, item) if input_mode == "image" else None
+        digest = None
+        if image is not None:
+            if image not in hashes:
+                hashes[image] = hashlib.sha256(image.read_bytes()).hexdigest()
+            digest = hashes[image]
+        prompt = prompt_for(task, item, with_image=image is not None, with_steps=image is None)
+        for run_index in range(runs):
+            requests.append(Request(task, item, prompt, image, digest, run_index))
+    return requests
+
+
+def bound_response(text: str) -> tuple[str, bool]:
+    """Keep the head and the tail of an over-long response (the verdict is usually at the end)."""
+    if len(text) <= MAX_RESPONSE_CHARS:
+        return text, False
+    head = MAX_RESPONSE_CHARS // 8
+    return text[:head] + "\n[...]\n" + text[-(MAX_RESPONSE_CHARS - head):], True
+
+
+async def collect(requests: Sequence[Request], model: Model, cache: ResponseCache, *, concurrency: int = 8,
+                  retry_errors: bool = False, progress: ProgressFn | None = None) -> list[Outcome]:
+    """Answer every request: stored answers are reused, the rest are called with at most
+    ``concurrency`` in flight and stored as each arrives. Stored failures are called again only
+    with ``retry_errors``."""
+    if concurrency < 1:
+        raise ConfigError(f"--concurrency must be >= 1, got {concurrency}")
+    total = len(requests)
+    outcomes: list[Outcome | None] = [None] * total
+    state = {"done": 0, "cached": 0, "failed": 0, "called": 0}
+
+    def report() -> None:
+        if progress is not None:
+            progress(Counts(total, state["done"], state["cached"], state["failed"], state["called"]))
+
+    keys = [request_key(model=model.id, endpoint=model.endpoint, prompt=r.prompt, image_sha256=r.image_sha256,
+                        params=model.params, run_index=r.run_index, item_id=r.item.id) for r in requests]
+    pending: list[int] = []
+    for i, (req, key) in enumerate(zip(requests, keys)):
+        stored = cache.get(key)
+        if stored is None or (stored.status == "error" and retry_errors):
+            pending.append(i)
+            continue
+        outcomes[i] = Outcome(req, key, stored.status, stored.response, stored.error, cached=True)
+        state["done"] += 1
+        state["cached"] += 1
+        state["failed"] += stored.status == "error"
+    report()
+
+    gate = asyncio.Semaphore(concurrency)
+    meta_of = {}
+
+    async def call(i: int) -> None:
+        req, key = requests[i], keys[i]
+        meta = meta_of.setdefault(i, {"model": model.id, "endpoint": model.endpoint, "task": req.task.id,
+                                      "item_id": req.item.id, "run_index": req.run_index})
+        async with gate:
+            state["called"] += 1
+            start = time.perf_counter()
+            try:
+                text = await model.respond(req)
+                if not isinstance(text, str) or not text.strip():
+                    raise ModelCallError("empty response")
+            except ModelCallError as exc:
+                latency = time.perf_counter() - start
+                cache.put_error(key, error=str(exc), latency_s=latency, **meta)
+                outcomes[i] = Outcome(req, key, "error", None, str(exc), cached=False)
+                state["failed"] += 1
+            else:
+                latency = time.perf_counter() - start
+                text, truncated = bound_response(text)
+                cache.put_ok(key, response=text, truncated=truncated, latency_s=latency, **meta)
+                outcomes[i] = Outcome(req, key, "ok", text, None, cached=False)
+        state["done"] += 1
+        report()
+
+    await asyncio.gather(*(call(i) for i in pending))
+    return [o for o in outcomes if o is not None]
+
+
+# -- one evaluation, end to end -------------------------------------------------------------
+def model_slug(model_id: str) -> str:
+    """A folder name for a model id: `openai:gpt-4o-mini` -> `openai-gpt-4o-mini`."""
+    slug = "".join(c if c.isalnum() or c in "._-" else "-" for c in model_id).strip(".-")
+    return slug[:80] or "model"
+
+
+def default_out_dir(run_dir: str | Path, model_id: str) -> Path:
+    return Path(run_dir) / "eval" / model_slug(model_id)
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    out_dir: Path
+    results: dict
+    counts: dict[str, Counts]   # per task
+
+
+def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, out_dir: str | Path | None = None,
+                 runs: int = 1, concurrency: int = 8, retry_errors: bool = False, limit: int | None = None,
+                 input_mode: InputMode = "image", seed: int = 0, n_boot: int = 2000,
+                 progress: Callable[[str, Counts], None] | None = None) -> EvalResult:
+    """Call ``model`` on a run folder for each task, store every response, score and write results.json.
+
+    Re-running the same call is resume: stored answers are reused and only missing ones are
+    requested. Scores are always recomputed from the stored responses.
+    """
+    from synth.evaluate.report import score_outcomes, write_results
+
+    run_dir = Path(run_dir)
+    out = Path(out_dir) if out_dir is not None else default_out_dir(run_dir, model.id)
+    items = load_items(run_dir, limit=limit)
+    counts: dict[str, Counts] = {}
+    scored_by_task = {}
+    with ResponseCache(out / "cache.sqlite") as cache:
+        for task in tasks:
+            requests = plan(run_dir, task, items, runs=runs, input_mode=input_mode)
+            model.prepare(task, [r.item for r in requests if r.run_index == 0])
+            last: list[Counts] = []
+
+            def update(c: Counts, task_id: str = task.id, last: list[Counts] = last) -> None:
+                last[:] = [c]
+                if progress is not None:
+                    progress(task_id, c)
+
+            outcomes = asyncio.run(_collect_and_close(requests, model, cache, concurrency, retry_errors, update))
+            counts[task.id] = last[-1] if last else Counts(0, 0, 0, 0, 0)
+            scored_by_task[task.id] = (task, outcomes)
+    results = write_results(out, run_dir=run_dir, model=model, scored_by_task={
+        tid: score_outcomes(task, outcomes) for tid, (task, outcomes) in scored_by_task.items()},
+        counts=counts, settings={"runs": runs, "limit": limit, "input": input_mode, "seed": seed,
+                                 "n_boot": n_boot}, seed=seed, n_boot=n_boot)
+    return EvalResult(out, results, counts)
+
+
+async def _collect_and_close(requests: Sequence[Request], model: Model, cache: ResponseCache, concurrency: int,
+                             retry_errors: bool, progress: ProgressFn) -> list[Outcome]:
+    try:
+        return await collect(requests, model, cache, concurrency=concurrency, retry_errors=retry_errors,
+                             progress=progress)
+    finally:
+        await model.aclose()

@@ -1,0 +1,156 @@
+"""The openai adapter against a real local HTTP server that rate-limits, fails and drops connections."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from synth.evaluate import evaluate_run, get_model, get_task, load_items
+
+API_KEY = "sk-test-not-a-secret"
+
+
+class FakeVLM:
+    """Answers /v1/chat/completions from a table keyed by the sha256 of the image sent.
+
+    Faults by image: the first attempt of every third image gets 429 (Retry-After: 0), of the
+    next a 500 and then a dropped connection; the rest succeed at once.
+    """
+
+    def __init__(self, answers: dict[str, str]) -> None:
+        self.answers = answers
+        self.lock = threading.Lock()
+        self.http_calls = 0
+        self.attempts: dict[str, int] = {}
+        self.images_ok = 0
+        self.bad_auth = 0
+        self.faults = {"429": 0, "500": 0, "drop": 0}
+
+    def handle(self, handler: BaseHTTPRequestHandler) -> None:
+        body = json.loads(handler.rfile.read(int(handler.headers["Content-Length"])))
+        with self.lock:
+            self.http_calls += 1
+            if handler.headers.get("Authorization") != f"Bearer {API_KEY}":
+                self.bad_auth += 1
+            parts = body["messages"][0]["content"]
+            url = next(p["image_url"]["url"] for p in parts if p["type"] == "image_url")
+            assert url.startswith("data:image/png;base64,")
+            png = base64.b64decode(url.split(",", 1)[1])
+            assert png[:8] == b"\x89PNG\r\n\x1a\n"
+            digest = hashlib.sha256(png).hexdigest()
+            attempt = self.attempts[digest] = self.attempts.get(digest, 0) + 1
+            kind = int(digest[:4], 16) % 3
+            if kind == 0 and attempt == 1:
+                self.faults["429"] += 1
+                return self._send(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
+            if kind == 1 and attempt == 1:
+                self.faults["500"] += 1
+                return self._send(handler, 500, {"error": {"message": "boom"}})
+            if kind == 1 and attempt == 2:
+                self.faults["drop"] += 1
+                handler.close_connection = True  # no status line at all: the client sees a disconnect
+                return None
+            self.images_ok += 1
+            answer = self.answers[digest]
+        self._send(handler, 200, {
+            "id": "cmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": answer}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}})
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict, headers: dict | None = None) -> None:
+        data = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            handler.send_header(k, v)
+        handler.end_headers()
+        handler.wfile.write(data)
+
+
+@pytest.fixture()
+def fake_server(tiny_run: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, FakeVLM]]:
+    # Deterministic fake answers: right for images whose hash ends in an even digit, wrong otherwise.
+    task = get_task("detect")
+    answers = {}
+    for item in load_items(tiny_run):
+        digest = hashlib.sha256((tiny_run / item.image).read_bytes()).hexdigest()
+        gold = task.gold(item)
+        flip = {"correct": "incorrect", "incorrect": "correct"}
+        label = gold if int(digest[-1], 16) % 2 == 0 else flip[gold]
+        answers[digest] = f"Looking at each step...\nCorrect: {'yes' if label == 'correct' else 'no'}"
+    fake = FakeVLM(answers)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            fake.handle(self)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", fake
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_every_item_completes_through_429_500_and_drops_and_reruns_from_cache(
+        tiny_run: Path, tmp_path: Path, fake_server: tuple[str, FakeVLM]) -> None:
+    base_url, fake = fake_server
+    model = get_model("openai:fake-vlm", base_url=base_url, max_retries=4, timeout=10)
+    first = evaluate_run(tiny_run, model, [get_task("detect")], out_dir=tmp_path, concurrency=4)
+    n_items = len(load_items(tiny_run))
+    counts = first.results["tasks"]["detect"]["counts"]
+    assert counts == {"requests": n_items, "answered": n_items, "failed": 0, "cached": 0, "called": n_items}
+    assert min(fake.faults.values()) > 0, fake.faults       # every fault kind was exercised
+    assert fake.images_ok == n_items and fake.bad_auth == 0
+    records = [json.loads(x) for x in (tmp_path / "responses" / "detect.jsonl").open()]
+    assert all(r["status"] == "ok" for r in records)
+    expected = sum(int(r["response"].endswith("yes") == (r["gold"] == "correct")) for r in records) / n_items
+    assert first.results["tasks"]["detect"]["metrics"]["accuracy"] == pytest.approx(expected)
+
+    calls = fake.http_calls
+    again = evaluate_run(tiny_run, get_model("openai:fake-vlm", base_url=base_url), [get_task("detect")],
+                         out_dir=tmp_path)
+    assert fake.http_calls == calls                          # zero HTTP calls: all from the cache
+    assert again.results["tasks"]["detect"]["counts"]["cached"] == n_items
+    assert again.results["tasks"]["detect"]["metrics"] == first.results["tasks"]["detect"]["metrics"]
+    for path in tmp_path.rglob("*"):                         # the key is never written anywhere
+        if path.is_file():
+            assert API_KEY.encode() not in path.read_bytes()
+
+
+def test_failures_are_stored_not_scored_and_retried_on_request(
+        tiny_run: Path, tmp_path: Path, fake_server: tuple[str, FakeVLM]) -> None:
+    base_url, fake = fake_server
+    no_retry = get_model("openai:fake-vlm", base_url=base_url, max_retries=0, timeout=10)
+    first = evaluate_run(tiny_run, no_retry, [get_task("detect")], out_dir=tmp_path, concurrency=4)
+    c = first.results["tasks"]["detect"]["counts"]
+    assert c["failed"] > 0 and c["answered"] + c["failed"] == c["requests"]
+    assert first.results["tasks"]["detect"]["metrics"]["n"] == c["answered"]   # failures are not scored
+    records = [json.loads(x) for x in (tmp_path / "responses" / "detect.jsonl").open()]
+    assert all("correct" not in r for r in records if r["status"] == "error")
+
+    calls = fake.http_calls
+    plain_rerun = evaluate_run(tiny_run, no_retry, [get_task("detect")], out_dir=tmp_path)
+    assert fake.http_calls == calls and plain_rerun.results["tasks"]["detect"]["counts"]["failed"] == c["failed"]
+
+    retried = evaluate_run(tiny_run, get_model("openai:fake-vlm", base_url=base_url, max_retries=4, timeout=10),
+                           [get_task("detect")], out_dir=tmp_path, retry_errors=True)
+    rc = retried.results["tasks"]["detect"]["counts"]
+    assert rc["failed"] == 0 and rc["called"] == c["failed"]
