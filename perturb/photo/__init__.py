@@ -14,6 +14,20 @@ def register(op: Op) -> Op:
     return op
 
 
-from perturb.photo import blur  # noqa: E402,F401
+from perturb.photo import (  # noqa: E402,F401
+    bleed_through,
+    blur,
+    exposure,
+    glare,
+    jpeg,
+    keystone,
+    noise,
+    paper_warp,
+    question_marking,
+    resolution,
+    rotation,
+    shadow,
+    tilt,
+)
 
 __all__ = ["REGISTRY", "Op", "degrade", "register"]

@@ -12,7 +12,55 @@ from perturb.photo.base import Op
 from synth.records import RenderedPage
 
 # Gaussian sigma in pixels at 150 dpi per severity; a 150-dpi page is the common phone-scan size.
+# Defocus (disk) and motion (line) kernels are graded by the same per-axis spread: a disk of radius
+# r spreads r/2, a line of length L spreads L/sqrt(12) along itself.
 SIGMA_AT_150 = {1: (0.6, 1.2), 2: (1.2, 2.2), 3: (2.2, 4.0)}
+KIND_WEIGHTS = {"gaussian": 0.5, "defocus": 0.25, "motion": 0.25}
+_SUPERSAMPLE = 8
+
+
+def disk_kernel(radius: float) -> np.ndarray:
+    """Anti-aliased uniform disk (out-of-focus lens), normalised to sum 1."""
+    half = int(np.ceil(radius))
+    n = (2 * half + 1) * _SUPERSAMPLE
+    c = (np.arange(n) + 0.5) / _SUPERSAMPLE - (half + 0.5)
+    inside = (c[None, :] ** 2 + c[:, None] ** 2 <= radius**2).astype(np.float32)
+    k = inside.reshape(2 * half + 1, _SUPERSAMPLE, 2 * half + 1, _SUPERSAMPLE).mean(axis=(1, 3))
+    return k / k.sum()
+
+
+def line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    """Anti-aliased straight streak (camera shake during exposure), normalised to sum 1."""
+    half = int(np.ceil(length / 2)) + 1
+    size = 2 * half + 1
+    t = np.linspace(-length / 2, length / 2, max(2, int(length * 16)))
+    a = np.deg2rad(angle_deg)
+    x, y = half + t * np.cos(a), half - t * np.sin(a)
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    fx, fy = x - x0, y - y0
+    k = np.zeros((size + 1, size + 1), np.float64)
+    for dx, dy, wgt in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
+        np.add.at(k, (y0 + dy, x0 + dx), wgt)
+    k = k[:size, :size].astype(np.float32)
+    return k / k.sum()
+
+
+def kernel_for(params: dict[str, Any]) -> np.ndarray | None:
+    if params["kind"] == "defocus":
+        return disk_kernel(float(params["radius_px"]))
+    if params["kind"] == "motion":
+        return line_kernel(float(params["length_px"]), float(params["angle_deg"]))
+    return None
+
+
+def kernel_spread(kernel: np.ndarray) -> float:
+    """Standard deviation of the kernel along its widest direction, in pixels."""
+    ys, xs = np.mgrid[0:kernel.shape[0], 0:kernel.shape[1]].astype(np.float64)
+    w = kernel.astype(np.float64)
+    mx, my = (w * xs).sum(), (w * ys).sum()
+    cov = np.array([[(w * (xs - mx) ** 2).sum(), (w * (xs - mx) * (ys - my)).sum()],
+                    [(w * (xs - mx) * (ys - my)).sum(), (w * (ys - my) ** 2).sum()]])
+    return float(np.sqrt(np.linalg.eigvalsh(cov).max()))
 
 
 def _sharpness(image: np.ndarray) -> float:
@@ -25,19 +73,32 @@ class Blur(Op):
     family = "quality"
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        kind = str(rng.choice(list(KIND_WEIGHTS), p=list(KIND_WEIGHTS.values())))
         lo, hi = SIGMA_AT_150[severity]
         sigma150 = float(rng.uniform(lo, hi))
-        return {"kind": "gaussian", "sigma_at_150dpi": round(sigma150, 4),
-                "sigma_px": round(sigma150 * page.dpi / 150, 4)}
+        sigma = sigma150 * page.dpi / 150
+        params: dict[str, Any] = {"kind": kind, "sigma_at_150dpi": round(sigma150, 4), "sigma_px": round(sigma, 4)}
+        if kind == "defocus":
+            params["radius_px"] = round(2 * sigma, 4)
+        elif kind == "motion":
+            params["length_px"] = round(sigma * np.sqrt(12), 4)
+            params["angle_deg"] = round(float(rng.uniform(0, 180)), 2)
+        return params
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        sigma = float(params["sigma_px"])
-        return cv2.GaussianBlur(image, (0, 0), sigmaX=sigma, sigmaY=sigma), page
+        kernel = kernel_for(params)
+        if kernel is None:
+            sigma = float(params["sigma_px"])
+            return cv2.GaussianBlur(image, (0, 0), sigmaX=sigma, sigmaY=sigma), page
+        return cv2.filter2D(image, -1, kernel, borderType=cv2.BORDER_REFLECT), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
         base = _sharpness(before)
-        return {"sigma_px": params["sigma_px"], "sigma_at_150dpi": params["sigma_at_150dpi"],
+        kernel = kernel_for(params)
+        spread = float(params["sigma_px"]) if kernel is None else kernel_spread(kernel)
+        return {"kind": params["kind"], "sigma_px": params["sigma_px"], "sigma_at_150dpi": params["sigma_at_150dpi"],
+                "kernel_spread_px": round(spread, 4),
                 "sharpness_ratio": round(_sharpness(after) / base, 4) if base > 0 else None}
 
 

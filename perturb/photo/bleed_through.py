@@ -1,0 +1,67 @@
+"""Bleed-through: print from the reverse side showing through thin paper, mirrored and diffused.
+
+The reverse page is stood in for by this page's own print, mirrored and shifted so that its lines
+fall between the front lines, as a different page of the same worksheet would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import Op
+from perturb.photo.fields import luma
+from synth.records import RenderedPage
+
+# Darkness of the bleed relative to the front print's contrast:
+# 1 slight, no effect; 2 heavy, partly obscures; 3 as dark as the front, which it obscures.
+BINS = {1: (0.04, 0.2), 2: (0.2, 0.5), 3: (0.5, 1.0)}
+_STRENGTH = {1: (0.07, 0.15), 2: (0.26, 0.42), 3: (0.62, 0.9)}
+_DIFFUSION_AT_150 = {1: (1.0, 1.6), 2: (0.8, 1.3), 3: (0.5, 0.9)}  # Gaussian sigma, px at 150 dpi
+
+
+class BleedThrough(Op):
+    subtype = "bleed_through"
+    family = "interference"
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        return {"source": "self_mirrored", "strength": round(float(rng.uniform(*_STRENGTH[severity])), 4),
+                "diffusion_px": round(float(rng.uniform(*_DIFFUSION_AT_150[severity])) * page.dpi / 150, 4),
+                # Shifted so mirrored lines land between and across the front lines.
+                "offset_frac": [round(float(rng.uniform(-0.3, 0.0)), 4),
+                                round(float(rng.uniform(0.006, 0.03) * rng.choice([-1, 1])), 4)],
+                "tint": [1.0, round(float(rng.uniform(0.97, 1.0)), 4), round(float(rng.uniform(0.9, 0.97)), 4)]}
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        h, w = image.shape[:2]
+        back = cv2.flip(luma(image), 1)
+        dx, dy = params["offset_frac"]
+        shift = np.float32([[1, 0, dx * w], [0, 1, dy * h]])
+        back = cv2.warpAffine(back, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        sigma = float(params["diffusion_px"])
+        back = cv2.GaussianBlur(back, (0, 0), sigmaX=sigma, sigmaY=sigma).astype(np.float32)
+        paper = float(np.percentile(back[:: 8, :: 8], 90))
+        dark = np.clip(1.0 - back / max(paper, 1.0), 0.0, 1.0)
+        # Normalise by the reverse print's own darkest strokes, so strength means the same at any dpi.
+        peak = max(float(dark.max()), 0.05)
+        ink = np.minimum(dark / peak, 1.0) * np.float32(params["strength"])
+        tint = np.asarray(params["tint"], np.float32)  # light through paper fibres is warm
+        gain = 1.0 - ink[..., None] * (2.0 - tint)
+        return cv2.multiply(image, gain, dtype=cv2.CV_8U), page
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        b, a = luma(before).astype(np.float32), luma(after).astype(np.float32)
+        paper_level = float(np.median(b[b > 200])) if (b > 200).any() else 255.0
+        ink_level = float(b.min())  # darkest front print; thin strokes at low dpi are rarely fully dark
+        front_paper = b > 200
+        darkening = (b - a)[front_paper]
+        bleed = float(np.percentile(darkening, 99.9)) if darkening.size else 0.0
+        return {"bleed_contrast": round(bleed / max(paper_level - ink_level, 1.0), 4),
+                "bleed_area_frac": round(float((darkening > 0.1 * (paper_level - ink_level)).mean()), 4)}
+
+
+register(BleedThrough())

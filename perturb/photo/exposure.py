@@ -1,0 +1,80 @@
+"""Exposure: the camera metering for a dark room or a bright lamp, crushing the print's contrast."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import Op
+from perturb.photo.fields import content_mask, grid, luma, upsample
+from synth.records import RenderedPage
+
+# Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
+# 2 severe, partly hides content; 3 nearly fully black or white.
+BINS = {1: (0.5, 0.85), 2: (0.18, 0.5), 3: (0.0, 0.12)}
+_TARGET = {1: (0.58, 0.78), 2: (0.25, 0.42), 3: (0.03, 0.08)}
+# Nominal print luminances (render.page's paper and ink) used to aim the curve before seeing pixels.
+_PAPER, _INK = 249.0 / 255, 25.0 / 255
+
+
+def _curve_contrast(kind: str, k: float, gamma: float) -> float:
+    if kind == "under":
+        return k * (_PAPER**gamma - _INK**gamma) / (_PAPER - _INK)
+    return k * ((1 - _INK) ** gamma - (1 - _PAPER) ** gamma) / (_PAPER - _INK)
+
+
+def vignette(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Metering falls off from an off-centre hot spot, as phone exposure does across a page."""
+    cx, cy = params["hotspot_frac"]
+    d2 = ((xs / width - cx) ** 2 + (ys / height - cy) ** 2) / 0.5
+    return (1.0 - float(params["falloff"]) * d2).astype(np.float32)
+
+
+class Exposure(Op):
+    subtype = "exposure"
+    family = "quality"
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        kind = "under" if rng.random() < 0.5 else "over"
+        gamma = float(rng.uniform(1.0, 1.6))
+        target = float(rng.uniform(*_TARGET[severity]))
+        return {"kind": kind, "gamma": round(gamma, 4), "target_contrast": round(target, 4),
+                "k": round(target / _curve_contrast(kind, 1.0, gamma), 5),
+                "hotspot_frac": [round(float(rng.uniform(0.3, 0.7)), 4), round(float(rng.uniform(0.2, 0.6)), 4)],
+                "falloff": round(float(rng.uniform(0.02, 0.08)), 4)}
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        k, gamma = float(params["k"]), float(params["gamma"])
+        x = np.arange(256, dtype=np.float64) / 255
+        if params["kind"] == "under":
+            lut, light = k * x**gamma, vignette(params, *grid(page.height, page.width), page.width, page.height)
+        else:  # over-exposure lifts everything towards white; the vignette darkens the wash less at the edges
+            lut, light = 1 - k * (1 - x) ** gamma, 2.0 - vignette(params, *grid(page.height, page.width),
+                                                                     page.width, page.height)
+        curved = cv2.LUT(image, np.clip(lut * 255 + 0.5, 0, 255).astype(np.uint8))
+        if params["kind"] == "under":
+            gain = upsample(light, *image.shape[:2])
+            return cv2.multiply(curved, cv2.merge([gain] * 3), dtype=cv2.CV_8U), page
+        # Over: scale the remaining darkness (255 - v) instead, so the wash stays bright.
+        gain = upsample(2.0 - light, *image.shape[:2])
+        inv = cv2.multiply(255 - curved, cv2.merge([gain] * 3), dtype=cv2.CV_8U)
+        return 255 - inv, page
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        b, a = luma(before), luma(after)
+        mask = content_mask(page, *b.shape) if page.layout else np.ones(b.shape, bool)
+        ink, paper = (b < 100) & mask, b > 200
+        if not ink.any():
+            return {"contrast_retained": None, "paper_luma": round(float(np.median(a[paper])), 2)}
+        c0 = float(np.median(b[paper])) - float(np.median(b[ink]))
+        c1 = float(np.median(a[paper])) - float(np.median(a[ink]))
+        return {"contrast_retained": round(abs(c1) / max(c0, 1.0), 4),
+                "paper_luma": round(float(np.median(a[paper])), 2),
+                "ink_luma": round(float(np.median(a[ink])), 2), "kind": params["kind"]}
+
+
+register(Exposure())

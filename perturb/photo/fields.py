@@ -1,0 +1,59 @@
+"""Smooth lighting fields at low resolution, content masks and image statistics shared by ops."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from synth.records import RenderedPage
+
+# Lighting varies slowly across a page, so fields are built on a grid this many times coarser.
+FIELD_STEP = 8
+# Boxes that hold printed content; question tokens are covered by their lines.
+CONTENT_KINDS = frozenset({"header", "question_line", "choice", "step", "answer_area"})
+
+
+def grid(height: int, width: int, step: int = FIELD_STEP) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates (x, y) of a coarse grid covering the image, cell centres included."""
+    gh, gw = max(2, -(-height // step)), max(2, -(-width // step))
+    ys = (np.arange(gh, dtype=np.float32) + 0.5) * (height / gh) - 0.5
+    xs = (np.arange(gw, dtype=np.float32) + 0.5) * (width / gw) - 0.5
+    return np.meshgrid(xs, ys)
+
+
+def upsample(field: np.ndarray, height: int, width: int) -> np.ndarray:
+    return cv2.resize(field.astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def apply_gain(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """Multiply by a low-res gain field (gh x gw or gh x gw x 3), upsampled to the image."""
+    h, w = image.shape[:2]
+    full = upsample(gain, h, w)
+    if full.ndim == 2:
+        full = cv2.merge([full, full, full])
+    return cv2.multiply(image, full, dtype=cv2.CV_8U)
+
+
+def smoothstep(x: np.ndarray) -> np.ndarray:
+    x = np.clip(x, 0.0, 1.0)
+    return x * x * (3 - 2 * x)
+
+
+def luma(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+
+
+def content_mask(page: RenderedPage, height: int, width: int, kinds: frozenset[str] = CONTENT_KINDS) -> np.ndarray:
+    """Boolean mask of printed-content boxes, drawn on a (height, width) raster of the page."""
+    sx, sy = width / page.width, height / page.height
+    mask = np.zeros((height, width), bool)
+    for b in page.layout:
+        if b.kind in kinds:
+            x0, x1 = int(np.floor(b.x0 * sx)), int(np.ceil(b.x1 * sx))
+            y0, y1 = int(np.floor(b.y0 * sy)), int(np.ceil(b.y1 * sy))
+            mask[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    return mask
+
+
+def psnr(before: np.ndarray, after: np.ndarray) -> float:
+    return round(float(cv2.PSNR(before, after)), 3)

@@ -1,0 +1,89 @@
+"""Glare: a specular reflection of a lamp or window that washes the print out towards white."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import Op
+from perturb.photo.fields import content_mask, grid, luma, upsample
+from synth.records import RenderedPage
+
+# Share of the text ink washed out by more than half. 1 small spots, text legible;
+# 2 strong, partly hides content; 3 content unreadable.
+BINS = {1: (0.0, 0.12), 2: (0.12, 0.45), 3: (0.45, 1.0)}
+_TARGET_AREA = {1: (0.02, 0.06), 2: (0.21, 0.32), 3: (0.6, 0.9)}
+_PEAK = {1: (0.62, 0.8), 2: (0.85, 0.95), 3: (0.98, 1.0)}
+
+
+def glare_field(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int) -> np.ndarray:
+    """Wash-out 0..1: a saturated elliptical core with a soft halo, radii as fractions of width."""
+    cx, cy = params["centre_frac"]
+    a = np.deg2rad(float(params["angle_deg"]))
+    u, v = xs / width - cx, ys / width - cy
+    r = float(params["radius_frac"])
+    du = (u * np.cos(a) + v * np.sin(a)) / (r * float(params["aspect"]))
+    dv = (-u * np.sin(a) + v * np.cos(a)) / r
+    d2 = du * du + dv * dv
+    core = np.clip(1.35 * np.exp(-d2), 0.0, 1.0) * float(params["peak"])
+    halo = float(params["halo"]) * np.exp(-d2 / 6.0)
+    return np.clip(core + halo * (1 - core), 0.0, 1.0).astype(np.float32)
+
+
+def _area(field: np.ndarray, mask: np.ndarray) -> float:
+    return float((field[mask] > 0.5).mean()) if mask.any() else 0.0
+
+
+class Glare(Op):
+    subtype = "glare"
+    family = "quality"
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        xs, ys = grid(page.height, page.width)
+        mask = content_mask(page, *xs.shape) if page.layout else np.ones(xs.shape, bool)
+        # Centre the highlight on a printed line so that it actually hits text.
+        lines = [b for b in page.layout if b.kind in ("question_line", "step", "choice")]
+        if lines:
+            b = lines[int(rng.integers(len(lines)))]
+            cx, cy = b.x0 + (b.x1 - b.x0) * float(rng.uniform(0.2, 0.8)), (b.y0 + b.y1) / 2
+        else:
+            cx, cy = page.width * float(rng.uniform(0.3, 0.7)), page.height * float(rng.uniform(0.2, 0.5))
+        params: dict[str, Any] = {
+            "centre_frac": [round(cx / page.width, 4), round(cy / page.width, 4)],
+            "angle_deg": round(float(rng.uniform(0, 180)), 2),
+            "aspect": round(float(rng.uniform(1.0, 2.2)), 3),
+            "peak": round(float(rng.uniform(*_PEAK[severity])), 4),
+            "halo": round(float(rng.uniform(0.1, 0.25)), 4),
+        }
+        target = float(rng.uniform(*_TARGET_AREA[severity]))
+        lo, hi = 0.002, 1.5
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            area = _area(glare_field({**params, "radius_frac": mid}, xs, ys, page.width), mask)
+            lo, hi = (lo, mid) if area > target else (mid, hi)
+        params["radius_frac"] = round((lo + hi) / 2, 5)
+        params["target_content_area"] = round(target, 4)
+        return params
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        xs, ys = grid(page.height, page.width)
+        g = upsample(glare_field(params, xs, ys, page.width), *image.shape[:2])
+        out = image.astype(np.float32)
+        out += (255.0 - out) * g[..., None]
+        return np.clip(out + 0.5, 0, 255).astype(np.uint8), page
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        b, a = luma(before).astype(np.float32), luma(after).astype(np.float32)
+        ink = (b < 128) & content_mask(page, *b.shape)
+        washout = (a - b) / np.maximum(255.0 - b, 1.0)
+        under = washout[ink] > 0.5
+        return {"text_under_glare": round(float(under.mean()), 4) if ink.any() else None,
+                "peak_washout": round(float(washout[ink].max()), 4) if ink.any() else None,
+                "page_under_glare": round(float((upsample(glare_field(params, *grid(page.height, page.width),
+                                                                       page.width), 32, 32) > 0.5).mean()), 4)}
+
+
+register(Glare())

@@ -1,0 +1,41 @@
+"""JPEG: the phone or a messaging app recompressing the photo."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import DegradationError, Op
+from perturb.photo.fields import psnr
+from synth.records import RenderedPage
+
+QUALITY = {1: (55, 80), 2: (25, 45), 3: (6, 15)}
+
+
+def compress(image: np.ndarray, quality: int) -> np.ndarray:
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise DegradationError(f"jpeg: OpenCV could not encode at quality {quality}")
+    return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
+class Jpeg(Op):
+    subtype = "jpeg"
+    family = "camera"
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        lo, hi = QUALITY[severity]
+        return {"quality": int(rng.integers(lo, hi + 1))}
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        return compress(image, int(params["quality"])), page
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        return {"quality": int(params["quality"]), "psnr_db": psnr(before, after)}
+
+
+register(Jpeg())

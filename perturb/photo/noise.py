@@ -1,0 +1,70 @@
+"""Noise: sensor noise of a small phone camera, brighter pixels noisier (shot noise), faint colour speckle."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import Op
+from perturb.photo.fields import psnr
+from synth.records import RenderedPage
+
+# PSNR against the clean page, in dB: 1 visible grain, 2 heavy grain, 3 grain swamps thin strokes.
+BINS = {1: (30.0, 40.0), 2: (24.0, 30.0), 3: (15.0, 24.0)}
+_TARGET = {1: (31.5, 37.0), 2: (25.3, 28.7), 3: (17.5, 22.5)}
+_PAPER = 249.0  # nominal paper level the noise is calibrated on; most pixels of a page are paper
+
+
+@cache
+def _z() -> np.ndarray:
+    return np.random.default_rng(0).standard_normal(50_000)
+
+
+def _paper_psnr(sigma: float) -> float:
+    err = np.clip(_PAPER + sigma * _z(), 0, 255) - _PAPER
+    return float(20 * np.log10(255 / np.sqrt(np.mean(err**2))))
+
+
+def sigma_for_psnr(target_db: float) -> float:
+    lo, hi = 0.1, 150.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _paper_psnr(mid) > target_db else (lo, mid)
+    return (lo + hi) / 2
+
+
+class Noise(Op):
+    subtype = "noise"
+    family = "camera"
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        target = float(rng.uniform(*_TARGET[severity]))
+        return {"target_psnr_db": round(target, 3), "sigma_paper": round(sigma_for_psnr(target), 4),
+                "chroma_frac": round(float(rng.uniform(0.15, 0.4)), 4),
+                "noise_seed": int(rng.integers(2**31 - 1))}
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        h, w = image.shape[:2]
+        rng = np.random.default_rng(int(params["noise_seed"]))
+        sigma, chroma = float(params["sigma_paper"]), float(params["chroma_frac"])
+        # Shot noise: variance grows with the signal; read noise keeps dark pixels noisy too.
+        gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.float32)
+        scale = sigma * np.sqrt(0.3 + 0.7 * gray / _PAPER)
+        lum = rng.standard_normal((h, w), dtype=np.float32) * np.float32(np.sqrt(1 - chroma**2))
+        # Colour noise is demosaiced, so it is blotchier: drawn at half resolution.
+        col = rng.standard_normal((max(1, h // 2), max(1, w // 2), 3), dtype=np.float32) * np.float32(chroma * 1.6)
+        col = cv2.resize(col, (w, h), interpolation=cv2.INTER_LINEAR)
+        noisy = image.astype(np.float32) + (lum[..., None] + col) * scale[..., None]
+        return np.clip(noisy + 0.5, 0, 255).astype(np.uint8), page
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        diff = after.astype(np.int16) - before.astype(np.int16)
+        return {"psnr_db": psnr(before, after), "noise_std": round(float(diff.std()), 3)}
+
+
+register(Noise())

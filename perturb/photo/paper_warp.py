@@ -1,0 +1,151 @@
+"""Paper warp: a bent, folded or curling sheet, as one displacement field with matching shading."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import Op
+from perturb.photo.fields import FIELD_STEP, grid, upsample
+from perturb.photo.geometry import move_boxes, sample_desk, warp_remap
+from synth.records import RenderedPage
+
+# Largest deviation of a printed straight line from straight, as a fraction of page width.
+# 1 minor fold, no impact; 2 moderate warp; 3 severe bending or curling.
+BINS = {1: (0.002, 0.01), 2: (0.01, 0.03), 3: (0.03, 0.15)}
+_TARGET = {1: (0.003, 0.008), 2: (0.013, 0.026), 3: (0.036, 0.07)}
+_KINDS = {1: ("fold", "bend"), 2: ("fold", "bend", "curl"), 3: ("bend", "curl")}
+_S = np.linspace(-1.0, 1.0, 1025)  # profile coordinate, in page widths from the centre
+
+
+def _profile(params: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Height (fraction of width) along the profile axis, and its slope, tabulated over _S."""
+    kind, s0 = params["kind"], float(params["s0"])
+    if kind == "bend":
+        f = np.cos(2 * np.pi * _S / float(params["period"]) + float(params["phase"]))
+    elif kind == "fold":  # a crease: two flat panels meeting at s0, ridge or valley
+        f = -np.abs(_S - s0) * float(params["ridge"])
+    else:  # curl: the sheet lifts off the desk quadratically past s0
+        f = np.maximum(0.0, _S - s0) ** 2 * 4
+    h = float(params["amplitude"]) * f
+    return h, np.gradient(h, _S)
+
+
+def forward_map(params: dict[str, Any], page: RenderedPage):
+    """Page pixel -> photo pixel: parallax of the lifted sheet plus foreshortening along the profile."""
+    h_tab, slope = _profile(params)
+    fore = np.cumsum(1.0 - 1.0 / np.sqrt(1.0 + slope**2)) * (_S[1] - _S[0])
+    fore -= np.interp(0.0, _S, fore)
+    a = np.deg2rad(float(params["axis_deg"]))
+    n = np.array([np.cos(a), np.sin(a)])
+    w = float(page.width)
+    c = np.array([page.width / 2, page.height / 2])
+    zoom = float(params.get("zoom", 1.0))  # the camera backs off so the lifted sheet stays in frame
+
+    def forward(p: np.ndarray) -> np.ndarray:
+        d = p - c
+        s = (d @ n) / w
+        h = np.interp(s, _S, h_tab)
+        return c + zoom * (d * (1.0 + h)[:, None] - np.outer(np.interp(s, _S, fore) * w, n))
+
+    return forward, h_tab, slope, n
+
+
+def shading(params: dict[str, Any], s: np.ndarray, h_tab: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    """Lambertian light on the bent sheet, relative to a flat sheet, plus a dark crease for folds."""
+    sl = np.interp(s, _S, slope)
+    shade = (1.0 - sl * float(params["light_slant"])) / np.sqrt(1.0 + sl**2)
+    if params["kind"] == "fold":
+        shade = shade * (1.0 - 0.12 * np.exp(-(((s - float(params["s0"])) / 0.004) ** 2)))
+    # Facets turned to the light cannot get much whiter than white paper.
+    return np.clip(shade, 0.3, 1.03)
+
+
+def line_bow(forward, page: RenderedPage, zoom: float = 1.0) -> float:
+    """Largest deviation from straight of mapped page rows and columns, in photographed page widths."""
+    t = np.linspace(0, 1, 41)
+    worst = 0.0
+    for f in np.linspace(0.05, 0.95, 10):
+        for pts in (np.stack([t * page.width, np.full_like(t, f * page.height)], 1),
+                    np.stack([np.full_like(t, f * page.width), t * page.height], 1)):
+            q = forward(pts)
+            chord = q[-1] - q[0]
+            normal = np.array([-chord[1], chord[0]]) / max(np.linalg.norm(chord), 1e-9)
+            worst = max(worst, float(np.abs((q - q[0]) @ normal).max()))
+    return worst / page.width / zoom
+
+
+def inverse_maps(params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Source coordinates and shading for a coarse grid of photo pixels, by fixed-point inversion."""
+    forward, h_tab, slope, n = forward_map(params, page)
+    xs, ys = grid(page.height, page.width, FIELD_STEP)
+    q = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
+    p = q.copy()
+    for _ in range(12):
+        p += q - forward(p)
+    s = ((p - [page.width / 2, page.height / 2]) @ n) / page.width
+    shade = shading(params, s, h_tab, slope)
+    return p[:, 0].reshape(xs.shape), p[:, 1].reshape(xs.shape), shade.reshape(xs.shape)
+
+
+class PaperWarp(Op):
+    subtype = "paper_warp"
+    family = "perspective"
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        kind = str(rng.choice(_KINDS[severity]))
+        axis = float(rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 6 if kind != "fold" else 2))
+        params: dict[str, Any] = {
+            "kind": kind, "axis_deg": round(axis, 3),
+            "s0": round(float(rng.uniform(-0.15, 0.15) if kind == "fold" else rng.uniform(0.05, 0.3)), 4),
+            "period": round(float(rng.uniform(1.0, 2.2)), 4), "phase": round(float(rng.uniform(-0.6, 0.6)), 4),
+            "ridge": 1.0 if rng.random() < 0.5 else -1.0,
+            "light_slant": round(float(rng.uniform(-0.5, 0.5)), 4),
+            **sample_desk(rng),
+        }
+        target = float(rng.uniform(*_TARGET[severity]))
+        lo, hi = 0.0, 0.6
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            bow = line_bow(forward_map({**params, "amplitude": mid}, page)[0], page)
+            lo, hi = (lo, mid) if bow > target else (mid, hi)
+        params["amplitude"] = round((lo + hi) / 2, 6)
+        if kind == "curl":  # a lifted edge turns away from overhead light, so it darkens
+            params["light_slant"] = abs(params["light_slant"]) + 0.2
+        # Zoom out until the warped outline fits the frame with a small desk margin.
+        t = np.linspace(0, 1, 64)
+        w, h = page.width, page.height
+        border = np.concatenate([np.stack([t * w, 0 * t], 1), np.stack([t * w, 0 * t + h], 1),
+                                 np.stack([0 * t, t * h], 1), np.stack([0 * t + w, t * h], 1)])
+        ext = np.abs(forward_map(params, page)[0](border) - [w / 2, h / 2]).max(axis=0)
+        margin = 0.015 * w
+        fit = min((w / 2 - margin) / ext[0], (h / 2 - margin) / ext[1])
+        params["zoom"] = round(min(float(rng.uniform(0.93, 0.985)), fit), 5)
+        return params
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        h, w = image.shape[:2]
+        sx, sy, shade = inverse_maps(params, page)
+        scale = np.float32(w / page.width)  # the map is in page units; the image may be another size
+        map_x, map_y = upsample(sx, h, w) * scale, upsample(sy, h, w) * scale
+        shaded = cv2.multiply(image, cv2.merge([upsample(shade, h, w)] * 3), dtype=cv2.CV_8U)
+        out = warp_remap(shaded, map_x, map_y, params)
+        forward = forward_map(params, page)[0]
+        return out, move_boxes(page, forward, page.width, page.height, edge_samples=9)
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        forward = forward_map(params, page)[0]
+        _, _, shade = inverse_maps(params, page)
+        xs, ys = grid(page.height, page.width, 32)
+        moved = forward(np.stack([xs.ravel(), ys.ravel()], 1)) - np.stack([xs.ravel(), ys.ravel()], 1)
+        zoom = float(params.get("zoom", 1.0))
+        return {"kind": params["kind"], "line_bow_frac": round(line_bow(forward, page, zoom), 5),
+                "max_displacement_frac": round(float(np.linalg.norm(moved, axis=1).max()) / page.width, 5),
+                "shade_range": [round(float(shade.min()), 4), round(float(shade.max()), 4)]}
+
+
+register(PaperWarp())

@@ -1,0 +1,64 @@
+"""Tilt: in-plane rotation of the whole page on a desk; the canvas grows so nothing is cropped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import Op
+from perturb.photo.geometry import homography_map, move_boxes, page_corners, sample_desk, warp_homography
+from synth.records import RenderedPage
+
+# |angle| in degrees per severity, inside MathReal's bins <=15 / 15-30 / >30 with a safety margin.
+ANGLE_DEG = {1: (2.0, 14.0), 2: (16.5, 29.0), 3: (31.5, 45.0)}
+BINS = {1: (0.0, 15.0), 2: (15.0, 30.0), 3: (30.0, 90.0)}
+
+
+def tilt_matrix(params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, int, int]:
+    """Homography page -> photo (counter-clockwise for positive angles) and the photo size."""
+    a = np.deg2rad(float(params["angle_deg"]))
+    c, s = np.cos(a), np.sin(a)
+    rot = np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]])  # counter-clockwise on screen (y points down)
+    centre = np.array([page.width / 2, page.height / 2])
+    corners = (page_corners(page) - centre) @ rot[:2, :2].T
+    margin = float(params["margin_frac"]) * page.width
+    half = np.abs(corners).max(axis=0) + margin
+    width, height = int(np.ceil(2 * half[0])), int(np.ceil(2 * half[1]))
+    to_origin = np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1]])
+    to_canvas = np.array([[1, 0, width / 2], [0, 1, height / 2], [0, 0, 1]])
+    return to_canvas @ rot @ to_origin, width, height
+
+
+def corner_angle_deg(corners: np.ndarray) -> float:
+    """Counter-clockwise angle of the page's top edge (corners in TL, TR, BR, BL order)."""
+    dx, dy = corners[1] - corners[0]
+    return float(np.degrees(np.arctan2(-dy, dx)))
+
+
+class Tilt(Op):
+    subtype = "tilt"
+    family = "perspective"
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        lo, hi = ANGLE_DEG[severity]
+        angle = float(rng.uniform(lo, hi)) * (1 if rng.random() < 0.5 else -1)
+        return {"angle_deg": round(angle, 3), "margin_frac": round(float(rng.uniform(0.03, 0.08)), 4),
+                **sample_desk(rng)}
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        m, w, h = tilt_matrix(params, page)
+        return warp_homography(image, m, w, h, params), move_boxes(page, homography_map(m), w, h)
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        m, w, h = tilt_matrix(params, page)
+        corners = homography_map(m)(page_corners(page))
+        angle = corner_angle_deg(corners)
+        return {"angle_deg": round(angle, 3), "abs_angle_deg": round(abs(angle), 3),
+                "canvas_growth": round(w * h / (before.shape[0] * before.shape[1]), 4),
+                "page_corners": np.round(corners, 2).tolist()}
+
+
+register(Tilt())
