@@ -53,7 +53,8 @@ def _labels(row: dict[str, Any]) -> list[str]:
     if row["control"]:
         lines.append(f"superficial control: {row['control']['subtype']}")
     for d in row["degradations"]:
-        lines.append(f"degradation: {d['subtype']} severity {d['severity']}  measured: {json.dumps(d['measured'])}")
+        lines += textwrap.wrap(f"degradation: {d['subtype']} severity {d['severity']}  "
+                               f"measured: {json.dumps(d['measured'])}", 110)
     return lines
 
 
