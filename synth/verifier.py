@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy
 
@@ -57,9 +58,42 @@ def same_value(a: sympy.Basic, b: sympy.Basic) -> bool:
     if isinstance(a, sympy.Eq) or isinstance(b, sympy.Eq):
         if not (isinstance(a, sympy.Eq) and isinstance(b, sympy.Eq)):
             return False
+        if a == b:
+            return True
+        ka, kb = _polynomial_key(a), _polynomial_key(b)
+        if ka is not None and kb is not None:
+            return ka == kb
         return _solutions(a) == _solutions(b)
+    if a == b:
+        return True
     diff = sympy.expand(a - b)
     return diff == 0
+
+
+@lru_cache(maxsize=4096)
+def _polynomial_key(eq: sympy.Eq) -> tuple[sympy.Basic, ...] | None:
+    """The solution set of a one-variable polynomial equation, cheaply: its monic square-free part.
+
+    Two such equations have the same roots (over C, as sympy.solve reports them) exactly when
+    these agree. None for anything else (constants, several variables, rational functions),
+    which then goes through sympy.solve as before. Linear equations skip the square-free step.
+    Like the solve route, the key ignores the variable's name (`x = 3` matches `y = 3`), which
+    is what lets a renamed variable count as the same solution.
+    """
+    free = eq.free_symbols
+    if len(free) != 1:
+        return None
+    (symbol,) = free
+    diff = sympy.expand(eq.lhs - eq.rhs)
+    if not diff.is_polynomial(symbol):
+        return None
+    poly = sympy.Poly(diff, symbol)
+    if poly.degree() < 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+        return None
+    if poly.degree() == 1:
+        c1, c0 = poly.all_coeffs()
+        return (sympy.Integer(1), c0 / c1)
+    return tuple(poly.sqf_part().monic().all_coeffs())
 
 
 def _solutions(eq: sympy.Eq) -> tuple[object, ...]:
@@ -72,11 +106,44 @@ def _solutions(eq: sympy.Eq) -> tuple[object, ...]:
     return (str(sympy.expand(eq.lhs - eq.rhs)),)
 
 
+def parse_step(text: str) -> sympy.Basic:
+    """What a shown step says: parse_math, plus equations in one variable joined by `or`."""
+    return parse_either(text) if " or " in text else parse_math(text)
+
+
 def _parse(text: str) -> sympy.Basic | None:
     try:
-        return parse_math(text)
+        return parse_step(text)
     except MathParseError:
         return None
+
+
+def parse_either(text: str) -> sympy.Basic:
+    """`x = 2 or x + 5 = 0` as `(x - 2)(x + 5) = 0`: the equation with the same solution set.
+
+    Each part goes through the safe parser on its own; every part must be an equation, and all
+    must share one variable (a product of differences has exactly the union of their roots).
+    """
+    parts = [parse_math(part) for part in text.split(" or ")]
+    if not all(isinstance(p, sympy.Eq) for p in parts):
+        raise MathParseError("every part joined by 'or' must be an equation")
+    symbols = set().union(*(p.free_symbols for p in parts))
+    if len(symbols) != 1:
+        raise MathParseError("equations joined by 'or' must share exactly one variable")
+    product = sympy.Mul(*(p.lhs - p.rhs for p in parts), evaluate=False)
+    return sympy.Eq(product, 0, evaluate=False)
+
+
+def _equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
+    """simplify(answer - truth) == 0, with exact cheap exits before simplify."""
+    diff = answer - truth
+    if diff == 0:
+        return True
+    if diff.is_Rational:
+        return False
+    if sympy.expand(diff) == 0:
+        return True
+    return bool(sympy.simplify(diff) == 0)
 
 
 def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = None) -> Verdict:
@@ -99,5 +166,5 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
         glob.append(same_value(value, start))
         previous = value
     answer = family.answer_of(value) if value is not None else None
-    correct = answer is not None and sympy.simplify(answer - truth) == 0
+    correct = answer is not None and _equal_answers(answer, truth)
     return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct))

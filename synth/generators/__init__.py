@@ -22,4 +22,16 @@ def get_family(family_id: str) -> Family:
 
 
 # Importing the domain modules registers their families.
-from synth.generators import algebra, arithmetic  # noqa: E402,F401
+from synth.generators import (  # noqa: E402,F401
+    algebra,
+    arithmetic,
+    calculus,
+    column,
+    decimals,
+    equations,
+    exponents,
+    fraction_ops,
+    percent,
+    proportion,
+    trig,
+)

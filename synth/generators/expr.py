@@ -1,0 +1,190 @@
+"""Small displayed-arithmetic trees: exact values, plain text and LaTeX written the way pupils write.
+
+A node is a leaf or a list ``[op, *args]`` (JSON friendly, so it can live in params):
+
+- leaves: ``int``; ``str`` for a decimal as written (``"2.40"`` keeps its trailing zero);
+- ``["+", a, b]``, ``["-", a, b]``, ``["*", a, b]``, ``["/", a, b]`` (``÷``);
+- ``["frac", a, b]`` a fraction bar, ``["pct", a]`` ``a%``, ``["pow", a, n]``, ``["group", a]``
+  explicit brackets a pupil writes even where precedence would not need them.
+
+SymPy's printer never sees these: it reorders terms and would undo the very step being shown.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+Node = Any
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "frac": 2, "pct": 4, "pow": 3, "group": 5}
+_TEXT = {"+": "+", "-": "−", "*": "×", "/": "÷"}
+_LATEX = {"+": "+", "-": "-", "*": r"\times", "/": r"\div"}
+
+
+def value(node: Node) -> Fraction:
+    """Exact value of a displayed tree."""
+    if isinstance(node, bool):
+        raise TypeError("booleans are not numbers here")
+    if isinstance(node, int):
+        return Fraction(node)
+    if isinstance(node, str):
+        return Fraction(node)
+    op, *args = node
+    vals = [value(a) for a in args]
+    if op == "+":
+        return vals[0] + vals[1]
+    if op == "-":
+        return vals[0] - vals[1]
+    if op == "*":
+        return vals[0] * vals[1]
+    if op in ("/", "frac"):
+        return vals[0] / vals[1]
+    if op == "pct":
+        return vals[0] / 100
+    if op == "pow":
+        return vals[0] ** int(vals[1])
+    if op == "group":
+        return vals[0]
+    raise ValueError(f"unknown operator {op!r}")
+
+
+def sym(node: Node) -> sympy.Rational:
+    v = value(node)
+    return sympy.Rational(v.numerator, v.denominator)
+
+
+def to_fraction(v: sympy.Basic | Fraction | int) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    r = sympy.Rational(v)
+    return Fraction(int(r.p), int(r.q))
+
+
+def is_decimal(v: Fraction) -> bool:
+    d = v.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1
+
+
+def decimal_text(v: Fraction) -> str:
+    """A terminating fraction as a plain decimal (``Fraction(5, 2)`` -> ``"2.5"``)."""
+    if not is_decimal(v):
+        raise ValueError(f"{v} has no terminating decimal")
+    sign = "-" if v < 0 else ""
+    v = abs(v)
+    places = 0
+    while (v * 10**places).denominator != 1:
+        places += 1
+    scaled = int(v * 10**places)
+    if places == 0:
+        return f"{sign}{scaled}"
+    digits = str(scaled).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+
+
+def leaf(v: sympy.Basic | Fraction | int, *, decimal: bool = False) -> Node:
+    """A leaf (or a fraction node) showing v: an int, a decimal if asked and possible, else a/b."""
+    f = to_fraction(v)
+    if f.denominator == 1:
+        return int(f)
+    if decimal and is_decimal(f):
+        return decimal_text(f)
+    return ["frac", f.numerator, f.denominator]
+
+
+def _is_leaf(node: Node) -> bool:
+    return not isinstance(node, list)
+
+
+def _negative_leaf(node: Node) -> bool:
+    return _is_leaf(node) and value(node) < 0
+
+
+def _leaf_text(node: Node, minus: str) -> str:
+    if isinstance(node, str):
+        return node.replace("-", minus)
+    return str(node).replace("-", minus)
+
+
+def _write(node: Node, latex: bool, leftmost: bool = True) -> str:
+    minus = "-" if latex else "−"
+    if _is_leaf(node):
+        body = _leaf_text(node, minus)
+        return body if leftmost or value(node) >= 0 else _paren(body, latex)
+    op, *args = node
+    if op == "group":
+        return _paren(_write(args[0], latex, True), latex)
+    if op == "pct":
+        inner = _write(args[0], latex, leftmost)
+        return inner + (r"\%" if latex else "%")
+    if op == "frac":
+        num, den = args
+        if latex:
+            body = rf"\frac{{{_write(num, True)}}}{{{_write(den, True)}}}"
+            neg = _negative_leaf(num)
+            return _paren(body, True) if neg and not leftmost else body
+        n_txt = _write(num, False, leftmost)
+        d_txt = _write(den, False, False)
+        if not _is_leaf(num) or (_negative_leaf(num) and not leftmost):
+            n_txt = _paren(_write(num, False, True), False)
+        if not _is_leaf(den) or _negative_leaf(den):
+            d_txt = _paren(_write(den, False, True), False)
+        return f"{n_txt}/{d_txt}"
+    if op == "pow":
+        base, exp = args
+        b_txt = _write(base, latex, True)
+        if not _is_leaf(base) or _negative_leaf(base) or isinstance(base, str):
+            b_txt = _paren(b_txt, latex)
+        e_txt = _write(exp, latex, True)
+        return f"{b_txt}^{{{e_txt}}}" if latex else f"{b_txt}^{e_txt}"
+    a, b = args
+    left = _write(a, latex, leftmost)
+    right = _write(b, latex, False)
+    if not _is_leaf(a) and _PREC[a[0]] < _PREC[op]:
+        left = _paren(_write(a, latex, True), latex)
+    if not _is_leaf(b) and (_PREC[b[0]] < _PREC[op] or (_PREC[b[0]] == _PREC[op] and b[0] != "frac")
+                            or (b[0] == "frac" and op == "/" and not latex)):
+        right = _paren(_write(b, latex, True), latex)
+    ops = _LATEX if latex else _TEXT
+    return f"{left} {ops[op]} {right}"
+
+
+def _paren(body: str, latex: bool) -> str:
+    return rf"\left({body}\right)" if latex else f"({body})"
+
+
+def text(node: Node) -> str:
+    """Plain text that ``synth.mathparse.parse_math`` reads back to ``value(node)``."""
+    return _write(node, False)
+
+
+def latex(node: Node) -> str:
+    return _write(node, True)
+
+
+def num_text(v: sympy.Basic | Fraction | int, *, decimal: bool = False) -> str:
+    return text(leaf(v, decimal=decimal))
+
+
+def num_latex(v: sympy.Basic | Fraction | int, *, decimal: bool = False) -> str:
+    return latex(leaf(v, decimal=decimal))
+
+
+def sum_of(terms: list[Node]) -> Node:
+    """Left-associated ``t1 + t2 + ...`` (a single term stays as it is)."""
+    out = terms[0]
+    for t in terms[1:]:
+        out = ["+", out, t]
+    return out
+
+
+def product_of(factors: list[Node]) -> Node:
+    """Left-associated ``f1 × f2 × ...``."""
+    out = factors[0]
+    for f in factors[1:]:
+        out = ["*", out, f]
+    return out
