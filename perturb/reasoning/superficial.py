@@ -75,17 +75,29 @@ class EquivalentFormat(Injector):
 
     subtype = "equivalent_format"
 
+    @staticmethod
+    def _shown(family: Family, problem: Problem) -> str | None:
+        last = problem.steps[-1]
+        if " or " in last.text:
+            return None
+        answer = family.answer_of(parse_math(last.value))
+        if not isinstance(answer, sympy.Rational):
+            return None
+        shown = _decimal_text(answer) or (f"{abs(int(answer))}.0" if answer.q == 1 else None)
+        if shown is None or last.text.endswith(shown.lstrip("−")):
+            return None
+        return ("−" + shown) if answer.q == 1 and answer < 0 else shown
+
+    def applies(self, family: Family, problem: Problem) -> bool:
+        """Only answers with another exact written form: terminating decimals, or integers."""
+        return self._shown(family, problem) is not None
+
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> ControlAttempt | Skip:
         last = problem.steps[-1]
-        answer = family.answer_of(parse_math(last.value))
-        if not isinstance(answer, sympy.Rational):
-            return Skip("answer_not_rational")
-        shown = _decimal_text(answer) or (f"{abs(int(answer))}.0" if answer.q == 1 else None)
+        shown = self._shown(family, problem)
         if shown is None:
             return Skip("no_equivalent_form")
-        if answer.q == 1 and answer < 0:
-            shown = "−" + shown
         head, sep, _ = last.text.rpartition("= ")
         text = f"{head}{sep}{shown}" if sep else shown
         latex_head, lsep, _ = last.latex.rpartition("= ")
