@@ -12,15 +12,14 @@ from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, StepDraft
 
+_step = E.add_step
+
 _PLACES = ("ones", "tens", "hundreds", "thousands", "ten_thousands", "hundred_thousands", "millions")
 
 
 def _digits(rng: np.random.Generator, n: int) -> int:
     return int(rng.integers(10 ** (n - 1), 10**n))
 
-
-def _step(d: Derivation, rule: str, node: E.Node, result: sympy.Basic | None = None) -> None:
-    d.add(StepDraft(rule=rule, value=E.sym(node), text=E.text(node), latex=E.latex(node), result=result))
 
 
 def _chain(parts: list[E.Node]) -> E.Node:

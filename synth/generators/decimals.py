@@ -13,6 +13,8 @@ from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, StepDraft
 
+_step = E.add_step
+
 
 def places(text: str) -> int:
     return len(text.split(".")[1]) if "." in text else 0
@@ -29,9 +31,6 @@ def padded(v: sympy.Basic | Fraction, n: int) -> E.Node:
         body = (body if have else body + ".") + "0" * (n - have)
     return body if "." in body else int(body)
 
-
-def _step(d: Derivation, rule: str, node: E.Node, result: sympy.Basic | None = None) -> None:
-    d.add(StepDraft(rule=rule, value=E.sym(node), text=E.text(node), latex=E.latex(node), result=result))
 
 
 def _random_decimal(rng: np.random.Generator, lo: int, hi: int, dp: int) -> str:

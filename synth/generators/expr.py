@@ -17,6 +17,8 @@ from typing import Any
 
 import sympy
 
+from synth.generators.base import Derivation, StepDraft
+
 Node = Any
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "frac": 2, "pct": 4, "pow": 3, "group": 5}
 _TEXT = {"+": "+", "-": "−", "*": "×", "/": "÷"}
@@ -188,3 +190,13 @@ def product_of(factors: list[Node]) -> Node:
     for f in factors[1:]:
         out = ["*", out, f]
     return out
+
+
+def add_step(d: Derivation, rule: str, node: Node, result: sympy.Basic | None = None) -> None:
+    """Append a step whose value, text and LaTeX all come from one display tree."""
+    d.add(StepDraft(rule=rule, value=sym(node), text=text(node), latex=latex(node), result=result))
+
+
+def dec(v: sympy.Basic | Fraction) -> Node:
+    """A leaf written as a decimal (money, measures)."""
+    return leaf(v, decimal=True)

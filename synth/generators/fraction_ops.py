@@ -14,9 +14,8 @@ from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, StepDraft
 
+_step = E.add_step
 
-def _step(d: Derivation, rule: str, node: E.Node, result: sympy.Basic | None = None) -> None:
-    d.add(StepDraft(rule=rule, value=E.sym(node), text=E.text(node), latex=E.latex(node), result=result))
 
 
 def _signed_chain(first: E.Node, rest: list[tuple[str, E.Node]]) -> E.Node:

@@ -13,15 +13,12 @@ from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, StepDraft
 
+_step = E.add_step
+_dec = E.dec
+
 _NAMES = ("Ava", "Ben", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana", "Ivan", "Jo")
 
 
-def _step(d: Derivation, rule: str, node: E.Node, result: sympy.Basic | None = None) -> None:
-    d.add(StepDraft(rule=rule, value=E.sym(node), text=E.text(node), latex=E.latex(node), result=result))
-
-
-def _dec(v: sympy.Basic | Fraction) -> E.Node:
-    return E.leaf(v, decimal=True)
 
 
 @register
