@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 
 @cache
 def resource_dir(name: str) -> Path:
     """The folder ``templates`` or ``configs``: installed as ``synth/<name>``, or in the checkout."""
-    try:
-        installed = Path(str(resources.files(f"synth.{name}")))
-        if installed.is_dir():
-            return installed
-    except ModuleNotFoundError:
-        pass
+    # Installed wheels place the folders at synth/<name> (namespace packages, so importlib's
+    # files() would give a MultiplexedPath); a checkout or editable install has them at the root.
+    installed = Path(__file__).resolve().parent / name
+    if installed.is_dir():
+        return installed
     checkout = Path(__file__).resolve().parent.parent / name
     if checkout.is_dir():
         return checkout
