@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -57,3 +59,33 @@ def content_mask(page: RenderedPage, height: int, width: int, kinds: frozenset[s
 
 def psnr(before: np.ndarray, after: np.ndarray) -> float:
     return round(float(cv2.PSNR(before, after)), 3)
+
+
+def coarse_content(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The coarse grid (xs, ys) of the page and its content mask on that grid (all True if no layout)."""
+    xs, ys = grid(page.height, page.width)
+    mask = content_mask(page, *xs.shape) if page.layout else np.ones(xs.shape, bool)
+    return xs, ys, mask
+
+
+def masked_fraction(field: np.ndarray, mask: np.ndarray, threshold: float = 0.5) -> float:
+    """Share of the masked cells where ``field`` exceeds ``threshold``."""
+    return float((field[mask] > threshold).mean()) if mask.any() else 0.0
+
+
+def bisect_coverage(field_at: Callable[[float], np.ndarray], mask: np.ndarray, target: float,
+                    lo: float, hi: float, *, grows: bool, steps: int = 40) -> float:
+    """The parameter value in [lo, hi] whose field covers ``target`` of the masked cells.
+
+    ``grows`` says whether coverage increases with the parameter. Lighting ops use it to hit a
+    rubric bin by construction instead of hoping a sampled size lands in it.
+    """
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        too_much = masked_fraction(field_at(mid), mask) > target
+        if grows:
+            lo, hi = (lo, mid) if too_much else (mid, hi)
+        else:
+            lo, hi = (mid, hi) if too_much else (lo, mid)
+    return (lo + hi) / 2
+

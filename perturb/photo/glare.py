@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import content_mask, grid, luma, upsample
+from perturb.photo.fields import bisect_coverage, coarse_content, content_mask, grid, luma, upsample
 from synth.records import RenderedPage
 
 # Share of the text ink washed out by more than half. 1 small spots, text legible;
@@ -32,17 +32,12 @@ def glare_field(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: i
     return np.clip(core + halo * (1 - core), 0.0, 1.0).astype(np.float32)
 
 
-def _area(field: np.ndarray, mask: np.ndarray) -> float:
-    return float((field[mask] > 0.5).mean()) if mask.any() else 0.0
-
-
 class Glare(Op):
     subtype = "glare"
     family = "quality"
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
-        xs, ys = grid(page.height, page.width)
-        mask = content_mask(page, *xs.shape) if page.layout else np.ones(xs.shape, bool)
+        xs, ys, mask = coarse_content(page)
         # Centre the highlight on a printed line so that it actually hits text.
         lines = [b for b in page.layout if b.kind in ("question_line", "step", "choice")]
         if lines:
@@ -58,12 +53,9 @@ class Glare(Op):
             "halo": round(float(rng.uniform(0.1, 0.25)), 4),
         }
         target = float(rng.uniform(*_TARGET_AREA[severity]))
-        lo, hi = 0.002, 1.5
-        for _ in range(40):
-            mid = (lo + hi) / 2
-            area = _area(glare_field({**params, "radius_frac": mid}, xs, ys, page.width), mask)
-            lo, hi = (lo, mid) if area > target else (mid, hi)
-        params["radius_frac"] = round((lo + hi) / 2, 5)
+        radius = bisect_coverage(lambda r: glare_field({**params, "radius_frac": r}, xs, ys, page.width),
+                                 mask, target, 0.002, 1.5, grows=True)
+        params["radius_frac"] = round(radius, 5)
         params["target_content_area"] = round(target, 4)
         return params
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import apply_gain, content_mask, grid, luma, smoothstep
+from perturb.photo.fields import apply_gain, bisect_coverage, coarse_content, content_mask, grid, luma, smoothstep
 from synth.records import RenderedPage
 
 # MathReal bins on the share of the content (text boxes) in shadow: 1-30 / 30-60 / >60 %.
@@ -37,17 +37,12 @@ def shadow_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: i
     return (1.0 - float(params["depth"]) * s[..., None] * tint).astype(np.float32)
 
 
-def _coverage(strength: np.ndarray, mask: np.ndarray) -> float:
-    return float((strength[mask] > _HALF).mean()) if mask.any() else 0.0
-
-
 class Shadow(Op):
     subtype = "shadow"
     family = "quality"
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
-        xs, ys = grid(page.height, page.width)
-        mask = content_mask(page, *xs.shape) if page.layout else np.ones(xs.shape, bool)
+        xs, ys, mask = coarse_content(page)
         target = float(rng.uniform(*_TARGET[severity]))
         params: dict[str, Any] = {
             "direction_deg": round(float(rng.uniform(0, 360)), 2),
@@ -59,12 +54,10 @@ class Shadow(Op):
             "tint": [round(float(rng.uniform(1.0, 1.06)), 4), 1.0, round(float(rng.uniform(0.9, 0.97)), 4)],
         }
         # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
-        lo, hi = -1.5, 1.5
-        for _ in range(40):
-            mid = (lo + hi) / 2
-            cov = _coverage(shadow_strength({**params, "offset": mid}, xs, ys, page.width, page.height), mask)
-            lo, hi = (mid, hi) if cov > target else (lo, mid)
-        params["offset"] = round((lo + hi) / 2, 5)
+        offset = bisect_coverage(
+            lambda o: shadow_strength({**params, "offset": o}, xs, ys, page.width, page.height),
+            mask, target, -1.5, 1.5, grows=False)
+        params["offset"] = round(offset, 5)
         params["target_content_coverage"] = round(target, 4)
         return params
 
