@@ -98,7 +98,7 @@ def choose_step(candidates: list[int], rng: np.random.Generator, placement: str 
     return pool[int(rng.integers(len(pool)))]
 
 
-def _disagreement(intent: Intent, verdict: Verdict, clean_answer_changed: bool) -> str | None:
+def _disagreement(intent: Intent, verdict: Verdict) -> str | None:
     first = verdict.first_error_step
     if first is None:
         return "no_op"
@@ -108,7 +108,7 @@ def _disagreement(intent: Intent, verdict: Verdict, clean_answer_changed: bool) 
         return "first_step_mismatch"
     if verdict.propagated != intent.propagated:
         return "compensating" if intent.propagated else "propagation_mismatch"
-    if clean_answer_changed != intent.answer_changed:
+    if (not verdict.answer_correct) != intent.answer_changed:
         return "answer_mismatch"
     return None
 
@@ -141,9 +141,9 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
             funnel.kept[injector.id] += 1
             return control_variant(attempt.steps, to_text(verdict.shown_answer), subtype, injector.id,
                                    attempt.edit)
-        truth = family.target(problem.params)
-        answer_changed = verdict.shown_answer is None or (verdict.shown_answer - truth) != 0
-        reason = _disagreement(attempt.intent, verdict, bool(answer_changed))
+        # The verifier already compared the shown answer with the independent route.
+        answer_changed = not verdict.answer_correct
+        reason = _disagreement(attempt.intent, verdict)
         if reason is not None:
             funnel.reject(injector.id, reason)
             continue

@@ -41,15 +41,15 @@ class _Slip(Injector):
         if slipped is None:
             return Skip("no_slip_fits")
         kind, wrong = slipped
-        replay = finalize(family.derive(problem.params, {k: wrong}))
+        drafts = family.derive(problem.params, {k: wrong})
+        replay = finalize(drafts)
         if self.propagate:
             steps = replay
+            shown = format_number(family.answer_of(drafts[-1].value))
+            tail = f"the error carries through to the final answer {shown}"
         else:  # non-propagated: only step k shows the slip; the student carries on correctly
             steps = problem.steps[: k - 1] + (replay[k - 1],) + problem.steps[k:]
-        shown = family.answer_of(family.derive(problem.params, {k: wrong})[-1].value) if self.propagate \
-            else family.target(problem.params)
-        tail = (f"the error carries through to the final answer {format_number(shown)}" if self.propagate
-                else "later steps continue from the correct value, so the final answer is still right")
+            tail = "later steps continue from the correct value, so the final answer is still right"
         explanation = (f"Step {k} computes {format_number(wrong)} where {format_number(true)} is correct "
                        f"({kind.replace('_', ' ')}); {tail}.")
         edit = {"step": k, "field": "result", "from": str(true), "to": str(wrong), "slip": kind,
