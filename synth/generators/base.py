@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from synth.mathparse import to_text
-from synth.records import Problem, Step
+from synth.records import Figure, Given, Problem, Step
 from synth.templating import render_phrasing
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -46,6 +46,41 @@ class Derivation:
         self.steps.append(draft)
 
 
+@dataclass(frozen=True)
+class MalRule:
+    """A realistic student error a family can make (DESIGN §5): the conceptual injectors' catalogue.
+
+    ``subtype`` is one of the conceptual subtypes (formula_misuse, theorem_misapplication,
+    incorrect_fact, invalid_assumption, invalid_inference, misinterpret_question) or, for
+    computational mal-rules such as a wrong conversion factor, ``unit_conversion``.
+    ``explanation`` is one line usable as a judge's ground truth ("adds the numerators and the
+    denominators"). Its preconditions are checked by ``Family.derive_mal``, which returns None
+    when the rule does not apply to a problem.
+    """
+
+    id: str
+    subtype: str
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A value the solver reads off the figure, and the plausible ways to misread it.
+
+    ``param`` is the key in ``params`` that holds the true value; ``element`` is the figure
+    element it comes from; ``kind`` is the visual-perception subtype a misread makes
+    (misread_value, misread_label, misread_scale, miscount, misread_relation);
+    ``misreads`` are replacement values for ``params[param]`` (JSON values), each one a
+    mistake a person could make looking at that figure (a neighbouring tick, a swapped label,
+    one object more or fewer). The image is always drawn from the true ``params``.
+    """
+
+    param: str
+    element: str
+    kind: str
+    misreads: tuple[Any, ...]
+
+
 class Family:
     """One problem family (reasoning-gym style: item = f(rng), registered by id)."""
 
@@ -56,6 +91,7 @@ class Family:
     question_types: ClassVar[tuple[str, ...]] = ("free",)
     figure_kind: ClassVar[str | None] = None
     image_roles: ClassVar[tuple[str, ...]] = ("not_required",)
+    malrules: ClassVar[tuple[MalRule, ...]] = ()
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         """Canonical parameters (JSON values) for one problem."""
@@ -84,6 +120,32 @@ class Family:
         """Values the question templates may use."""
         return dict(params)
 
+    def figure(self, params: dict[str, Any]) -> Figure | None:
+        """The figure spec (true values; the renderer draws from it), for families with a figure."""
+        return None
+
+    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
+        """The quantities the problem states and where each lives (``text`` or ``figure:<id>``)."""
+        return ()
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        """The whole solution as a student applying mal-rule ``rule`` writes it, or None if it does not apply.
+
+        Steps before the mistake are the clean ones; the step where the rule is used displays
+        the wrong method (not just a wrong number); later steps follow correctly from it, so
+        the verifier sees one first error carried forward. Its final answer is also a natural
+        MCQ distractor.
+        """
+        return None
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """The values a solver must read off this problem's figure (empty without a figure)."""
+        return ()
+
+    def image_role(self, params: dict[str, Any]) -> str:
+        """required / useful / not_required / insufficient, known by construction from ``params``."""
+        return str(params.get("image_role", "not_required"))
+
     # -- assembly shared by every family ------------------------------------------------
 
     def build(self, rng: np.random.Generator, *, difficulty: str, question_type: str,
@@ -97,9 +159,9 @@ class Family:
         return Problem(
             id=problem_id, family=self.id, domain=self.domain, subdomain=self.subdomain,
             grade_band=self.grade_band, difficulty=difficulty, question_type=question_type,  # type: ignore[arg-type]
-            image_role="not_required", question_text=text, question_latex=ctx.get("latex", text),
+            image_role=self.image_role(params), question_text=text, question_latex=ctx.get("latex", text),
             answer_text=answer_text, answer_latex=answer_latex, answer_value=to_text(answer),
-            steps=finalize(drafts), params=params,
+            steps=finalize(drafts), givens=self.givens(params), figure=self.figure(params), params=params,
         )
 
 
