@@ -59,6 +59,9 @@ def generate(
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted run.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run folder.")] = False,
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N base problems.")] = None,
+    executor: Annotated[str, typer.Option(help="local (a process pool) or dask (needs mathstress[dask]).")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option(
+        help="With --executor dask: a running scheduler, tcp://HOST:PORT (default: a local cluster).")] = None,
 ) -> None:
     """Generate a run folder: manifest.jsonl, images/, stats.json, config.yaml."""
     from synth.config import load_config
@@ -75,7 +78,8 @@ def generate(
             def update(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            result = run(cfg, run_dir, workers=workers, resume=resume, overwrite=overwrite, progress=update)
+            result = run(cfg, run_dir, workers=workers, resume=resume, overwrite=overwrite, progress=update,
+                         executor=executor, scheduler=scheduler)
             bar.update(task, completed=result.items, total=result.items)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: finished shards are kept; re-run with --resume to continue")
@@ -89,10 +93,16 @@ def generate(
 @app.command()
 def export(
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
-    fmt: Annotated[str, typer.Option("--format", help="Export format.")] = "hf",
+    fmt: Annotated[str, typer.Option("--format", help=(
+        "hf, processbench, or a benchmark's form: errorradar, fermat, mmerror, mathreal, seeing."))] = "hf",
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Destination (default: RUN/<format>).")] = None,
 ) -> None:
-    """Export a run in another layout (hf: a Hugging Face `datasets` dataset with Image features)."""
+    """Export a run in another layout.
+
+    hf: a Hugging Face `datasets` dataset with Image features; processbench: ProcessBench JSONL;
+    errorradar, fermat, mmerror, mathreal, seeing: the record layout and answer format of that
+    benchmark, with its images alongside. Items a form cannot express are skipped and counted.
+    """
     from synth.export import EXPORTERS, export_run
 
     if fmt not in EXPORTERS:
@@ -106,6 +116,15 @@ def export(
     except MathstressError as exc:
         _fail(exc)
     out.print(f"exported {run_dir} as {fmt} to {dest}")
+    from synth.forms import FORMS, read_summary
+
+    if fmt in FORMS:
+        summary = read_summary(dest)
+        out.print(f"{summary['written']} records from {summary['items']} items, {summary['images']} images")
+        for reason, n in summary["skipped"].items():
+            out.print(f"  skipped {n}: {reason}", highlight=False)
+        for note, n in summary["notes"].items():
+            out.print(f"  note {n}: {note}", highlight=False)
 
 
 @app.command()

@@ -169,31 +169,41 @@ def shard_ranges(count: int, shard_size: int) -> list[range]:
     return [range(s, min(s + shard_size, count)) for s in range(0, count, shard_size)]
 
 
-def _write_png(path: Path, pixels: np.ndarray) -> None:
+@dataclass(frozen=True)
+class ShardOutput:
+    """Everything one shard produced, in memory: manifest rows, encoded images and stage stats.
+
+    Producing a shard (pure: config and shard number in, bytes out) is separate from committing
+    it to the run folder, so a remote worker can produce and the client commit. Either way the
+    bytes on disk are the same.
+    """
+
+    shard: int
+    rows: tuple[str, ...]
+    images: tuple[tuple[str, bytes], ...]
+    stats: dict[str, Any]
+
+
+def _png_bytes(name: str, pixels: np.ndarray) -> bytes:
     ok, buf = cv2.imencode(".png", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 3])
     if not ok:
-        raise RunError(f"could not encode {path.name} as PNG")
-    path.write_bytes(buf.tobytes())
+        raise RunError(f"could not encode {name} as PNG")
+    return buf.tobytes()
 
 
-def run_shard(config_data: dict[str, Any], run_dir: str, shard: int) -> dict[str, Any]:
-    """Produce one shard; its manifest part appears only when every image is in place."""
+def produce_shard(config_data: dict[str, Any], shard: int) -> ShardOutput:
+    """Build every item of one shard and encode its images; touches no files."""
     config = validate_config(config_data)
-    run = Path(run_dir)
     indices = shard_ranges(config.count, config.output.shard_size)[shard]
     stats = ShardStats()
-    tmp_images = run / "images" / f".tmp-{shard:05d}"
-    shutil.rmtree(tmp_images, ignore_errors=True)
-    tmp_images.mkdir(parents=True)
     rows: list[str] = []
-    names: list[str] = []
+    images: list[tuple[str, bytes]] = []
     for index in indices:
         for item, pixels in build_items(config, index, stats):
             with _Timer(stats, "write"):
                 if pixels is not None:
                     name = f"{item.id}.png"
-                    _write_png(tmp_images / name, pixels)
-                    names.append(name)
+                    images.append((name, _png_bytes(name, pixels)))
                 rows.append(dumps_row(to_row(item)))
             stats.items[_kind(item)] += 1
             stats.families[item.problem.family] += 1
@@ -202,17 +212,37 @@ def run_shard(config_data: dict[str, Any], run_dir: str, shard: int) -> dict[str
                 stats.subtypes[label.subtype] += 1
             for d in item.degradations:
                 stats.degradations[f"{d.subtype}:{d.severity}"] += 1
-    # Commit order: images first (renamed into place), then the shard's rows, atomically.
-    for name in names:
+    return ShardOutput(shard, tuple(rows), tuple(images), stats.as_dict())
+
+
+def commit_shard(run_dir: str | Path, output: ShardOutput) -> int:
+    """Write a produced shard into the run folder: images first, then its rows, atomically.
+
+    A shard whose rows file exists is complete; committing the same shard twice (a retried
+    task) rewrites identical bytes, so nothing is lost or duplicated.
+    """
+    run = Path(run_dir)
+    shard = output.shard
+    tmp_images = run / "images" / f".tmp-{shard:05d}"
+    shutil.rmtree(tmp_images, ignore_errors=True)
+    tmp_images.mkdir(parents=True)
+    for name, data in output.images:
+        (tmp_images / name).write_bytes(data)
+    for name, _ in output.images:
         os.replace(tmp_images / name, run / "images" / name)
     shutil.rmtree(tmp_images, ignore_errors=True)
     shards = run / "shards"
     part = shards / f"{shard:05d}.jsonl"
     tmp = shards / f".{shard:05d}.jsonl.tmp"
-    tmp.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
-    (shards / f"{shard:05d}.stats.json").write_text(json.dumps(stats.as_dict()), encoding="utf-8")
+    tmp.write_text("".join(r + "\n" for r in output.rows), encoding="utf-8")
+    (shards / f"{shard:05d}.stats.json").write_text(json.dumps(output.stats), encoding="utf-8")
     os.replace(tmp, part)
-    return {"shard": shard, "items": len(rows)}
+    return len(output.rows)
+
+
+def run_shard(config_data: dict[str, Any], run_dir: str, shard: int) -> dict[str, Any]:
+    """Produce one shard and commit it; its manifest part appears only when every image is in place."""
+    return {"shard": shard, "items": commit_shard(run_dir, produce_shard(config_data, shard))}
 
 
 def _kind(item: Item) -> str:
@@ -322,9 +352,21 @@ def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> i
     return count
 
 
+EXECUTORS = ("local", "dask")
+
+
 def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: bool = False,
-        overwrite: bool = False, progress: ProgressFn | None = None) -> RunResult:
-    """Generate a run folder. Interrupting it leaves finished shards; ``resume=True`` continues."""
+        overwrite: bool = False, progress: ProgressFn | None = None, executor: str = "local",
+        scheduler: str | None = None) -> RunResult:
+    """Generate a run folder. Interrupting it leaves finished shards; ``resume=True`` continues.
+
+    ``executor="dask"`` runs shards as Dask tasks (a local cluster of ``workers`` processes, or
+    the cluster at ``scheduler``); the output is byte-identical to the local executor's.
+    """
+    if executor not in EXECUTORS:
+        raise ConfigError(f"--executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
+    if scheduler and executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask")
     t0 = time.perf_counter()
     run_dir = Path(run_dir)
     n_shards = len(shard_ranges(config.count, config.output.shard_size))
@@ -336,7 +378,17 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
     if progress:
         progress(done, expected)
     data = config.model_dump(mode="json")
-    if workers <= 1:
+    if executor == "dask":
+        from synth.distributed import run_on_dask
+
+        def shard_done(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, expected)
+
+        run_on_dask(data, run_dir, todo, scheduler=scheduler, workers=workers, on_shard=shard_done)
+    elif workers <= 1:
         for s in todo:
             n = run_shard(data, str(run_dir), s)["items"]
             done += n
