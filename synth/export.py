@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import RunError
+from synth.forms import form_exporters
 from synth.manifest import read_manifest
 from synth.templating import render_template
 
@@ -41,7 +42,8 @@ def hf_features():  # noqa: ANN201 - datasets is imported lazily (it is slow to 
         "id": Value("string"), "base_id": Value("string"), "variant": Value("string"),
         "family": Value("string"), "domain": Value("string"), "difficulty": Value("string"),
         "question_type": Value("string"), "image_role": Value("string"),
-        "question": Value("string"), "answer": Value("string"), "steps": Sequence(Value("string")),
+        "question": Value("string"), "figure_description": Value("string"), "answer": Value("string"),
+        "steps": Sequence(Value("string")),
         "is_correct": Value("bool"), "error_family": Value("string"), "error_subtype": Value("string"),
         "first_error_step": Value("int32"), "propagated": Value("bool"), "answer_changed": Value("bool"),
         "shown_answer": Value("string"), "explanation": Value("string"),
@@ -58,7 +60,8 @@ def hf_record(run_dir: Path, row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"], "base_id": row["base_id"], "variant": row["variant"], "family": row["family"],
         "domain": row["domain"], "difficulty": row["difficulty"], "question_type": row["question_type"],
-        "image_role": row["image_role"], "question": row["question"]["text"], "answer": row["answer"]["text"],
+        "image_role": row["image_role"], "question": row["question"]["text"],
+        "figure_description": row.get("figure_description"), "answer": row["answer"]["text"],
         "steps": [s["text"] for s in row["steps"]], "is_correct": row["is_correct"],
         "error_family": err.get("family"), "error_subtype": err.get("subtype"),
         "first_error_step": err.get("first_error_step", -1) if err else -1,
@@ -156,6 +159,8 @@ def export_processbench(run_dir: Path, dest: Path, progress: ProgressFn | None =
 
 EXPORTERS: dict[str, Callable[[Path, Path, ProgressFn | None], Path]] = {
     "hf": export_hf, "processbench": export_processbench}
+# The benchmark forms (errorradar, fermat, mmerror, mathreal, seeing) live in synth.forms.
+EXPORTERS.update(form_exporters())
 
 
 def export_run(run_dir: str | Path, fmt: str, dest: str | Path | None = None,

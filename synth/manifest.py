@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from render.describe import describe_figure
 from synth.records import (
     Box,
     Control,
@@ -55,6 +56,7 @@ def to_row(item: Item) -> dict[str, Any]:
                      "choices": list(p.choices) if p.choices is not None else None},
         "figure": None if p.figure is None else {"kind": p.figure.kind, "spec": p.figure.spec,
                                                  "bbox": _bbox(boxes, "figure", "figure")},
+        "figure_description": describe_figure(p.figure),
         "answer": {"text": p.answer_text, "latex": p.answer_latex, "value": p.answer_value},
         "givens": to_jsonable(p.givens),
         "steps": [{"index": s.index, "text": s.text, "latex": s.latex, "value": s.value, "rule": s.rule,

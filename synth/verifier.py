@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy
+from sympy.core.relational import Relational
 
 from synth.generators import get_family
 from synth.generators.base import Family
-from synth.mathparse import MathParseError, parse_math
+from synth.mathparse import MathParseError, equivalent, parse_math
 from synth.records import Problem, Step
 
 
@@ -54,7 +55,9 @@ class Verdict:
 
 
 def same_value(a: sympy.Basic, b: sympy.Basic) -> bool:
-    """Equal numbers or expressions; equations are equal when they have the same solution set."""
+    """Equal numbers or expressions; equations and inequalities are equal when they have the same solution set."""
+    if isinstance(a, _ORDER) or isinstance(b, _ORDER):
+        return isinstance(a, _ORDER) and isinstance(b, _ORDER) and _same_inequality(a, b)
     if isinstance(a, sympy.Eq) or isinstance(b, sympy.Eq):
         if not (isinstance(a, sympy.Eq) and isinstance(b, sympy.Eq)):
             return False
@@ -68,6 +71,41 @@ def same_value(a: sympy.Basic, b: sympy.Basic) -> bool:
         return True
     diff = sympy.expand(a - b)
     return diff == 0
+
+
+_ORDER = (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)
+
+
+def _same_inequality(a: Relational, b: Relational) -> bool:
+    if a == b:
+        return True
+    ka, kb = _interval_key(a), _interval_key(b)
+    if ka is not None and kb is not None:
+        return ka == kb
+    return equivalent(a, b)
+
+
+@lru_cache(maxsize=4096)
+def _interval_key(rel: Relational) -> tuple[bool, bool, sympy.Basic] | None:
+    """The solution set of a linear inequality in one variable: (strict, points right?, boundary).
+
+    `3x − 6 < 6`, `3x < 12` and `4 > x` all give (True, False, 4): dividing by a negative
+    number flips the direction, so a step that forgets to flip gets a different key. Like
+    `_polynomial_key` it ignores the variable's name. None for anything else.
+    """
+    free = rel.free_symbols
+    if len(free) != 1:
+        return None
+    (symbol,) = free
+    # d > 0 (or d >= 0) says the same as the relation.
+    d = sympy.expand(rel.rhs - rel.lhs if isinstance(rel, (sympy.Lt, sympy.Le)) else rel.lhs - rel.rhs)
+    if not d.is_polynomial(symbol):
+        return None
+    poly = sympy.Poly(d, symbol)
+    if poly.degree() != 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+        return None
+    k, m = poly.all_coeffs()
+    return isinstance(rel, (sympy.Lt, sympy.Gt)), bool(k > 0), -m / k
 
 
 @lru_cache(maxsize=4096)
@@ -107,8 +145,23 @@ def _solutions(eq: sympy.Eq) -> tuple[object, ...]:
 
 
 def parse_step(text: str) -> sympy.Basic:
-    """What a shown step says: parse_math, plus equations in one variable joined by `or`."""
-    return parse_either(text) if " or " in text else parse_math(text)
+    """What a shown step says: parse_math, plus equations joined by `or` (one variable) or `and`."""
+    if " or " in text:
+        return parse_either(text)
+    return parse_both(text) if " and " in text else parse_math(text)
+
+
+def parse_both(text: str) -> sympy.Basic:
+    """`x = 3 and y = 2` as `(x − 3)^2 + (y − 2)^2 = 0`: over the reals, the same solution set.
+
+    The sum of squares is to `and` what `parse_either`'s product is to `or`: one parseable
+    equation whose real solutions are exactly the points where every part holds.
+    """
+    parts = [parse_math(part) for part in text.split(" and ")]
+    if not all(isinstance(p, sympy.Eq) for p in parts):
+        raise MathParseError("every part joined by 'and' must be an equation")
+    squares = sympy.Add(*(sympy.Pow(p.lhs - p.rhs, 2) for p in parts), evaluate=False)
+    return sympy.Eq(squares, 0, evaluate=False)
 
 
 def _parse(text: str) -> sympy.Basic | None:
@@ -136,6 +189,8 @@ def parse_either(text: str) -> sympy.Basic:
 
 def _equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
     """simplify(answer - truth) == 0, with exact cheap exits before simplify."""
+    if isinstance(answer, Relational) or isinstance(truth, Relational):
+        return isinstance(answer, Relational) and isinstance(truth, Relational) and same_value(answer, truth)
     diff = answer - truth
     if diff == 0:
         return True
@@ -146,15 +201,40 @@ def _equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
     return bool(sympy.simplify(diff) == 0)
 
 
+REMARK = "Note: "
+
+
+def is_true_statement(rel: sympy.Basic | None) -> bool:
+    """A closed relation that holds (`3 + 4 = 7`, `12 > 5`): what a side remark must be."""
+    if not isinstance(rel, Relational) or rel.free_symbols:
+        return False
+    holds = rel.func(rel.lhs, rel.rhs)  # evaluated now: exact numbers compare exactly
+    return bool(holds is sympy.true)
+
+
 def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = None) -> Verdict:
-    """Label a shown solution from its text alone, against the problem's parameters."""
+    """Label a shown solution from its text alone, against the problem's parameters.
+
+    Each line is judged by what it says: when its text parses to something other than its
+    stored value (a notational error: `2 + 3 × 4` written where `(2 + 3) × 4` was meant), the
+    text counts, so that line is wrong and the next one, carrying on from the meant value, does
+    not follow from it. Lines starting ``Note: `` are side remarks (a true but irrelevant fact):
+    they must be true closed statements and are left out of the chain.
+    """
     family = family or get_family(problem.family)
     start = family.initial(problem.params)
     truth = family.target(problem.params)
     parses, local, glob = [], [], []
     previous = start
     value = None
+    earlier: list[sympy.Basic] = []
     for step in steps:
+        if step.text.startswith(REMARK):  # a side remark: judged true or false, outside the chain
+            true = is_true_statement(_parse(step.text[len(REMARK):]))
+            parses.append(true)
+            local.append(true)
+            glob.append(true)
+            continue
         value = _parse(step.value)
         shown = _parse(step.text)
         parses.append(value is not None and shown is not None and same_value(shown, value))
@@ -162,9 +242,18 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
             local.append(False)
             glob.append(False)
             continue
-        local.append(previous is not None and same_value(value, previous))
-        glob.append(same_value(value, start))
+        if shown is not None and not parses[-1]:
+            # Judge what is written (notational errors): the line says `shown`, whatever was meant.
+            value = shown
+        judged = family.judge_step(problem.params, value, previous, tuple(earlier))
+        if judged is None:
+            local.append(previous is not None and same_value(value, previous))
+            glob.append(same_value(value, start))
+        else:
+            local.append(judged[0])
+            glob.append(judged[1])
         previous = value
+        earlier.append(value)
     answer = family.answer_of(value) if value is not None else None
     correct = answer is not None and _equal_answers(answer, truth)
     return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct))

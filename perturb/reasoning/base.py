@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from synth.generators import get_family
-from synth.generators.base import Family, finalize
+from synth.generators.base import Family, StepDraft, finalize
 from synth.mathparse import to_text
 from synth.records import Control, ErrorLabel, Problem, Step, Variant
 from synth.taxonomy import SUBTYPES, projections
@@ -25,6 +25,7 @@ class Intent:
     answer_changed: bool
     explanation: str
     edit: dict[str, Any]
+    display_step: int | None = None  # notational errors: the one line whose text says other than its value
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Injector:
 
     subtype: str
     version: int = 1
+    splices: bool = False  # offers a non-propagated form via ``unpropagated``
 
     @property
     def id(self) -> str:
@@ -98,11 +100,46 @@ def choose_step(candidates: list[int], rng: np.random.Generator, placement: str 
     return pool[int(rng.integers(len(pool)))]
 
 
+def first_changed_step(drafts: list[StepDraft] | tuple[Step, ...], clean: tuple[Step, ...]) -> int | None:
+    """The first line (1-based) written differently from the clean solution, or None."""
+    for i, d in enumerate(drafts, start=1):
+        if i > len(clean) or d.text != clean[i - 1].text:
+            return i
+    return None if len(drafts) == len(clean) else len(drafts)
+
+
+def replay_attempt(family: Family, problem: Problem, drafts: list[StepDraft] | None, k: int | None,
+                   explanation: str, edit: dict[str, Any]) -> Attempt | Skip:
+    """A propagated error whose steps are ``drafts`` and whose first wrong line is ``k``."""
+    if not drafts:
+        return Skip("does_not_apply")
+    if k is None:
+        return Skip("no_visible_change")
+    return Attempt(finalize(drafts), Intent(first_error_step=k, propagated=True, answer_changed=True,
+                                            explanation=explanation, edit={**edit, "step": k}))
+
+
+def unpropagated(attempt: Attempt, problem: Problem) -> Attempt | Skip:
+    """The same mistake at one line only: the student carries on from the correct value.
+
+    Only the erring line is taken from the attempt; every other line is the clean one, so the
+    final answer stays right (the non-propagated form of any propagated error).
+    """
+    k = attempt.intent.first_error_step
+    if k >= len(problem.steps) or k > len(attempt.steps):
+        return Skip("error_on_last_line")
+    wrong = attempt.steps[k - 1]
+    steps = problem.steps[: k - 1] + (replace(wrong, index=k),) + problem.steps[k:]
+    return Attempt(steps, replace(attempt.intent, propagated=False, answer_changed=False,
+                                  edit={**attempt.intent.edit, "propagated": False}))
+
+
 def _disagreement(intent: Intent, verdict: Verdict) -> str | None:
     first = verdict.first_error_step
     if first is None:
         return "no_op"
-    if not all(verdict.parses):
+    misdisplayed = tuple(i for i, ok in enumerate(verdict.parses, start=1) if not ok)
+    if misdisplayed != ((intent.display_step,) if intent.display_step else ()):
         return "display_mismatch"
     if first != intent.first_error_step:
         return "first_step_mismatch"
@@ -114,8 +151,12 @@ def _disagreement(intent: Intent, verdict: Verdict) -> str | None:
 
 
 def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placement: str | int = "any",
-           max_attempts: int = 8, funnel: Funnel | None = None) -> Variant | None:
-    """An error variant of ``problem`` whose labels the verifier confirmed, or None."""
+           max_attempts: int = 8, funnel: Funnel | None = None, propagate: bool = True) -> Variant | None:
+    """An error variant of ``problem`` whose labels the verifier confirmed, or None.
+
+    ``propagate=False`` asks for the non-propagated form (the student carries on from the
+    correct value after the wrong line) of injectors that offer both (``Injector.splices``).
+    """
     from perturb.reasoning import REGISTRY
 
     injector = REGISTRY[subtype]
@@ -127,6 +168,8 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
     for _ in range(max_attempts):
         funnel.attempted[injector.id] += 1
         attempt = injector.propose(family, problem, rng, placement)
+        if not propagate and injector.splices and isinstance(attempt, Attempt):
+            attempt = unpropagated(attempt, problem)
         if isinstance(attempt, Skip):
             funnel.reject(injector.id, attempt.reason)
             continue
@@ -172,4 +215,4 @@ def control_variant(steps: tuple[Step, ...], shown_answer: str, subtype: str, in
 
 
 __all__ = ["Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step", "clean_variant",
-           "control_variant", "finalize", "inject"]
+           "control_variant", "finalize", "first_changed_step", "inject", "replay_attempt", "unpropagated"]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import numpy as np
 import sympy
 
 from perturb.reasoning import register
-from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step
+from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step, first_changed_step, replay_attempt
 from perturb.reasoning.slips import COMMON_SLIPS, apply_slip
 from synth.generators.base import Family, finalize, format_number
 from synth.records import Problem
@@ -81,5 +84,99 @@ class SignError(_Slip):
     slip_kinds = ("sign_slip",)
 
 
-for _cls in (FinalNumber, IntermediatePropagated, IntermediateCorrected, SignError):
+Path = tuple[Any, ...]
+
+
+def _copied_numbers(params: dict[str, Any], question: str) -> list[tuple[Path, int]]:
+    """Whole numbers in ``params`` (top level, or in lists) that the question writes out."""
+    found: list[tuple[Path, int]] = []
+
+    def walk(value: Any, path: Path) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int) and abs(value) >= 2 and re.search(rf"(?<![\d.]){abs(value)}(?![\d.])", question):
+            found.append((path, value))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, (*path, i))
+
+    for key in sorted(params):
+        if key not in ("answer_choice", "choice_sources"):
+            walk(params[key], (key,))
+    return found
+
+
+def _with(params: dict[str, Any], path: Path, value: int) -> dict[str, Any]:
+    def put(node: Any, rest: Path) -> Any:
+        if not rest:
+            return value
+        node = list(node)
+        node[rest[0]] = put(node[rest[0]], rest[1:])
+        return node
+
+    return {**params, path[0]: put(params[path[0]], path[1:])}
+
+
+class CopyError(Injector):
+    """A number copied wrongly: from the question into the working, or from one line into the next."""
+
+    subtype = "copy_error"
+    splices = True
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> Attempt | Skip:
+        first = self._from_line if rng.random() < 0.5 else self._from_question
+        second = self._from_question if first == self._from_line else self._from_line
+        attempt = first(family, problem, rng, placement)
+        return attempt if isinstance(attempt, Attempt) else second(family, problem, rng, placement)
+
+    def _from_question(self, family: Family, problem: Problem, rng: np.random.Generator,
+                       placement: str | int) -> Attempt | Skip:
+        numbers = _copied_numbers(problem.params, problem.question_text)
+        if not numbers:
+            return Skip("no_number_to_copy")
+        path, true = numbers[int(rng.integers(len(numbers)))]
+        slipped = apply_slip(sympy.Integer(true), rng, ("digit_transposition", "off_by_one"))
+        if slipped is None:
+            return Skip("no_slip_fits")
+        wrong = int(slipped[1])
+        try:
+            drafts = family.derive(_with(problem.params, path, wrong))
+        except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
+            return Skip("derive_failed")
+        k = first_changed_step(drafts, problem.steps)
+        if k is None or choose_step([k], rng, placement) is None:
+            return Skip("no_step_at_placement")
+        if format_number(sympy.Integer(wrong)) not in drafts[k - 1].text:
+            return Skip("copy_not_visible")  # the slip must show as a number written down
+        explanation = f"copies {true} from the question as {wrong} at step {k} and works on with it"
+        return replay_attempt(family, problem, drafts, k, explanation,
+                              {"source": "question", "param": list(path), "from": true, "to": wrong})
+
+    def _from_line(self, family: Family, problem: Problem, rng: np.random.Generator,
+                   placement: str | int) -> Attempt | Skip:
+        n = len(problem.steps)
+        computed = [(i, v) for i, v in _computed_steps(family, problem) if i < n]
+        # Only lines whose result the next line writes out again can be miscopied into it.
+        rewritten = [(i, v) for i, v in computed if format_number(v) in problem.steps[i].text]
+        k = choose_step([i + 1 for i, _ in rewritten], rng, placement)
+        if k is None:
+            return Skip("no_value_rewritten")
+        true = dict(rewritten)[k - 1]
+        slipped = apply_slip(sympy.Rational(true), rng, ("digit_transposition", "off_by_one"))
+        if slipped is None:
+            return Skip("no_slip_fits")
+        wrong = slipped[1]
+        replay = finalize(family.derive(problem.params, {k - 1: wrong}))
+        if len(replay) != n or format_number(wrong) not in replay[k - 1].text:
+            return Skip("copy_not_visible")
+        steps = problem.steps[: k - 1] + replay[k - 1:]
+        explanation = (f"step {k - 1} gets {format_number(true)}, but step {k} copies it as "
+                       f"{format_number(wrong)}; the rest follows from the miscopied value")
+        return Attempt(steps, Intent(first_error_step=k, propagated=True, answer_changed=True, explanation=explanation,
+                                     edit={"source": "line", "step": k, "from_step": k - 1, "from": str(true),
+                                           "to": str(wrong)}))
+
+
+for _cls in (FinalNumber, IntermediatePropagated, IntermediateCorrected, SignError, CopyError):
     register(_cls())

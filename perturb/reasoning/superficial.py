@@ -12,6 +12,7 @@ from perturb.reasoning.base import ControlAttempt, Injector, Skip
 from synth.generators.base import Family
 from synth.mathparse import parse_math, to_text
 from synth.records import Problem, Step
+from synth.verifier import REMARK
 
 _GREEK_FREE = ("p", "q", "k", "m", "w", "z")
 
@@ -134,5 +135,41 @@ class ReorderTerms(Injector):
         return ControlAttempt(steps, {"step": step.index, "from": step.text, "to": text})
 
 
-for _cls in (StepOmission, VariableRename, EquivalentFormat, ReorderTerms):
+class IrrelevantInfo(Injector):
+    """A true remark about a number in the question that the solution does not need (``Note: 42 = 6 × 7``)."""
+
+    subtype = "irrelevant_info"
+
+    @staticmethod
+    def _facts(problem: Problem) -> list[str]:
+        from perturb.reasoning.computational import _copied_numbers
+
+        numbers = sorted({abs(v) for _, v in _copied_numbers(problem.params, problem.question_text)})
+        facts = []
+        for n in numbers:
+            divisor = next((d for d in range(2, int(n**0.5) + 1) if n % d == 0), None)
+            if divisor is not None:
+                facts.append(f"{n} = {divisor} × {n // divisor}")
+        facts += [f"{a} + {b} = {a + b}" for a, b in zip(numbers, numbers[1:])]
+        return facts
+
+    def applies(self, family: Family, problem: Problem) -> bool:
+        return len(problem.steps) >= 2 and bool(self._facts(problem))
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> ControlAttempt | Skip:
+        facts = self._facts(problem)
+        if not facts or len(problem.steps) < 2:
+            return Skip("no_fact_to_add")
+        fact = facts[int(rng.integers(len(facts)))]
+        after = int(rng.integers(0, len(problem.steps)))  # never after the last line: it states the answer
+        remark = Step(index=0, rule="remark", value=to_text(parse_math(fact)), text=REMARK + fact,
+                      latex=r"\text{Note: } " + fact.replace("×", r"\times"))
+        lines = (*problem.steps[:after], remark, *problem.steps[after:])
+        steps = tuple(Step(index=i, rule=s.rule, value=s.value, text=s.text, latex=s.latex, inputs=s.inputs)
+                      for i, s in enumerate(lines, start=1))
+        return ControlAttempt(steps, {"inserted_step": after + 1, "text": REMARK + fact})
+
+
+for _cls in (StepOmission, VariableRename, EquivalentFormat, ReorderTerms, IrrelevantInfo):
     register(_cls())

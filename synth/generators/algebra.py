@@ -9,7 +9,7 @@ import numpy as np
 import sympy
 
 from synth.generators import register
-from synth.generators.base import Family, StepDraft, format_number, latex_number
+from synth.generators.base import Family, MalRule, StepDraft, format_number, latex_number
 
 
 def _term(coef: int, var: str, latex: bool = False) -> str:
@@ -38,6 +38,14 @@ class LinearTwoStep(Family):
     subdomain = "linear_equations"
     grade_band = "6-8"
     question_types = ("free",)
+    malrules = (
+        MalRule("move_term_keep_sign", "invalid_inference",
+                "moves the constant to the other side of = without changing its sign"),
+        MalRule("divide_one_term", "invalid_inference",
+                "divides only the unknown's term and the other side by the coefficient, not the constant"),
+        MalRule("subtract_coefficient", "formula_misuse",
+                "undoes the multiplication by subtracting the coefficient instead of dividing"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = ("x", "y", "n", "a", "t")[int(rng.integers(5))]
@@ -80,6 +88,42 @@ class LinearTwoStep(Family):
         steps.append(StepDraft(rule="simplify", value=sympy.Eq(v, s), result=s,
                                text=f"{name} = {_num(s)}", latex=f"{name} = {_num(s, True)}"))
         return steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        name, a, b, c = params["var"], params["a"], sympy.Integer(params["b"]), sympy.Integer(params["c"])
+        v = sympy.Symbol(name)
+        a_text = f"({_num(sympy.Integer(a))})" if a < 0 else str(a)
+
+        def line(rule_id: str, left: tuple[sympy.Basic, str, str], right: tuple[sympy.Basic, str, str],
+                 result: sympy.Basic | None = None) -> StepDraft:
+            return StepDraft(rule=rule_id, value=sympy.Eq(left[0], right[0]), text=f"{left[1]} = {right[1]}",
+                             latex=f"{left[2]} = {right[2]}", result=result)
+
+        def num(value: sympy.Basic) -> tuple[sympy.Basic, str, str]:
+            return value, _num(value), _num(value, True)
+
+        ax = (a * v, _term(a, name), _term(a, name, True))
+        if rule == "move_term_keep_sign":
+            d = c + b
+            moved = (d, f"{_num(c)} {_signed(b)}", f"{_num(c, True)} {_signed(b, True)}")
+            return [line("mal:move_term_keep_sign", ax, moved),
+                    line("simplify", ax, num(d), d), *self.derive({**params, "b": 0, "c": int(d)})[2:]]
+        if rule == "subtract_coefficient" and a > 0:
+            s = c - b - a
+            x = (v, name, name)
+            return [*self.derive(params)[:2],
+                    line("mal:subtract_coefficient", x, (s, f"{_num(c - b)} − {a}", f"{_num(c - b, True)} - {a}")),
+                    line("simplify", x, num(s), s)]
+        if rule == "divide_one_term" and a != 1:
+            k = c / a
+            xb = (v + b, f"{name} {_signed(b)}", f"{name} {_signed(b, True)}")
+            x = (v, name, name)
+            return [line("mal:divide_one_term", xb, (k, f"{_num(c)} ÷ {a_text}", rf"\frac{{{_num(c, True)}}}{{{a}}}")),
+                    line("simplify", xb, num(k), k),
+                    line("subtract_both_sides" if b > 0 else "add_both_sides", x,
+                         (k - b, f"{_num(k)} {_signed(-b)}", f"{_num(k, True)} {_signed(-b, True)}")),
+                    line("simplify", x, num(k - b), k - b)]
+        return None
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         v = sympy.Symbol(params["var"])

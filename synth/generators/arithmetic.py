@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from synth.generators import register
-from synth.generators.base import Family, StepDraft
+from synth.generators.base import Family, MalRule, StepDraft
 
 # An expression tree is a nested list: a number, or [op, left, right] with op in + - * /.
 Tree = Any
@@ -106,6 +106,99 @@ def _as_json_number(v: sympy.Rational) -> Any:
     return int(v) if v.q == 1 else str(v)
 
 
+# -- mal-rules ------------------------------------------------------------------------
+
+
+def _as_written(t: Tree) -> list[Any]:
+    """The operands and operators a pupil reads, left to right; bracketed parts stay whole."""
+    if _is_leaf(t):
+        return [t]
+    op, a, b = t
+    left = [["group", _left_to_right(a)]] if not _is_leaf(a) and _PREC[a[0]] < _PREC[op] else _as_written(a)
+    right = [["group", _left_to_right(b)]] if not _is_leaf(b) and _PREC[b[0]] <= _PREC[op] else _as_written(b)
+    return [*left, op, *right]
+
+
+def _left_to_right(t: Tree) -> Tree:
+    """The tree a pupil who works strictly left to right evaluates (a bracket is worked out when reached)."""
+    seq = _as_written(t)
+    out = seq[0]
+    for i in range(1, len(seq), 2):
+        out = [seq[i], out, seq[i + 1]]
+    return out
+
+
+def _flat_text(t: Tree, ops: Mapping[str, str], neg: str) -> str:
+    """A left-to-right tree written with no brackets but the pupil's own: the line as it looks."""
+    if _is_leaf(t):
+        return _write(t, ops, neg, True)
+    if t[0] == "group":
+        inner = t[1]
+        return _flat_text(inner, ops, neg) if _is_leaf(inner) else f"({_flat_text(inner, ops, neg)})"
+    op, a, b = t
+    right = _flat_text(b, ops, neg)
+    if _is_leaf(b) and sympy.Rational(b) < 0:
+        right = f"({right})"
+    return f"{_flat_text(a, ops, neg)} {ops[op]} {right}"
+
+
+def _reduce_leftmost(t: Tree) -> tuple[Tree, str, Fraction] | None:
+    """Evaluate the leftmost operation whose operands are both numbers (brackets unwrap when done)."""
+    if _is_leaf(t):
+        return None
+    if t[0] == "group":
+        if _is_leaf(t[1]):
+            return None
+        inner = _reduce_leftmost(t[1])
+        if inner is None:
+            return None
+        new, op, v = inner
+        return (new if _is_leaf(new) else ["group", new]), op, v
+    op, a, b = t
+    a_num = _is_leaf(a) or (a[0] == "group" and _is_leaf(a[1]))
+    b_num = _is_leaf(b) or (b[0] == "group" and _is_leaf(b[1]))
+    if not a_num:
+        found = _reduce_leftmost(a)
+        return None if found is None else ([op, found[0], b], found[1], found[2])
+    if not b_num:
+        found = _reduce_leftmost(b)
+        return None if found is None else ([op, a, found[0]], found[1], found[2])
+    x = _value(a[1] if not _is_leaf(a) else a)
+    y = _value(b[1] if not _is_leaf(b) else b)
+    if op == "/" and y == 0:
+        return None
+    v = x + y if op == "+" else x - y if op == "-" else x * y if op == "*" else x / y
+    return _as_json_number(sympy.Rational(v.numerator, v.denominator)), op, v
+
+
+def _written_value(t: Tree) -> sympy.Rational:
+    """What the flat line says under the usual precedence (its value as written, not as meant)."""
+    from synth.mathparse import parse_math
+
+    return sympy.Rational(parse_math(_flat_text(t, _TEXT_OP, "−")))
+
+
+def _mal_left_to_right(params: dict[str, Any]) -> list[StepDraft] | None:
+    tree = _left_to_right(params["expression"])
+    true = _value(params["expression"])
+    steps: list[StepDraft] = []
+    marked = False
+    while True:
+        found = _reduce_leftmost(tree)
+        if found is None:
+            break
+        tree, op, _ = found
+        value = _written_value(tree)
+        wrong = not marked and value != sympy.Rational(true.numerator, true.denominator)
+        marked = marked or wrong
+        steps.append(StepDraft(rule="mal:left_to_right" if wrong else f"evaluate:{op}", value=value,
+                               text=_flat_text(tree, _TEXT_OP, "−"),
+                               latex=_flat_text(tree, _LATEX_OP, "-").replace("(", r"\left(").replace(")", r"\right)"),
+                               result=value if _is_leaf(tree) else None))
+    return steps if marked else None
+
+
+
 @register
 class OrderOfOperations(Family):
     id = "arithmetic.order_of_operations"
@@ -113,6 +206,10 @@ class OrderOfOperations(Family):
     subdomain = "order_of_operations"
     grade_band = "5-7"
     question_types = ("free",)
+    malrules = (
+        MalRule("left_to_right", "theorem_misapplication",
+                "works strictly left to right, doing + and − before the × and ÷ that come later"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         n_ops, top, allow_negative = _LEVELS[difficulty]
@@ -169,6 +266,9 @@ class OrderOfOperations(Family):
             ))
         return steps
 
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        return _mal_left_to_right(params) if rule == "left_to_right" else None
+
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return _sympy_value(params["expression"])
 
@@ -179,3 +279,4 @@ class OrderOfOperations(Family):
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {"expression": write_text(params["expression"]),
                 "latex": write_latex(params["expression"])}
+

@@ -9,7 +9,7 @@ import numpy as np
 import sympy
 
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft, format_number, latex_number
+from synth.generators.base import Derivation, Family, MalRule, StepDraft, format_number, latex_number
 
 
 def _power(var: str, exp: str | sympy.Basic, latex: bool) -> str:
@@ -45,14 +45,21 @@ def _monomial(coef: sympy.Basic, var: str, exp: sympy.Basic) -> _Term:
     return _Term(c * sympy.Symbol(var) ** exp, body, tex, c < 0)
 
 
-def _rule_applied(coef: int, var: str, n: int) -> _Term:
+def _shift_text(n: int, shift: int) -> str | sympy.Basic:
+    """The exponent as the pupil writes it: ``3 − 1`` (the rule), ``3 + 1`` or plain ``3`` (mal-rules)."""
+    if shift == 0:
+        return sympy.Integer(n)
+    return f"{format_number(sympy.Integer(n))} {'−' if shift < 0 else '+'} {abs(shift)}"
+
+
+def _rule_applied(coef: int, var: str, n: int, shift: int = -1) -> _Term:
     """``3 × 5x^(3 − 1)``: the power rule written out before any arithmetic."""
-    exp_text = f"{format_number(sympy.Integer(n))} − 1"
+    exp_text = _shift_text(n, shift)
     negative = (coef < 0) != (n < 0)
     mag = abs(coef)
     body = f"{abs(n)} × {'' if mag == 1 else mag}{_power(var, exp_text, False)}"
     tex = rf"{abs(n)} \times {'' if mag == 1 else mag}{_power(var, exp_text, True)}"
-    return _Term(sympy.Integer(n * coef) * sympy.Symbol(var) ** (n - 1), body, tex, negative)
+    return _Term(sympy.Integer(n * coef) * sympy.Symbol(var) ** (n + shift), body, tex, negative)
 
 
 def _write(terms: list[_Term], latex: bool) -> str:
@@ -72,6 +79,10 @@ class PowerRule(Family):
     grade_band = "11-12"
 
     _LEVELS = {"easy": (2, 5, False), "medium": (3, 7, False), "hard": (4, 9, True)}
+    malrules = (
+        MalRule("raise_power", "formula_misuse", "adds one to the power instead of taking one away: n·x^(n+1)"),
+        MalRule("keep_power", "formula_misuse", "brings the power down but forgets to lower it: n·x^n"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         n_terms, top, negative = self._LEVELS[difficulty]
@@ -90,9 +101,17 @@ class PowerRule(Family):
             return {"var": var, "terms": terms, "linear": linear, "constant": constant}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        return self._worked(params, overrides)
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        shift = {"raise_power": 1, "keep_power": 0}.get(rule)
+        return None if shift is None else self._worked(params, {}, shift, "mal:" + rule)
+
+    def _worked(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic], shift: int = -1,
+                first: str = "power_rule") -> list[StepDraft]:
         var, terms = params["var"], params["terms"]
         d = Derivation(overrides)
-        shown: list[_Term] = [_rule_applied(c, var, n) for c, n in terms]
+        shown: list[_Term] = [_rule_applied(c, var, n, shift) for c, n in terms]
         tail = [_monomial(params["linear"], var, 0)] if params["linear"] else []
 
         def add(rule: str, result: sympy.Basic | None = None) -> None:
@@ -100,27 +119,28 @@ class PowerRule(Family):
             d.add(StepDraft(rule=rule, value=sympy.Add(*(t.value for t in everything)),
                             text=_write(everything, False), latex=_write(everything, True), result=result))
 
-        add("power_rule")
+        add(first)
         for j, (c, n) in enumerate(terms):
             coef = d.compute(sympy.Integer(c * n))
-            if n < 0:  # negative powers: the coefficient first, then the exponent, as pupils slip on both
-                shown[j] = _Term(coef * sympy.Symbol(var) ** (n - 1),
-                                 *self._pending_exp(coef, var, n), coef < 0)
+            if n < 0 and shift:  # negative powers: the coefficient first, then the exponent, as pupils slip on both
+                shown[j] = _Term(coef * sympy.Symbol(var) ** (n + shift),
+                                 *self._pending_exp(coef, var, n, shift), coef < 0)
                 add("multiply_coefficient", coef)
-                e = d.compute(sympy.Integer(n - 1))
+                e = d.compute(sympy.Integer(n + shift))
                 shown[j] = _monomial(coef, var, e)
-                add("subtract_one_from_exponent", e)
+                add("subtract_one_from_exponent" if shift < 0 else "add_one_to_exponent", e)
             else:
-                shown[j] = _monomial(coef, var, n - 1)
+                shown[j] = _monomial(coef, var, n + shift)
                 add("multiply_coefficient", coef)
         return d.steps
 
     @staticmethod
-    def _pending_exp(coef: sympy.Basic, var: str, n: int) -> tuple[str, str]:
+    def _pending_exp(coef: sympy.Basic, var: str, n: int, shift: int = -1) -> tuple[str, str]:
         mag = abs(sympy.Rational(coef))
         c = "" if mag == 1 else format_number(mag)
-        return (f"{c}{_power(var, f'{format_number(sympy.Integer(n))} − 1', False)}",
-                f"{'' if mag == 1 else latex_number(mag)}{_power(var, f'{n} - 1', True)}")
+        text = _shift_text(n, shift)
+        latex = text.replace("−", "-") if isinstance(text, str) else text
+        return (f"{c}{_power(var, text, False)}", f"{'' if mag == 1 else latex_number(mag)}{_power(var, latex, True)}")
 
     def _function(self, params: dict[str, Any]) -> sympy.Expr:
         x = sympy.Symbol(params["var"])

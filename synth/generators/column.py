@@ -10,7 +10,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft
+from synth.generators.base import Derivation, Family, MalRule, StepDraft
 
 _step = E.add_step
 
@@ -39,6 +39,8 @@ class ColumnAddition(Family):
     grade_band = "2-4"
 
     _LEVELS = {"easy": (2, 3, 3), "medium": (2, 4, 5), "hard": (3, 5, 6)}  # addends, digits range
+    malrules = (MalRule("dropped_carry", "formula_misuse",
+                        "writes only the units digit of each column sum and never carries to the next column"),)
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         count, lo, hi = self._LEVELS[difficulty]
@@ -72,6 +74,24 @@ class ColumnAddition(Family):
             _step(d, f"add_column:{_PLACES[i]}" + (":carry" if carried else ""), node, done)
         return d.steps
 
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule != "dropped_carry":
+            return None
+        addends: list[int] = params["addends"]
+        width = len(str(max(addends)))
+        d = Derivation()
+        done, marked = 0, False
+        for i in range(width):
+            p = 10**i
+            column = sum(a // p % 10 for a in addends)
+            dropped = column >= 10 and i < width - 1  # the last column writes its whole sum
+            done += (column % 10 if dropped else column) * p
+            rest = [a // (10 * p) * 10 * p for a in addends]
+            tag = "mal:dropped_carry" if dropped and not marked else f"add_column:{_PLACES[i]}"
+            marked = marked or dropped
+            _step(d, tag, _chain([*rest, done]), sympy.Integer(done))
+        return d.steps if marked else None
+
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return sympy.Integer(sum(params["addends"]))
 
@@ -104,6 +124,8 @@ class ColumnSubtraction(Family):
     grade_band = "2-4"
 
     _LEVELS = {"easy": (3, 3, 1), "medium": (4, 4, 2), "hard": (5, 6, 2)}  # digits, min borrows
+    malrules = (MalRule("smaller_from_larger", "formula_misuse",
+                        "in each column takes the smaller digit from the larger instead of borrowing"),)
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         lo, hi, borrows = self._LEVELS[difficulty]
@@ -146,6 +168,24 @@ class ColumnSubtraction(Family):
             _step(d, f"subtract_column:{_PLACES[i]}", _chain([*rest, E.leaf(done)]), done)
         return d.steps
 
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule != "smaller_from_larger":
+            return None
+        top, bottom = params["top"], params["bottom"]
+        d = Derivation()
+        done, marked = 0, False
+        for i in range(len(str(top))):
+            p = 10**i
+            t_digit, b_digit = top // p % 10, bottom // p % 10
+            done += abs(t_digit - b_digit) * p
+            top_high, bot_high = top // (10 * p) * 10 * p, bottom // (10 * p) * 10 * p
+            rest: list[E.Node] = [] if top_high == 0 else [top_high if bot_high == 0 else ["-", top_high, bot_high]]
+            flipped = t_digit < b_digit
+            tag = "mal:smaller_from_larger" if flipped and not marked else f"subtract_column:{_PLACES[i]}"
+            marked = marked or flipped
+            _step(d, tag, _chain([*rest, done]), sympy.Integer(done))
+        return d.steps if marked else None
+
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return sympy.Integer(params["top"] - params["bottom"])
 
@@ -172,6 +212,8 @@ class ColumnMultiplication(Family):
     grade_band = "3-5"
 
     _LEVELS = {"easy": (2, 2), "medium": (3, 2), "hard": (3, 3)}
+    malrules = (MalRule("place_value_dropped", "formula_misuse",
+                        "multiplies by the tens (and hundreds) digit as if it were ones, leaving out the zeros"),)
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         da, db = self._LEVELS[difficulty]
@@ -185,8 +227,18 @@ class ColumnMultiplication(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         a, b = params["a"], params["b"]
         parts = [b // 10**i % 10 * 10**i for i in range(len(str(b)))]  # ones first, as in the column method
+        return self._worked(a, parts, overrides, "split_multiplier")
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule != "place_value_dropped":
+            return None
+        b = params["b"]
+        return self._worked(params["a"], [b // 10**i % 10 for i in range(len(str(b)))], {}, "mal:place_value_dropped")
+
+    @staticmethod
+    def _worked(a: int, parts: list[int], overrides: Mapping[int, sympy.Basic], first: str) -> list[StepDraft]:
         d = Derivation(overrides)
-        _step(d, "split_multiplier", _chain([["*", a, p] for p in parts]))
+        _step(d, first, _chain([["*", a, p] for p in parts]))
         shown: list[E.Node] = [["*", a, p] for p in parts]
         for j, p in enumerate(parts):
             product = d.compute(sympy.Integer(a * p))

@@ -11,7 +11,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft
+from synth.generators.base import Derivation, Family, MalRule, StepDraft
 
 _step = E.add_step
 
@@ -48,6 +48,13 @@ class DecimalOperations(Family):
     domain = "arithmetic"
     subdomain = "decimals"
     grade_band = "5-7"
+    malrules = (
+        MalRule("align_last_digits", "formula_misuse",
+                "lines the numbers up by their last digits instead of by the decimal point"),
+        MalRule("places_of_one_factor", "formula_misuse",
+                "places the decimal point by counting the decimal places of the first factor only"),
+        MalRule("coupon_added", "misinterpret_question", "adds the coupon to the bill instead of taking it off"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         while True:
@@ -80,23 +87,56 @@ class DecimalOperations(Family):
         if params["kind"] == "multiply":
             self._product(d, params["a"], params["b"], lambda x: x)
             return d.steps
-        a, n, b, c = params["a"], params["n"], params["b"], params["c"]
-        width = max(places(a), places(b), places(c))
-        product = self._product(d, a, n, lambda x: ["-", ["+", x, b], c])
-        _step(d, "align_decimal_places", ["-", ["+", padded(product, width), padded(E.value(b), width)],
-                                          padded(E.value(c), width)])
-        s = d.compute(product + E.sym(b))
-        _step(d, "add", ["-", padded(s, width), padded(E.value(c), width)], s)
-        r = d.compute(s - E.sym(c))
-        _step(d, "subtract", padded(r, width), r)
+        self._bill(d, params, "-", "remove_decimal_points")
         return d.steps
 
+    def _bill(self, d: Derivation, params: dict[str, Any], coupon: str, first: str) -> None:
+        """a × n + b, then the coupon c taken off (``coupon`` "-") or, misread, added ("+")."""
+        a, n, b, c = params["a"], params["n"], params["b"], params["c"]
+        width = max(places(a), places(b), places(c))
+        product = self._product(d, a, n, lambda x: [coupon, ["+", x, b], c], first=first)
+        _step(d, "align_decimal_places", [coupon, ["+", padded(product, width), padded(E.value(b), width)],
+                                          padded(E.value(c), width)])
+        s = d.compute(product + E.sym(b))
+        _step(d, "add", [coupon, padded(s, width), padded(E.value(c), width)], s)
+        r = d.compute(s - E.sym(c) if coupon == "-" else s + E.sym(c))
+        _step(d, "subtract" if coupon == "-" else "add", padded(r, width), r)
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        kind = params["kind"]
+        if rule == "align_last_digits" and kind == "add_sub":
+            a, b, c = params["a"], params["b"], params["c"]
+            n = max(places(a), places(b), places(c))
+            # 12.5 under 3.25 with the last digits lined up reads as 1.25: every number gets n places.
+            misread = [E.decimal_text(Fraction(int(x.replace(".", "")), 10**n)) for x in (a, b, c)]
+            if misread == [padded(E.value(x), n) for x in (a, b, c)]:
+                return None
+            d = Derivation()
+            shown = [padded(E.value(x), n) for x in misread]
+            _step(d, "mal:align_last_digits", ["-", ["+", shown[0], shown[1]], shown[2]])
+            s = E.sym(["+", misread[0], misread[1]])
+            _step(d, "add", ["-", padded(s, n), padded(E.value(misread[2]), n)], s)
+            r = s - E.sym(misread[2])
+            _step(d, "subtract", padded(r, n), r)
+            return d.steps
+        if rule == "places_of_one_factor" and kind == "multiply" and places(str(params["b"])) > 0:
+            d = Derivation()
+            self._product(d, params["a"], params["b"], lambda x: x, shift=places(params["a"]),
+                          first="mal:places_of_one_factor")
+            return d.steps
+        if rule == "coupon_added" and kind == "bill":
+            d = Derivation()
+            self._bill(d, params, "+", "mal:coupon_added")
+            return d.steps
+        return None
+
     @staticmethod
-    def _product(d: Derivation, a: str, b: str | int, around: Any) -> sympy.Basic:
+    def _product(d: Derivation, a: str, b: str | int, around: Any, shift: int | None = None,
+                 first: str = "remove_decimal_points") -> sympy.Basic:
         """a × b through whole numbers: 3.46 × 2.5 = 346 × 25 ÷ 1000."""
-        shift = places(a) + places(str(b))
+        shift = places(a) + places(str(b)) if shift is None else shift
         whole_a, whole_b = int(str(a).replace(".", "")), int(str(b).replace(".", ""))
-        _step(d, "remove_decimal_points", around(["/", ["*", whole_a, whole_b], 10**shift]))
+        _step(d, first, around(["/", ["*", whole_a, whole_b], 10**shift]))
         w = d.compute(sympy.Integer(whole_a * whole_b))
         _step(d, "multiply_whole_numbers", around(["/", E.leaf(w), 10**shift]), w)
         p = d.compute(w / sympy.Integer(10**shift))

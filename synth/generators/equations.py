@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import sympy
 
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft, format_number, latex_number
+from synth.generators.base import Derivation, Family, MalRule, StepDraft, format_number, latex_number
 
 _VARS = ("x", "y", "n", "a", "t", "m")
 
@@ -67,13 +67,26 @@ def _eq_step(d: Derivation, rule: str, left: list[Term], right: list[Term],
                     latex=f"{ll} = {rl}", result=result))
 
 
-def _finish(d: Derivation, var: str, k: sympy.Basic, b: sympy.Basic, r: sympy.Basic) -> None:
-    """From ``kx + b = r`` (b may be 0) to ``x = …``: undo b, then divide by k."""
-    if b != 0:
+def _finish(d: Derivation, var: str, k: sympy.Basic, b: sympy.Basic, r: sympy.Basic, *,
+            mal: str | None = None) -> None:
+    """From ``kx + b = r`` (b may be 0) to ``x = …``: undo b, then divide by k.
+
+    ``mal`` is a mal-rule a pupil applies here: ``move_constant_keep_sign`` (b crosses the =
+    unchanged) or ``subtract_coefficient`` (x = r − k instead of r ÷ k).
+    """
+    if b != 0 and mal == "move_constant_keep_sign":
+        _eq_step(d, "mal:move_constant_keep_sign", [x_term(k, var)], [const(r), const(b)])
+        r = r + b
+        _eq_step(d, "simplify", [x_term(k, var)], [const(r)], r)
+    elif b != 0:
         _eq_step(d, "subtract_both_sides" if b > 0 else "add_both_sides",
                  [x_term(k, var), const(b), const(-b)], [const(r), const(-b)])
         r = d.compute(r - b)
         _eq_step(d, "simplify", [x_term(k, var)], [const(r)], r)
+    if mal == "subtract_coefficient" and k not in (0, 1):
+        _eq_step(d, "mal:subtract_coefficient", [x_term(1, var)], [const(r), const(-k)])
+        _eq_step(d, "simplify", [x_term(1, var)], [const(r - k)], r - k)
+        return
     if k == 0:  # only reachable through an injected slip: nothing left to divide by
         return
     if k != 1:
@@ -84,6 +97,19 @@ def _finish(d: Derivation, var: str, k: sympy.Basic, b: sympy.Basic, r: sympy.Ba
                         latex=rf"{var} = \frac{{{latex_number(r)}}}{{{latex_number(k)}}}"))
         s = d.compute(r / k)
         _eq_step(d, "simplify", [x_term(1, var)], [const(s)], s)
+
+
+def _marked(steps: list[StepDraft]) -> list[StepDraft] | None:
+    """The steps if the mal-rule found a place to act (a ``mal:`` step), else None."""
+    return steps if any(s.rule.startswith("mal:") for s in steps) else None
+
+
+_FINISH_RULES = (
+    MalRule("move_constant_keep_sign", "invalid_inference",
+            "moves the constant to the other side of = without changing its sign"),
+    MalRule("subtract_coefficient", "formula_misuse",
+            "undoes the multiplication by subtracting the coefficient instead of dividing"),
+)
 
 
 class _Linear(Family):
@@ -125,6 +151,13 @@ class LinearBrackets(_Linear):
     """easy/medium: a(bx + c) = d; hard: a(bx + c) + e(fx + g) = h. Distribute first."""
 
     id = "algebra.linear.brackets"
+    malrules = (
+        MalRule("distribute_first_term_only", "theorem_misapplication",
+                "multiplies only the first term inside the bracket by the factor outside"),
+        MalRule("negative_times_negative", "incorrect_fact",
+                "takes a negative times a negative to be negative when expanding the bracket"),
+        *_FINISH_RULES,
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = _VARS[int(rng.integers(len(_VARS)))]
@@ -145,14 +178,33 @@ class LinearBrackets(_Linear):
                 return {"var": var, "brackets": brackets, "rhs": int(rhs)}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        return self._worked(params, overrides)
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        brackets = params["brackets"]
+        if rule == "negative_times_negative" and not any(a < 0 and c < 0 for a, _, c in brackets):
+            return None
+        if rule in ("distribute_first_term_only", "negative_times_negative", *(r.id for r in _FINISH_RULES)):
+            return _marked(self._worked(params, {}, rule))
+        return None
+
+    def _worked(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic],
+                mal: str | None = None) -> list[StepDraft]:
         var, brackets, rhs = params["var"], params["brackets"], sympy.Integer(params["rhs"])
         d = Derivation(overrides)
-        shown: list[list[Term]] = [[product(a, x_term(b, var)), product(a, const(c))] for a, b, c in brackets]
-        _eq_step(d, "distribute", [t for pair in shown for t in pair], [const(rhs)])
+        first_only = mal == "distribute_first_term_only"
+        shown: list[list[Term]] = [[product(a, x_term(b, var)), const(c) if first_only else product(a, const(c))]
+                                   for a, b, c in brackets]
+        _eq_step(d, "mal:" + mal if first_only else "distribute", [t for pair in shown for t in pair], [const(rhs)])
+        flipped = False
         for j, (a, b, c) in enumerate(brackets):
-            ac = d.compute(sympy.Integer(a * c))
+            ac = d.compute(sympy.Integer(c if first_only else a * c))
+            flip = mal == "negative_times_negative" and a < 0 and c < 0
+            ac = -ac if flip else ac
             shown[j] = [x_term(a * b, var), const(ac)]
-            _eq_step(d, "multiply_out", [t for pair in shown for t in pair], [const(rhs)], ac)
+            _eq_step(d, "mal:" + mal if flip and not flipped else "multiply_out", [t for pair in shown for t in pair],
+                     [const(rhs)], ac)
+            flipped = flipped or flip
         k = sum(a * b for a, b, _ in brackets)
         consts = [pair[1].value for pair in shown]
         if len(brackets) > 1:
@@ -161,7 +213,7 @@ class LinearBrackets(_Linear):
                      [const(rhs)], total)
         else:
             total = consts[0]
-        _finish(d, var, sympy.Integer(k), total, rhs)
+        _finish(d, var, sympy.Integer(k), total, rhs, mal=mal)
         return d.steps
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
@@ -184,6 +236,11 @@ class LinearBothSides(_Linear):
     """ax + b = cx + d: gather the unknown on one side, then undo the constant and divide."""
 
     id = "algebra.linear.both_sides"
+    malrules = (
+        MalRule("move_term_keep_sign", "invalid_inference",
+                "moves the unknown's term to the other side of = without changing its sign"),
+        *_FINISH_RULES,
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = _VARS[int(rng.integers(len(_VARS)))]
@@ -205,14 +262,26 @@ class LinearBothSides(_Linear):
                 return {"var": var, "a": a, "b": b, "c": c, "d": int(dd)}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        return self._worked(params, overrides)
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule == "move_term_keep_sign" and params["a"] + params["c"] == 0:
+            return None  # the unknown would vanish: not a solution a pupil could finish
+        if rule in ("move_term_keep_sign", *(r.id for r in _FINISH_RULES)):
+            return _marked(self._worked(params, {}, rule))
+        return None
+
+    def _worked(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic],
+                mal: str | None = None) -> list[StepDraft]:
         var, a, b, c, dd = params["var"], params["a"], params["b"], params["c"], params["d"]
         b_, d_ = sympy.Integer(b), sympy.Integer(dd)
         d = Derivation(overrides)
-        _eq_step(d, "subtract_both_sides" if c > 0 else "add_both_sides",
-                 [x_term(a, var), x_term(-c, var), const(b_)], [const(d_)])
-        k = d.compute(sympy.Integer(a - c))
+        keep = mal == "move_term_keep_sign"
+        _eq_step(d, "mal:" + mal if keep else "subtract_both_sides" if c > 0 else "add_both_sides",
+                 [x_term(a, var), x_term(c if keep else -c, var), const(b_)], [const(d_)])
+        k = d.compute(sympy.Integer(a + c if keep else a - c))
         _eq_step(d, "collect_like_terms", [x_term(k, var), const(b_)], [const(d_)], k)
-        _finish(d, var, k, b_, d_)
+        _finish(d, var, k, b_, d_, mal=mal)
         return d.steps
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
@@ -253,6 +322,12 @@ class QuadraticFactoring(Family):
     domain = "algebra"
     subdomain = "quadratic_equations"
     grade_band = "9-10"
+    malrules = (
+        MalRule("root_keeps_bracket_sign", "invalid_inference",
+                "reads each root off its bracket with the sign it has there: (x + 3) = 0 gives x = 3"),
+        MalRule("single_root", "invalid_assumption",
+                "assumes the equation has one solution and solves only the first bracket"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = _VARS[int(rng.integers(len(_VARS)))]
@@ -314,6 +389,31 @@ class QuadraticFactoring(Family):
         r2 = d.compute(rhs / p)
         add_either("solve_linear", [eq([x_term(1, var)], r1), eq([x_term(1, var)], r2)], r2)
         return d.steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        clean = self.derive(params)
+        solve = [i for i, st in enumerate(clean, start=1) if st.rule in ("solve_linear", "subtract_both_sides",
+                                                                         "add_both_sides") and i > 2]
+        if rule == "root_keeps_bracket_sign":
+            p, q, s = params["p"], params["q"], params["s"]
+            # Replay with each computed root (or p·x = −q) given the bracket's own sign.
+            wrong = {solve[0]: sympy.Integer(s)}
+            if p != 1:
+                wrong[solve[1]] = sympy.Integer(q)
+            else:
+                wrong[solve[-1]] = sympy.Integer(q)
+            steps = self.derive(params, wrong)
+            k = solve[0] - 1
+            return [*steps[:k], replace(steps[k], rule="mal:" + rule), *steps[k + 1:]]
+        if rule == "single_root":
+            var, s = params["var"], params["s"]
+            k = next(i for i, st in enumerate(clean) if st.rule == "zero_product")
+            first = [x_term(1, var), const(s)] if s else [x_term(1, var)]
+            d = Derivation(steps=list(clean[:k]))
+            _eq_step(d, "mal:single_root", first, [const(0)])
+            _eq_step(d, "solve_linear", [x_term(1, var)], [const(-s)], sympy.Integer(-s))
+            return d.steps
+        return None
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         a, b, c = self._coefficients(params)

@@ -9,7 +9,7 @@ import numpy as np
 import sympy
 
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft, format_number
+from synth.generators.base import Derivation, Family, MalRule, StepDraft, format_number
 
 _VARS = ("x", "y", "a", "b", "m", "p")
 
@@ -50,6 +50,14 @@ class SimplifyExponents(Family):
     domain = "algebra"
     subdomain = "exponents"
     grade_band = "8-9"
+    malrules = (
+        MalRule("multiply_exponents_for_product", "formula_misuse",
+                "multiplies the exponents when multiplying powers of the same base: a^m × a^n = a^(mn)"),
+        MalRule("add_exponents_for_power", "formula_misuse",
+                "adds the exponents when raising a power to a power: (a^m)^n = a^(m+n)"),
+        MalRule("power_skips_coefficient", "theorem_misapplication",
+                "raises only the variable to the power, not the number in front: (3x^2)^2 = 3x^4"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = _VARS[int(rng.integers(len(_VARS)))]
@@ -70,6 +78,23 @@ class SimplifyExponents(Family):
                         "c": [coefs[2], exps[2]]}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        return self._worked(params, overrides)
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        q, (ac, ae) = params["q"], params["a"]
+        if rule == "multiply_exponents_for_product":
+            ok = True
+        elif rule == "add_exponents_for_power":
+            ok = q > 1 and ae + q != ae * q
+        elif rule == "power_skips_coefficient":
+            ok = q > 1 and ac != 1
+        else:
+            return None
+        steps = self._worked(params, {}, rule) if ok else None
+        return steps if steps is not None and any(st.rule.startswith("mal:") for st in steps) else None
+
+    def _worked(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic],
+                mal: str | None = None) -> list[StepDraft]:
         v, q = params["var"], params["q"]
         (ac, ae), (bc, be), (cc, ce) = params["a"], params["b"], params["c"]
         x = sympy.Symbol(v)
@@ -91,22 +116,28 @@ class SimplifyExponents(Family):
         A: sympy.Basic = sympy.Integer(ac)
         E: sympy.Basic = sympy.Integer(ae)
         if q > 1:
-            coef_txt = f"{ac}^{q}" if ac != 1 else sympy.Integer(1)
-            add("power_of_a_product", [m(coef_txt, f"{ae} × {q}"), *tail_b, *tail_c],
-                ac**q * x ** (ae * q) * rest_value)
-            if ac != 1:
+            skip = mal == "power_skips_coefficient"
+            coef_txt = sympy.Integer(ac) if skip else f"{ac}^{q}" if ac != 1 else sympy.Integer(1)
+            to_add = mal == "add_exponents_for_power"
+            exp_txt, exp = (f"{ae} + {q}", ae + q) if to_add else (f"{ae} × {q}", ae * q)
+            add("mal:" + mal if skip or to_add else "power_of_a_product", [m(coef_txt, exp_txt), *tail_b, *tail_c],
+                (ac if skip else ac**q) * x**exp * rest_value)
+            if ac != 1 and not skip:
                 A = d.compute(sympy.Integer(ac**q))
-                add("evaluate_power", [m(A, f"{ae} × {q}"), *tail_b, *tail_c], A * x ** (ae * q) * rest_value, A)
-            E = d.compute(sympy.Integer(ae * q))
+                add("evaluate_power", [m(A, exp_txt), *tail_b, *tail_c], A * x**exp * rest_value, A)
+            E = d.compute(sympy.Integer(exp))
             add("power_of_a_power", [m(A, E), *tail_b, *tail_c], A * x**E * rest_value, E)
         coef_txt = f"{_num(A)} × {bc}" if not plain else sympy.Integer(1)
-        add("multiply_same_base", [m(coef_txt, f"{_num(E)} + {be}"), *tail_c], A * bc * x ** (E + be) / (cc * x**ce))
+        times = mal == "multiply_exponents_for_product"
+        exp_txt, exp = (f"{_num(E)} × {be}", E * be) if times else (f"{_num(E)} + {be}", E + be)
+        add("mal:" + mal if times else "multiply_same_base", [m(coef_txt, exp_txt), *tail_c],
+            A * bc * x**exp / (cc * x**ce))
         P: sympy.Basic = A * bc
         if not plain:
             P = d.compute(A * bc)
-            add("multiply_coefficients", [m(P, f"{_num(E)} + {be}"), *tail_c], P * x ** (E + be) / (cc * x**ce), P)
-        S = d.compute(E + be)
-        add("add_exponents", [m(P, S), *tail_c], P * x**S / (cc * x**ce), S)
+            add("multiply_coefficients", [m(P, exp_txt), *tail_c], P * x**exp / (cc * x**ce), P)
+        S = d.compute(exp)
+        add("multiply_exponents" if times else "add_exponents", [m(P, S), *tail_c], P * x**S / (cc * x**ce), S)
         coef_txt = f"{_num(P)} ÷ {cc}" if not plain else sympy.Integer(1)
         add("divide_same_base", [m(coef_txt, f"{_num(S)} − {ce}")], P / cc * x ** (S - ce))
         Q: sympy.Basic = P / cc

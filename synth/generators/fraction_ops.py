@@ -12,7 +12,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft
+from synth.generators.base import Derivation, Family, MalRule, StepDraft
 
 _step = E.add_step
 
@@ -40,12 +40,25 @@ def _lowest_terms_steps(d: Derivation, num: sympy.Basic, den: int, answer: sympy
     _step(d, "simplify_fraction", E.leaf(reduced), reduced)
 
 
+def _reduce_steps(d: Derivation, num: int, den: int) -> None:
+    """``num/den`` in lowest terms, shown the way the clean solutions show it."""
+    g = gcd(num, den)
+    if g > 1 and den != 0:
+        _step(d, "divide_by_common_factor", ["frac", ["/", num, g], ["/", den, g]])
+        _step(d, "simplify_fraction", E.leaf(Fraction(num, den)), sympy.Rational(num, den))
+
+
 @register
 class AddUnlikeFractions(Family):
     id = "arithmetic.fractions.add_unlike"
     domain = "arithmetic"
     subdomain = "fractions"
     grade_band = "4-6"
+    malrules = (
+        MalRule("add_across", "formula_misuse", "adds the numerators and adds the denominators"),
+        MalRule("scale_denominator_only", "invalid_inference",
+                "rewrites each fraction over the common denominator without scaling its numerator"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         count, top, subtract = {"easy": (2, 10, False), "medium": (2, 12, True), "hard": (3, 12, True)}[difficulty]
@@ -88,6 +101,29 @@ class AddUnlikeFractions(Family):
         _lowest_terms_steps(d, top, lcd, self.initial(params))
         return d.steps
 
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        fracs, signs = params["fractions"], params["signs"]
+        d = Derivation()
+        if rule == "add_across" and all(sg == "+" for sg in signs):
+            nums, dens = [n for n, _ in fracs], [den for _, den in fracs]
+            _step(d, "mal:add_across", ["frac", E.sum_of(nums), E.sum_of(dens)])
+            _step(d, "evaluate", ["frac", sum(nums), sum(dens)])
+            _reduce_steps(d, sum(nums), sum(dens))
+            return d.steps
+        if rule == "scale_denominator_only":
+            lcd = lcm(*(den for _, den in fracs))
+            shown = [["frac", n, den if den == lcd else ["*", den, lcd // den]] for n, den in fracs]
+            _step(d, "mal:scale_denominator_only", _signed_chain(shown[0], list(zip(signs, shown[1:]))))
+            plain = [["frac", n, lcd] for n, _ in fracs]
+            _step(d, "multiply_denominators", _signed_chain(plain[0], list(zip(signs, plain[1:]))))
+            combined = _signed_chain(fracs[0][0], [(sg, n) for sg, (n, _) in zip(signs, fracs[1:])])
+            _step(d, "combine_numerators", ["frac", combined, lcd])
+            top = int(E.value(combined))
+            _step(d, "evaluate_numerator", ["frac", top, lcd], sympy.Integer(top))
+            _reduce_steps(d, top, lcd)
+            return d.steps
+        return None
+
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         total = sympy.Rational(*params["fractions"][0])
         for s, (n, den) in zip(params["signs"], params["fractions"][1:]):
@@ -115,6 +151,14 @@ class MultiplyDivideFractions(Family):
     domain = "arithmetic"
     subdomain = "fractions"
     grade_band = "5-7"
+    malrules = (
+        MalRule("divide_without_reciprocal", "formula_misuse",
+                "divides fractions by multiplying straight across, without the reciprocal"),
+        MalRule("reciprocal_of_first", "theorem_misapplication",
+                "turns the first fraction upside down instead of the divisor"),
+        MalRule("mixed_whole_plus_numerator", "incorrect_fact",
+                "takes a mixed number such as 2 1/3 to mean (2 + 1)/3"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         top = {"easy": 9, "medium": 12, "hard": 12}[difficulty]
@@ -160,6 +204,46 @@ class MultiplyDivideFractions(Family):
         den = int(E.value(["*", left[2], right[2]]))
         _step(d, "multiply_numerators", ["frac", E.leaf(num), den], num)
         _lowest_terms_steps(d, num, den, self.initial(params))
+        return d.steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        (an, ad), (bn, bd), whole, op = params["a"], params["b"], params["whole"], params["op"]
+        if rule == "mixed_whole_plus_numerator" and not any(whole):
+            return None
+        if rule in ("divide_without_reciprocal", "reciprocal_of_first") and op != "/":
+            return None
+        if rule not in {r.id for r in self.malrules}:
+            return None
+        d = Derivation()
+        left: E.Node = ["frac", an, ad]
+        right: E.Node = ["frac", bn, bd]
+        if any(whole):
+            glue = rule == "mixed_whole_plus_numerator"
+
+            def improper(w: int, n: int, den: int) -> E.Node:
+                return ["frac", ["+", w, n] if glue else ["+", ["*", w, den], n], den] if w else ["frac", n, den]
+
+            left, right = improper(whole[0], an, ad), improper(whole[1], bn, bd)
+            _step(d, "mal:" + rule if glue else "mixed_to_improper", [op, left, right])
+            for side in (0, 1):
+                if whole[side]:
+                    top = int(E.value((left, right)[side][1]))
+                    node = ["frac", top, (ad, bd)[side]]
+                    left, right = (node, right) if side == 0 else (left, node)
+                    _step(d, "evaluate_numerator", [op, left, right], sympy.Integer(top))
+        across = rule == "divide_without_reciprocal"
+        if op == "/" and not across:
+            if rule == "reciprocal_of_first":
+                left = ["frac", left[2], left[1]]
+            else:
+                right = ["frac", right[2], right[1]]
+            _step(d, "mal:" + rule if rule == "reciprocal_of_first" else "multiply_by_reciprocal",
+                  ["*", left, right])
+        _step(d, "mal:" + rule if across else "multiply_across",
+              ["frac", ["*", left[1], right[1]], ["*", left[2], right[2]]])
+        num, den = int(E.value(["*", left[1], right[1]])), int(E.value(["*", left[2], right[2]]))
+        _step(d, "multiply_numerators", ["frac", num, den], sympy.Integer(num))
+        _reduce_steps(d, num, den)
         return d.steps
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -11,7 +12,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft
+from synth.generators.base import Derivation, Family, MalRule, StepDraft
 
 _step = E.add_step
 _dec = E.dec
@@ -29,6 +30,13 @@ class PercentOfQuantity(Family):
     domain = "arithmetic"
     subdomain = "percent"
     grade_band = "6-8"
+    malrules = (
+        MalRule("change_not_new_amount", "misinterpret_question",
+                "gives the size of the increase or decrease instead of the new amount"),
+        MalRule("successive_percents_add", "invalid_assumption",
+                "assumes successive percentage changes can be added into one change"),
+        MalRule("percent_as_divisor", "formula_misuse", "finds p% of a quantity by dividing it by p"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         n_changes = {"easy": 1, "medium": 1, "hard": 2}[difficulty]
@@ -62,6 +70,32 @@ class PercentOfQuantity(Family):
             current = d.compute(current + part if how == "up" else current - part)
             _step(d, "increase" if how == "up" else "decrease", _dec(current), current)
         return d.steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        changes = params["changes"]
+        if rule == "change_not_new_amount" and len(changes) == 1 and changes[0][1] != "of":
+            steps = self.derive({**params, "changes": [[changes[0][0], "of"]]})
+            return [replace(steps[0], rule="mal:" + rule), *steps[1:]]
+        if rule == "successive_percents_add" and len(changes) == 2:
+            net = sum(pct if how == "up" else -pct for pct, how in changes)
+            d = Derivation()
+            parts: E.Node = 1
+            for pct, how in changes:
+                parts = ["+" if how == "up" else "-", parts, ["frac", pct, 100]]
+            _step(d, "mal:" + rule, ["*", params["quantity"], ["group", parts]])
+            m = 1 + sympy.Rational(net, 100)
+            _step(d, "evaluate_multiplier", ["*", params["quantity"], _dec(m)], m)
+            r = params["quantity"] * m
+            _step(d, "apply_multiplier", _dec(r), r)
+            return d.steps
+        if rule == "percent_as_divisor" and len(changes) == 1 and changes[0][1] == "of":
+            q, pct = params["quantity"], changes[0][0]
+            d = Derivation()
+            _step(d, "mal:" + rule, ["/", q, pct])
+            r = sympy.Rational(q, pct)
+            _step(d, "divide", E.leaf(r, decimal=True), r)
+            return d.steps
+        return None
 
     @staticmethod
     def _multipliers(d: Derivation, params: dict[str, Any]) -> list[StepDraft]:
@@ -113,6 +147,11 @@ class PercentChange(Family):
     domain = "arithmetic"
     subdomain = "percent"
     grade_band = "7-9"
+    malrules = (
+        MalRule("over_new_value", "formula_misuse", "divides the change by the new value instead of the original"),
+        MalRule("change_not_percent", "misinterpret_question",
+                "gives the change in amount instead of the percentage change"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         while True:
@@ -141,6 +180,25 @@ class PercentChange(Family):
         pct = d.compute(ratio * 100)
         _step(d, "multiply_by_100", _dec(pct), pct)
         return d.steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        old, new = params["old"], params["new"]
+        d = Derivation()
+        if rule == "over_new_value":
+            _step(d, "mal:" + rule, ["*", ["/", ["group", ["-", new, old]], new], 100])
+            change = E.sym(["-", new, old])
+            _step(d, "subtract", ["*", ["/", _dec(change), new], 100], change)
+            ratio = change / E.sym(new)
+            _step(d, "divide", ["*", E.leaf(ratio, decimal=True), 100], ratio)
+            pct = ratio * 100
+            _step(d, "multiply_by_100", E.leaf(pct, decimal=True), pct)
+            return d.steps
+        if rule == "change_not_percent":
+            _step(d, "mal:" + rule, ["-", new, old])
+            change = E.sym(["-", new, old])
+            _step(d, "subtract", _dec(change), change)
+            return d.steps
+        return None
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return (E.sym(params["new"]) / E.sym(params["old"]) - 1) * 100

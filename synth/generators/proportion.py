@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -11,7 +12,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft
+from synth.generators.base import Derivation, Family, MalRule, StepDraft
 
 _step = E.add_step
 _dec = E.dec
@@ -29,6 +30,12 @@ class RatioShare(Family):
     domain = "arithmetic"
     subdomain = "ratio"
     grade_band = "6-8"
+    malrules = (
+        MalRule("wrong_share", "misinterpret_question",
+                "answers for the wrong person: another person's share, or the largest share instead of the gap"),
+        MalRule("divide_by_people", "invalid_assumption",
+                "assumes one part is the total divided by the number of people, not by the number of parts"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         n = 2 if difficulty == "easy" else 3
@@ -65,6 +72,31 @@ class RatioShare(Family):
         _step(d, "scale_up", _dec(answer), answer)
         return d.steps
 
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        ratio = params["ratio"]
+        if rule == "wrong_share":
+            if params["ask"] == "share":
+                misread = {**params, "who": (params["who"] + 1) % len(ratio)}
+            else:
+                misread = {**params, "ask": "share", "who": ratio.index(max(ratio))}
+            steps = self.derive(misread)
+            return [replace(steps[0], rule="mal:" + rule), *steps[1:]]
+        if rule == "divide_by_people":
+            total, people = params["total"], len(ratio)
+            parts = self._parts(params)
+            d = Derivation()
+            _step(d, "mal:" + rule, ["*", ["/", total, people], parts])
+            one = sympy.Rational(total, people)
+            _step(d, "one_part", ["*", _dec(one), parts], one)
+            if not isinstance(parts, int):
+                k = sympy.Integer(max(ratio) - min(ratio))
+                parts = E.leaf(k)
+                _step(d, "parts_difference", ["*", _dec(one), parts], k)
+            answer = one * E.sym(parts)
+            _step(d, "scale_up", _dec(answer), answer)
+            return d.steps
+        return None
+
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return sympy.Integer(params["total"]) * E.sym(self._parts(params)) / sum(params["ratio"])
 
@@ -95,6 +127,11 @@ class UnitRate(Family):
     grade_band = "6-7"
 
     _CONTEXTS = ("cost", "speed", "printer", "recipe")
+    malrules = (
+        MalRule("rate_inverted", "formula_misuse",
+                "finds the rate for one by dividing the count by the amount (the unit rate upside down)"),
+        MalRule("hour_as_100_minutes", "unit_conversion", "converts hours to minutes with 100 minutes in an hour"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         context = self._CONTEXTS[int(rng.integers(len(self._CONTEXTS)))]
@@ -117,15 +154,27 @@ class UnitRate(Family):
                         "amount1": E.decimal_text(rate * n1), "n2": n2, "hours": hours, "minutes": minutes}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        return self._worked(params, overrides)
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule == "rate_inverted" or (rule == "hour_as_100_minutes" and params["hours"]):
+            return self._worked(params, {}, rule)
+        return None
+
+    def _worked(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic],
+                mal: str | None = None) -> list[StepDraft]:
         d = Derivation(overrides)
         n1, amount = params["n1"], params["amount1"]
         hours, minutes = params["hours"], params["minutes"]
-        count: E.Node = ["group", ["+", ["*", hours, 60], minutes]] if hours else params["n2"]
-        _step(d, "unitary_method", ["*", ["/", amount, n1], count])
-        rate = d.compute(E.sym(amount) / n1)
+        per_hour = 100 if mal == "hour_as_100_minutes" else 60
+        count: E.Node = ["group", ["+", ["*", hours, per_hour], minutes]] if hours else params["n2"]
+        inverted = mal == "rate_inverted"
+        _step(d, "mal:" + mal if mal else "unitary_method", ["*", ["/", n1, amount] if inverted else ["/", amount, n1],
+                                                              count])
+        rate = d.compute(n1 / E.sym(amount) if inverted else E.sym(amount) / n1)
         _step(d, "rate_for_one", ["*", _dec(rate), count], rate)
         if hours:
-            h = d.compute(sympy.Integer(hours * 60))
+            h = d.compute(sympy.Integer(hours * per_hour))
             _step(d, "hours_to_minutes", ["*", _dec(rate), ["group", ["+", E.leaf(h), minutes]]], h)
             m = d.compute(h + minutes)
             count = E.leaf(m)
@@ -164,6 +213,13 @@ class UnitConversion(Family):
     domain = "arithmetic"
     subdomain = "measurement"
     grade_band = "5-7"
+    malrules = (
+        MalRule("wrong_factor", "unit_conversion",
+                "uses the wrong conversion factor (100 for 1000, 1000 for 100, 100 minutes in an hour)"),
+        MalRule("wrong_direction", "unit_conversion",
+                "multiplies by the conversion factors where it should divide, or divides where it should multiply"),
+        MalRule("sixty_seconds_in_an_hour", "unit_conversion", "takes an hour to be 60 seconds"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         if difficulty == "easy":
@@ -219,6 +275,40 @@ class UnitConversion(Family):
         answer = d.compute(E.sym(node))
         _step(d, "divide", _dec(answer), answer)
         return d.steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        d = Derivation()
+        level = params["level"]
+        if rule == "wrong_factor" and level == "mixed":
+            factor = {100: 1000, 1000: 100, 60: 100}[_MIXED[params["kind"]][2][0]]
+            big, small = params["big"], params["small"]
+            _step(d, "mal:" + rule, ["+", ["*", big, factor], small])
+            _step(d, "multiply", ["+", big * factor, small], sympy.Integer(big * factor))
+            _step(d, "add", big * factor + small, sympy.Integer(big * factor + small))
+            return d.steps
+        if rule == "wrong_direction" and level == "two_factor":
+            f1, f2 = _TWO_STEP[params["kind"]][2]
+            if params["to_small"]:
+                f1, f2 = f2, f1
+            op = "/" if params["to_small"] else "*"
+            amount = params["amount"]
+            _step(d, "mal:" + rule, [op, [op, amount, f1], f2])
+            first = E.sym([op, amount, f1])
+            _step(d, "first_factor", [op, _dec(first), f2], first)
+            answer = E.sym([op, _dec(first), f2])
+            _step(d, "second_factor", _dec(answer), answer)
+            return d.steps
+        if rule == "sixty_seconds_in_an_hour" and level == "speed":
+            speed = params["amount"]
+            node = ["/", ["*", speed, 1000], 60] if params["to_ms"] else ["/", ["*", speed, 60], 1000]
+            _step(d, "mal:" + rule, node)
+            top = speed * (1000 if params["to_ms"] else 60)
+            node = ["/", top, 60] if params["to_ms"] else ["/", top, 1000]
+            _step(d, "multiply", node, sympy.Integer(top))
+            answer = E.sym(node)
+            _step(d, "divide", _dec(answer), answer)
+            return d.steps
+        return None
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         if params["level"] == "mixed":

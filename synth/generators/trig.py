@@ -10,7 +10,8 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, StepDraft, format_number, latex_number
+from synth.generators.base import Derivation, Family, MalRule, StepDraft, format_number, latex_number
+from synth.mathparse import parse_math
 
 # (function, angle, power) whose value is rational, with the exact value as a pupil writes it.
 _EXACT = {
@@ -54,15 +55,30 @@ def _trig_piece(coef: int, func: str, angle: int, power: int) -> _Piece:
     return _Piece(coef * _exact(func, angle) ** power, f"{c}{name} {angle}°", rf"{lc}{lname} {angle}^\circ")
 
 
-def _value_piece(coef: int, func: str, angle: int, power: int) -> _Piece:
-    text, latex = _EXACT[(func, angle)]
+_R2, _R3 = sympy.sqrt(2), sympy.sqrt(3)
+# False facts pupils use, as (text, latex, value) in place of the true exact value.
+_FALSE_FACTS: dict[str, dict[tuple[str, int], tuple[str, str, sympy.Expr]]] = {
+    "swap_sin_cos": {
+        ("sin", 30): ("√3/2", r"\frac{\sqrt{3}}{2}", _R3 / 2),
+        ("cos", 30): ("1/2", r"\frac{1}{2}", sympy.Rational(1, 2)),
+        ("sin", 60): ("1/2", r"\frac{1}{2}", sympy.Rational(1, 2)),
+        ("cos", 60): ("√3/2", r"\frac{\sqrt{3}}{2}", _R3 / 2),
+    },
+    "tan_inverted": {("tan", 30): ("√3", r"\sqrt{3}", _R3), ("tan", 60): ("√3/3", r"\frac{\sqrt{3}}{3}", _R3 / 3)},
+    "special_value_zero": {("sin", 90): ("0", "0", sympy.Integer(0)), ("cos", 0): ("0", "0", sympy.Integer(0))},
+}  # fmt: skip
+
+
+def _value_piece(coef: int, func: str, angle: int, power: int, fact: tuple[str, str] | None = None) -> _Piece:
+    text, latex = fact or _EXACT[(func, angle)]
+    value = parse_math(text) if fact else _exact(func, angle)
     if power > 1 or "/" in text or text.startswith("−"):
         text, latex = f"({text})", rf"\left({latex}\right)"
     if power > 1:
         text, latex = f"{text}^{power}", f"{latex}^{{{power}}}"
     c = "" if coef == 1 else f"{coef} × "
     lc = "" if coef == 1 else rf"{coef} \times "
-    return _Piece(coef * _exact(func, angle) ** power, c + text, lc + latex)
+    return _Piece(coef * value**power, c + text, lc + latex)
 
 
 def _number_piece(coef: int, v: sympy.Basic) -> _Piece:
@@ -93,6 +109,11 @@ class ExactValues(Family):
     grade_band = "10-11"
 
     _LEVELS = {"easy": (2, False), "medium": (3, True), "hard": (4, True)}
+    malrules = (
+        MalRule("swap_sin_cos", "incorrect_fact", "swaps the sine and cosine values: sin 30° = √3/2"),
+        MalRule("tan_inverted", "incorrect_fact", "takes tan as cos ÷ sin: tan 60° = √3/3"),
+        MalRule("special_value_zero", "incorrect_fact", "takes sin 90° or cos 0° to be 0"),
+    )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         n, coefs = self._LEVELS[difficulty]
@@ -105,6 +126,18 @@ class ExactValues(Family):
                 return {"terms": terms, "signs": signs}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        return self._worked(params, overrides)
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        table = _FALSE_FACTS.get(rule, {})
+        for j, (_, func, angle, power) in enumerate(params["terms"]):
+            fact = table.get((func, angle))
+            if fact is not None and (power > 1 or fact[2].is_Rational):  # power 1 terms stay rational
+                return self._worked(params, {}, (j, fact, "mal:" + rule))
+        return None
+
+    def _worked(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic],
+                misread: tuple[int, tuple[str, str, sympy.Expr], str] | None = None) -> list[StepDraft]:
         terms, signs = params["terms"], params["signs"]
         d = Derivation(overrides)
         pieces = [_trig_piece(*t) for t in terms]
@@ -117,14 +150,16 @@ class ExactValues(Family):
                             result=result))
 
         for j, (coef, func, angle, power) in enumerate(terms):
-            exact = _exact(func, angle)
+            fact = misread[1] if misread and misread[0] == j else None
+            exact = fact[2] if fact else _exact(func, angle)
+            rule = misread[2] if fact and misread else f"exact_value:{func}"
             if power == 1 and exact.is_Rational:
                 v = d.compute(exact)
                 pieces[j] = _number_piece(coef, v)
-                add(f"exact_value:{func}", v)
+                add(rule, v)
             else:
-                pieces[j] = _value_piece(coef, func, angle, power)
-                add(f"exact_value:{func}")
+                pieces[j] = _value_piece(coef, func, angle, power, fact[:2] if fact else None)
+                add(rule)
                 v = d.compute(exact**power)
                 pieces[j] = _number_piece(coef, v)
                 add("evaluate_power", v)

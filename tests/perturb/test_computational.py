@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy
 
 from perturb.reasoning import inject
 from perturb.reasoning.base import Funnel
 from synth.generators import REGISTRY, get_family
+from synth.generators.base import format_number
 from synth.mathparse import parse_math
 from synth.verifier import verify
 
@@ -70,3 +72,20 @@ def test_step_index_placement_is_honoured() -> None:
         if len(problem.steps) >= 3:
             v = inject(problem, "intermediate_propagated", np.random.default_rng(0), placement=2)
             assert v is not None and v.error.first_error_step == 2
+
+
+def test_copy_error_miscopies_a_number_that_was_written_before() -> None:
+    sources = set()
+    for family_id in ("algebra.linear.two_step", "arithmetic.multi_digit.multiplication", "arithmetic.rate.unit_rate"):
+        for problem in _problems(family_id, 12):
+            v = inject(problem, "copy_error", np.random.default_rng(int(problem.id[1:])))
+            if v is None:
+                continue
+            err = v.error
+            sources.add(err.edit["source"])
+            assert err.family == "computational" and err.propagated and err.answer_changed
+            k = err.first_error_step
+            assert v.steps[: k - 1] == problem.steps[: k - 1]
+            assert format_number(sympy.Rational(str(err.edit["to"]))) in v.steps[k - 1].text
+            assert verify(problem, v.steps).first_error_step == k
+    assert sources == {"question", "line"}

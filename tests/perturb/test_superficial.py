@@ -60,3 +60,24 @@ def test_sign_error_flips_a_computed_sign() -> None:
         assert edit["slip"] == "sign_slip"
         assert parse_math(edit["to"]) == -parse_math(edit["from"])
         assert v.error.projections["fermat"] == "CO"
+
+
+def test_irrelevant_info_adds_a_true_remark_and_stays_correct() -> None:
+    kept = 0
+    for problem in _problems("algebra.linear.two_step", 10):
+        v = inject(problem, "irrelevant_info", np.random.default_rng(0))
+        if v is None:
+            continue
+        kept += 1
+        remark = v.steps[v.control.edit["inserted_step"] - 1]
+        assert remark.text.startswith("Note: ") and len(v.steps) == len(problem.steps) + 1
+        assert [s.index for s in v.steps] == list(range(1, len(v.steps) + 1))
+        assert verify(problem, v.steps).fully_correct
+    assert kept >= 5
+
+
+def test_a_false_remark_is_an_error_where_it_is_written() -> None:
+    problem = next(_problems("algebra.linear.two_step", 1))
+    false = dataclasses.replace(problem.steps[0], text="Note: 6 × 7 = 43", value="Eq(42, 43)")
+    verdict = verify(problem, (false, *problem.steps[1:]))
+    assert verdict.first_error_step == 1 and verdict.answer_correct

@@ -1,0 +1,342 @@
+"""Figure descriptions written from the figure spec: MathReal's ground-truth "DG" text, one sentence per element.
+
+The description says what is *drawn*, so it reads values the way the figure shows them: an element's
+``text`` (what is printed next to it) wins over its ``value``, and an element marked ``hidden`` (or
+printed as "?") is described without its value. It is generic over the element contract of
+``render.figures`` (``id``, ``type`` and values); every primitive type has a phrasing, unknown
+types get a plain fallback, and repetitive primitives (ticks, grid lines, labels, objects) are
+summarised in one sentence instead of one each. Same spec, same text: nothing here is random.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from synth.records import Figure
+
+Element = Mapping[str, Any]
+
+# Types summarised as a group (in the order of their first element) rather than one sentence each.
+GROUPED = ("label", "tick", "tick_mark", "gridline", "object", "legend")
+
+
+def _fmt(value: Any) -> str:
+    """Numbers the way a worksheet prints them: 5, 2.5, -3 (no 5.0), lists joined by commas."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}" if not value.is_integer() else str(int(value))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_fmt(v) for v in value)
+    return str(value)
+
+
+def _hidden(el: Element) -> bool:
+    return bool(el.get("hidden")) or el.get("shown") is False or str(el.get("text", "")).strip() == "?"
+
+
+def _structural(el: Element) -> str:
+    """The points an element joins (AB, ABC), when its spec names them."""
+    for key in ("vertices", "points", "ends", "endpoints"):
+        if isinstance(el.get(key), (list, tuple)) and el[key] and all(isinstance(v, str) for v in el[key]):
+            return "".join(el[key])
+    if isinstance(el.get("from"), str) and isinstance(el.get("to"), str):
+        return el["from"] + el["to"]
+    return ""
+
+
+def _name(el: Element) -> str:
+    """What the element is called: the points it joins, else its name, else its label."""
+    found = _structural(el)
+    if found:
+        return found
+    keys = ("name", "label", "at", "text") if el.get("type") == "point" else ("name", "label")
+    for key in keys:
+        if el.get(key) not in (None, "") and isinstance(el[key], (str, int, float)):
+            return _fmt(el[key])
+    return ""
+
+
+def _quantity(el: Element) -> str:
+    """The value as drawn: printed text, else a label that is not the name, else value and unit."""
+    if _hidden(el):
+        return ""
+    name = _name(el)
+    for key in ("text", "label"):
+        if el.get(key) not in (None, "") and _fmt(el[key]) != name:
+            return _fmt(el[key])
+    if el.get("value") is None:
+        return ""
+    unit = str(el.get("unit", ""))
+    sep = "" if unit in ("", "°", "%") else " "
+    return f"{_fmt(el['value'])}{sep}{unit}"
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def _named(kind: str, el: Element) -> str:
+    name = _name(el)
+    return f"{kind} {name}" if name else f"{_article(kind)} {kind}"
+
+
+def _xy(value: Any) -> str:
+    return f"({_fmt(value[0])}, {_fmt(value[1])})"
+
+
+def _with(base: str, el: Element, verb: str) -> str:
+    q = _quantity(el)
+    if q:
+        return f"{base} {verb} {q}."
+    if _hidden(el) and (el.get("value") is not None or el.get("text")):
+        return f"{base} is marked with a question mark (its value is not shown)."
+    return f"{base} is drawn."
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _point(el: Element) -> str:
+    base = _cap(_named("point", el))
+    if "x" in el and "y" in el and not _hidden(el):
+        return f"{base} is at ({_fmt(el['x'])}, {_fmt(el['y'])})."
+    if el.get("value") is not None and not _hidden(el):
+        where = f"The point at {_name(el)}" if el.get("category") else base
+        return f"{where} has value {_fmt(el['value'])}{el.get('unit', '')}."
+    return f"{base} is marked."
+
+
+def _segment(el: Element) -> str:
+    ends = el.get("from"), el.get("to")
+    if all(isinstance(e, (list, tuple)) and len(e) == 2 for e in ends):
+        what = "A line is drawn through" if el.get("extend") else "A segment is drawn from"
+        return f"{what} {_xy(ends[0])} {'and' if el.get('extend') else 'to'} {_xy(ends[1])}."
+    return _with(_cap(_named("segment", el)), el, "is labelled")
+
+
+def _angle_name(el: Element) -> str:
+    """Angle DFE from vertex F and arms D, E; else "the angle at F"; else its name."""
+    vertex, arms = el.get("vertex", el.get("at")), el.get("arms")
+    if isinstance(vertex, str) and isinstance(arms, (list, tuple)) and len(arms) == 2 \
+            and all(isinstance(a, str) for a in arms):
+        return f"Angle {arms[0]}{vertex}{arms[1]}"
+    if isinstance(vertex, str):
+        return f"The angle at {vertex}"
+    return _cap(_named("angle", el))
+
+
+def _angle(el: Element) -> str:
+    return _with(_angle_name(el), el, "is marked")
+
+
+def _right_angle(el: Element) -> str:
+    name = _angle_name(el)
+    return f"{name} is marked as a right angle." if not name.startswith("An ") else "A right angle is marked."
+
+
+def _circle(el: Element) -> str:
+    base = _cap(_named("circle", el))
+    if el.get("centre") or el.get("center"):
+        base += f" with centre {el.get('centre') or el.get('center')}"
+    if el.get("radius") is not None and not _hidden(el):
+        return f"{base} has radius {_fmt(el['radius'])}{' ' + str(el['unit']) if el.get('unit') else ''}."
+    return _with(base, el, "is labelled")
+
+
+SHAPES = ("triangle", "rectangle", "square", "quadrilateral", "parallelogram", "trapezium", "rhombus", "kite",
+          "pentagon", "hexagon")
+
+
+def _polygon(el: Element) -> str:
+    prefix = str(el.get("id", "")).split("_")[0]
+    shape = el.get("shape") or (prefix if prefix in SHAPES else "polygon")
+    return _with(_cap(_named(str(shape), el)), el, "is labelled")
+
+
+def _axis(el: Element) -> str:
+    name = _name(el) or str(el.get("axis", ""))
+    direction = {"axis_x": "horizontal", "axis_y": "vertical"}.get(str(el.get("id")))
+    if name in ("x", "y"):
+        base = f"The {name}-axis"
+    elif name:
+        base = f"The {direction} axis, labelled {name}," if direction else f"The {name} axis"
+    else:
+        base = "An axis"
+    parts = []
+    if el.get("min") is not None and el.get("max") is not None:
+        parts.append(f"runs from {_fmt(el['min'])} to {_fmt(el['max'])}")
+    if el.get("step") is not None:
+        parts.append(f"in steps of {_fmt(el['step'])}")
+    if el.get("title"):
+        parts.append(f"and is titled “{el['title']}”")
+    return f"{base} {' '.join(parts)}." if parts else f"{base} is drawn."
+
+
+def _curve(el: Element) -> str:
+    formula = el.get("expression") or el.get("equation") or el.get("text")
+    base = _cap(_named("curve", el))
+    if isinstance(el.get("values"), (list, tuple)) and not _hidden(el):
+        return f"A line joins the values {_fmt(el['values'])}."
+    return f"{base} shows {formula}." if formula and not _hidden(el) else f"{base} is drawn."
+
+
+def _bar(el: Element) -> str:
+    name = _name(el)
+    base = f"The bar for {name}" if name else "A bar"
+    return _with(base, el, "has height")
+
+
+def _wedge(el: Element) -> str:
+    name = _name(el) or str(el.get("text") or "")
+    base = f"The sector for {name}" if name else "A sector"
+    if el.get("angle") is not None and el.get("show_angle", True) and not _hidden(el):
+        return f"{base} has angle {_fmt(el['angle'])}°."
+    return _with(base, {**el, "text": None}, "is") if name else f"{base} is drawn."
+
+
+def _cell(el: Element) -> str:
+    where = []
+    if el.get("row") is not None:
+        where.append(f"row {_fmt(el['row'])}")
+    if el.get("col", el.get("column")) is not None:
+        where.append(f"column {_fmt(el.get('col', el.get('column')))}")
+    base = f"The table cell in {', '.join(where)}" if where else _cap(_named("table cell", el))
+    return _with(base, el, "reads")
+
+
+def _face(el: Element) -> str:
+    if el.get("hour") is not None and el.get("minute") is not None and not _hidden(el):
+        return f"A clock face shows {int(el['hour'])}:{int(el['minute']):02d}."
+    return _with(_cap(_named("face", el)), el, "is labelled")
+
+
+def _hand(el: Element) -> str:
+    if el.get("hour") is not None and el.get("minute") is not None:
+        return ""  # its clock face already states the time it shows
+    name = _name(el) or str(el.get("hand", ""))
+    base = f"The {name} hand" if name else "A clock hand"
+    return _with(base, el, "points to")
+
+
+def _text(el: Element) -> str:
+    text = el.get("text")
+    if text and el.get("id") == "title" and not _hidden(el):
+        return f"Its title is “{_fmt(text)}”."
+    return f"The text “{_fmt(text)}” is written in the figure." if text and not _hidden(el) else "Some text is drawn."
+
+
+def _generic(el: Element) -> str:
+    kind = str(el.get("type", "element")).replace("_", " ")
+    return _with(_cap(_named(kind, el)), el, "is labelled")
+
+
+PHRASES: dict[str, Callable[[Element], str]] = {
+    "point": _point, "segment": _segment, "angle_mark": _angle, "right_angle": _right_angle,
+    "circle": _circle, "arc": lambda el: _with(_cap(_named("arc", el)), el, "is labelled"),
+    "polygon": _polygon, "face": _face,
+    "axis": _axis, "curve": _curve, "bar": _bar, "wedge": _wedge, "cell": _cell, "hand": _hand, "text": _text,
+}
+
+
+def _group(kind: str, els: list[Element]) -> str:
+    """One sentence for a run of repetitive primitives."""
+    shown = [q for q in (_quantity(e) or _name(e) for e in els) if q]
+    n = len(els)
+    if kind == "label":
+        texts = [t for t in (_fmt(e.get("text") or e.get("label") or "") for e in els if not _hidden(e)) if t]
+        if not texts:
+            return f"{n} labels are drawn."
+        return f"The label {texts[0]} is written on the figure." if len(texts) == 1 else \
+            f"The labels {', '.join(texts)} are written on the figure."
+    if kind == "tick":
+        return f"The axis ticks are labelled {', '.join(shown)}." if shown else "Axis ticks are drawn."
+    if kind == "tick_mark":
+        names = [_name(e) for e in els if _name(e)]
+        where = f" on {', '.join(names)}" if names else ""
+        return f"Tick marks{where} show equal lengths."
+    if kind == "gridline":
+        return "A grid is drawn." if n == 1 else f"A grid of {n} lines is drawn."
+    if kind == "legend":
+        return f"The legend shows {', '.join(shown)}." if shown else "A legend is drawn."
+    if kind == "cell":
+        return _table(els)
+    counts = Counter(_name(e) or "object" for e in els)
+    if list(counts) == ["object"]:
+        return f"There {'is 1 object' if n == 1 else f'are {n} objects'} drawn."
+    parts = [f"{c} {name}{'' if c == 1 or name.endswith('s') else 's'}" for name, c in counts.items()]
+    return f"There {'is' if n == 1 else 'are'} {n} object{'' if n == 1 else 's'} drawn: {', '.join(parts)}."
+
+
+def _table(cells: list[Element]) -> str:
+    """A table, row by row (the way MathReal's OCR rules read tables)."""
+    rows: dict[Any, list[Element]] = {}
+    for cell in cells:
+        rows.setdefault(cell.get("row", 0), []).append(cell)
+    lines = []
+    for r, row in rows.items():
+        ordered = sorted(row, key=lambda c: (c.get("col", c.get("column", 0)) or 0))
+        values = [_quantity(c) or ("?" if _hidden(c) else "(empty)") for c in ordered]
+        label = f"row {int(r) + 1}" if isinstance(r, int) else f"row {r}"
+        lines.append(f"{label}: {', '.join(values)}")
+    return f"A table with {len(rows)} rows: " + "; ".join(lines) + "."
+
+
+GROUPED = (*GROUPED, "cell")
+
+
+def describe_elements(elements: list[Element]) -> list[str]:
+    """One sentence per element (grouped types: one per group, at the position of the first).
+
+    Elements marked ``present: false`` are not drawn and are not described. A bar, point or
+    sector that shares an ``index`` with a label takes that label as its name (chart categories).
+    """
+    drawn = [el for el in elements if el.get("present", True) is not False]
+    names = {el["index"]: el["text"] for el in drawn
+             if el.get("type") == "label" and el.get("index") is not None and el.get("text")}
+    groups: dict[str, list[Element]] = {}
+    order: list[tuple[str, Element | None]] = []
+    for el in drawn:
+        kind = str(el.get("type", ""))
+        if kind == "label" and el.get("index") in names and any(
+                o.get("index") == el["index"] and o.get("type") in ("bar", "point", "wedge") for o in drawn):
+            continue  # said with the bar, point or sector it names
+        if kind in ("bar", "point", "wedge") and el.get("index") in names and not _name(el):
+            el = {**el, "label": names[el["index"]], "category": True}
+        if kind in GROUPED:
+            if kind not in groups:
+                groups[kind] = []
+                order.append((kind, None))
+            groups[kind].append(el)
+        else:
+            order.append((kind, el))
+    sentences = [_group(kind, groups[kind]) if el is None else PHRASES.get(kind, _generic)(el) for kind, el in order]
+    return [s for s in sentences if s]
+
+
+FIGURE_NOUNS = ("chart", "line", "grid", "clock", "diagram", "array", "plot", "graph", "table", "net", "figure")
+
+
+def describe_figure(figure: Figure | Mapping[str, Any] | None) -> str | None:
+    """A plain-English description of a figure from its spec, or None when there is no figure.
+
+    >>> describe_figure(Figure("bar_chart", {"elements": [{"id": "bar_1", "type": "bar", "label": "Mon", "value": 4}]}))
+    'The figure is a bar chart. The bar for Mon has height 4.'
+    """
+    if figure is None:
+        return None
+    kind, spec = (figure.kind, figure.spec) if isinstance(figure, Figure) else (figure["kind"], figure["spec"])
+    elements = spec.get("elements")
+    if not isinstance(elements, list):
+        raise ValueError(f"figure {kind!r}: spec['elements'] must be a list of element dicts, got "
+                         f"{type(elements).__name__}; see render.figures for the element contract")
+    words = str(kind).replace("_", " ")
+    noun = words if words.split()[-1] in FIGURE_NOUNS else f"{words} diagram"
+    sentences = [f"The figure is {_article(noun)} {noun}."]
+    if spec.get("title"):
+        sentences.append(f"Its title is “{spec['title']}”.")
+    sentences += describe_elements([e for e in elements if isinstance(e, Mapping)])
+    return " ".join(sentences)

@@ -1,0 +1,116 @@
+"""Figure descriptions (MathReal's DG text) written from the figure spec."""
+
+from __future__ import annotations
+
+import pytest
+
+from render.describe import describe_figure
+from synth.records import Figure
+
+TRIANGLE = Figure("triangle", {"size_in": [3, 2], "elements": [
+    {"id": "pt_A", "type": "point", "label": "A"},
+    {"id": "label_A", "type": "label", "text": "A"},
+    {"id": "label_B", "type": "label", "text": "B"},
+    {"id": "side_AB", "type": "segment", "from": "A", "to": "B", "value": 5, "unit": "cm"},
+    {"id": "side_BC", "type": "segment", "from": "B", "to": "C", "text": "7.5 cm", "value": 7.5, "unit": "cm"},
+    {"id": "angle_B", "type": "angle_mark", "vertex": "B", "value": 40.0, "unit": "°"},
+    {"id": "angle_C", "type": "angle_mark", "vertex": "C", "value": 50, "unit": "°", "hidden": True},
+    {"id": "right_A", "type": "right_angle", "vertex": "A"},
+]})
+
+
+def test_no_figure_has_no_description() -> None:
+    assert describe_figure(None) is None
+
+
+def test_each_element_kind_gets_a_readable_sentence_with_its_drawn_value() -> None:
+    text = describe_figure(TRIANGLE)
+    assert text.startswith("The figure is a triangle diagram.")
+    assert "Segment AB is labelled 5 cm." in text
+    assert "Segment BC is labelled 7.5 cm." in text  # the printed text, not a re-formatted value
+    assert "The angle at B is marked 40°." in text  # 40.0 prints as a worksheet would
+    assert "The angle at A is marked as a right angle." in text
+
+
+def test_hidden_values_are_not_revealed() -> None:
+    text = describe_figure(TRIANGLE)
+    assert "The angle at C is marked with a question mark" in text
+    assert "50" not in text
+
+
+def test_repetitive_primitives_are_summarised_once() -> None:
+    chart = Figure("bar_chart", {"title": "Books read", "elements": [
+        {"id": "axis_y", "type": "axis", "label": "y", "min": 0, "max": 10, "step": 2, "title": "books"},
+        *[{"id": f"tick_{v}", "type": "tick", "text": str(v)} for v in (0, 2, 4)],
+        *[{"id": f"grid_{v}", "type": "gridline"} for v in range(5)],
+        {"id": "bar_1", "type": "bar", "label": "Mon", "value": 4},
+        {"id": "bar_2", "type": "bar", "label": "Tue", "value": 6},
+        {"id": "apple_1", "type": "object", "name": "apple"}, {"id": "apple_2", "type": "object", "name": "apple"},
+    ]})
+    text = describe_figure(chart)
+    assert "Its title is “Books read”." in text
+    assert "The y-axis runs from 0 to 10 in steps of 2 and is titled “books”." in text
+    assert text.count("tick") == 1 and "The axis ticks are labelled 0, 2, 4." in text
+    assert "A grid of 5 lines is drawn." in text
+    assert "The bar for Mon has height 4. The bar for Tue has height 6." in text
+    assert "There are 2 objects drawn: 2 apples." in text
+
+
+def test_chart_categories_name_their_bars_and_undrawn_objects_are_left_out() -> None:
+    chart = Figure("bar_chart", {"elements": [
+        {"id": "bar_0", "type": "bar", "index": 0, "value": 5},
+        {"id": "label_0", "type": "label", "index": 0, "text": "Ana"},
+        {"id": "obj_1", "type": "object", "present": True}, {"id": "obj_2", "type": "object", "present": False},
+    ]})
+    text = describe_figure(chart)
+    assert "The bar for Ana has height 5." in text and "label" not in text
+    assert "There is 1 object drawn." in text
+
+
+def test_tables_read_row_by_row_and_clocks_state_their_time() -> None:
+    table = Figure("table", {"elements": [
+        {"id": f"cell_{r}_{c}", "type": "cell", "row": r, "col": c, "text": t}
+        for r, row in enumerate([["Day", "Temp"], ["Mon", "28"]]) for c, t in enumerate(row)]})
+    assert "A table with 2 rows: row 1: Day, Temp; row 2: Mon, 28." in describe_figure(table)
+    clock = Figure("clock", {"elements": [{"id": "face_1", "type": "face", "hour": 9, "minute": 5},
+                                          {"id": "hand_1", "type": "hand", "hand": "hour", "hour": 9, "minute": 5}]})
+    assert describe_figure(clock) == "The figure is a clock. A clock face shows 9:05."
+
+
+def test_angles_are_named_by_their_arms() -> None:
+    fig = Figure("plane_geometry", {"elements": [
+        {"id": "angle_given", "type": "angle_mark", "at": "F", "arms": ["D", "E"], "text": "78°", "value": 78},
+        {"id": "right_A", "type": "right_angle", "at": "A", "arms": ["B", "D"]}]})
+    assert describe_figure(fig) == ("The figure is a plane geometry diagram. Angle DFE is marked 78°. "
+                                    "Angle BAD is marked as a right angle.")
+
+
+def test_unknown_element_types_still_get_a_sentence() -> None:
+    text = describe_figure(Figure("net", {"elements": [{"id": "s1", "type": "spiral_arm", "label": "S", "value": 3}]}))
+    assert "Spiral arm S is labelled 3." in text
+
+
+def test_same_spec_gives_the_same_text_and_accepts_manifest_dicts() -> None:
+    row_figure = {"kind": TRIANGLE.kind, "spec": TRIANGLE.spec, "bbox": None}
+    assert describe_figure(row_figure) == describe_figure(TRIANGLE)
+
+
+def test_a_spec_without_an_elements_list_names_the_field() -> None:
+    with pytest.raises(ValueError, match=r"spec\['elements'\] must be a list"):
+        describe_figure(Figure("triangle", {"size_in": [3, 2]}))
+
+
+def test_manifest_rows_carry_the_description_and_validate(tiny_run) -> None:
+    import dataclasses
+
+    import jsonschema
+
+    from synth.manifest import from_row, read_manifest, schema, to_row
+
+    row = next(read_manifest(tiny_run))
+    assert row["figure"] is None and row["figure_description"] is None
+    item = from_row(row)
+    with_figure = dataclasses.replace(item, problem=dataclasses.replace(item.problem, figure=TRIANGLE))
+    new = to_row(with_figure)
+    assert new["figure_description"] == describe_figure(TRIANGLE)
+    jsonschema.validate(new, schema())
