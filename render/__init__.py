@@ -1,5 +1,6 @@
-"""Turn an item into a page image and a layout of boxes (question tokens, steps, answer area)."""
+"""Turn an item into a page image and a layout of boxes (question tokens, steps, figure primitives, answer area)."""
 
-from render.page import PageImage, render_page
+from render.handwriting import Writer, sample_writer, write
+from render.page import PageImage, compose_page, render_page, sample_hand
 
-__all__ = ["PageImage", "render_page"]
+__all__ = ["PageImage", "Writer", "compose_page", "render_page", "sample_hand", "sample_writer", "write"]

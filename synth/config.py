@@ -57,6 +57,12 @@ class InjectConfig(_Strict):
     subtypes: dict[str, Weight] = Field(default_factory=lambda: {"intermediate_propagated": 1.0})
     placement: Literal["any", "early", "middle", "late"] | Annotated[int, Field(ge=1)] = "any"
     max_attempts: int = Field(default=8, ge=1, le=100)
+    # false: the student carries on from the correct value after the wrong line (conceptual, copy,
+    # unit and visual errors; computational slips choose this through intermediate_corrected).
+    propagate: bool = True
+    # Errors in one shown solution: the first of any subtype, the others notational or presentation
+    # errors stacked on its lines (perturb.reasoning.multi); the manifest lists them in `errors`.
+    errors_per_variant: int = Field(default=1, ge=1, le=4)
 
     @field_validator("subtypes")
     @classmethod
@@ -70,31 +76,98 @@ class InjectConfig(_Strict):
             )
         return value
 
+    @model_validator(mode="after")
+    def _something_to_stack(self) -> InjectConfig:
+        from perturb.reasoning import REGISTRY
+
+        if self.errors_per_variant > 1 and not any(REGISTRY[s].edits_text for s in self.subtypes):
+            stackable = sorted(s for s, inj in REGISTRY.items() if inj.edits_text)
+            raise ValueError(f"errors_per_variant: {self.errors_per_variant} stacks notational or presentation errors"
+                             f" on the first one, but inject.subtypes has none; add one of {stackable} or set"
+                             " errors_per_variant: 1")
+        return self
+
+
+Neatness = Annotated[int, Field(ge=1, le=3)]
+WriterFont = Literal["kalam", "caveat", "indie_flower", "shadows_into_light"]
+
 
 class RenderConfig(_Strict):
     enabled: bool = True
-    style: Literal["printed"] = "printed"
-    paper: Literal["plain", "lined", "grid"] = "plain"
+    # mixed: each base problem (with all its variants) is handwritten with probability handwritten_share
+    style: Literal["printed", "handwritten", "mixed"] = "printed"
+    handwritten_share: float | None = Field(default=None, ge=0, le=1)
+    neatness: Neatness | list[Neatness] = 1  # 1 neat, 2 irregular, 3 messy (MathReal); a list is sampled
+    writers: list[WriterFont] = Field(default=["kalam", "caveat", "indie_flower", "shadows_into_light"],
+                                      min_length=1)
+    paper: Literal["plain", "lined", "grid", "exam"] = "plain"
     page: Literal["a4", "phone"] = "a4"
     dpi: int = Field(default=100, ge=50, le=600)
+
+    @field_validator("neatness")
+    @classmethod
+    def _neatness_listed(cls, value: int | list[int]) -> int | list[int]:
+        if isinstance(value, list) and not value:
+            raise ValueError("give at least one neatness level (1 neat, 2 irregular, 3 messy)")
+        return value
+
+    @model_validator(mode="after")
+    def _share_needs_mixed(self) -> RenderConfig:
+        if self.handwritten_share is not None and self.style != "mixed":
+            raise ValueError(f"handwritten_share only applies with style: mixed (style is {self.style!r});"
+                             " remove it or set render.style: mixed")
+        return self
+
+
+def _known_degradation(value: str) -> str:
+    from perturb.photo import REGISTRY
+
+    if value not in REGISTRY:
+        raise ValueError(f"unknown degradation {value!r}; available: {sorted(REGISTRY)}")
+    return value
 
 
 class DegradeOp(_Strict):
     subtype: str
     severities: list[Severity] = Field(default=[1, 2, 3], min_length=1)
 
-    @field_validator("subtype")
-    @classmethod
-    def _known_op(cls, value: str) -> str:
-        from perturb.photo import REGISTRY
+    _known_op = field_validator("subtype")(_known_degradation)
 
-        if value not in REGISTRY:
-            raise ValueError(f"unknown degradation {value!r}; available: {sorted(REGISTRY)}")
-        return value
+
+class ProfileStep(_Strict):
+    subtype: str
+    severity: Annotated[int, Field(ge=1, le=3)]
+
+    _known_op = field_validator("subtype")(_known_degradation)
+
+
+class CaptureProfile(_Strict):
+    """Several ops applied together to one photo, in physical order (one degraded item per base)."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_]{0,47}$")
+    ops: list[ProfileStep] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _each_op_once(self) -> CaptureProfile:
+        subtypes = [s.subtype for s in self.ops]
+        twice = sorted({s for s in subtypes if subtypes.count(s) > 1})
+        if twice:
+            raise ValueError(f"profile {self.name!r} lists {twice} more than once; give each op once with one"
+                             " severity")
+        return self
 
 
 class DegradeConfig(_Strict):
     ops: list[DegradeOp] = Field(default_factory=list)
+    profiles: list[CaptureProfile] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_profile_names(self) -> DegradeConfig:
+        names = [p.name for p in self.profiles]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"degrade.profiles names {twice} more than once; profile names must be unique")
+        return self
 
 
 class OutputConfig(_Strict):
@@ -114,8 +187,9 @@ class RunConfig(_Strict):
 
     @model_validator(mode="after")
     def _degrade_needs_render(self) -> RunConfig:
-        if self.degrade.ops and not self.render.enabled:
-            raise ValueError("degrade.ops needs render.enabled: true (degradations act on images)")
+        if (self.degrade.ops or self.degrade.profiles) and not self.render.enabled:
+            raise ValueError("degrade.ops and degrade.profiles need render.enabled: true (degradations act on"
+                             " images)")
         return self
 
     def to_yaml(self) -> str:

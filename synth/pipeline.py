@@ -14,7 +14,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -23,10 +23,14 @@ from typing import Any
 import cv2
 import numpy as np
 
+from perturb.photo import REGISTRY as PHOTO_OPS
 from perturb.photo import degrade
+from perturb.photo.base import ReversePage
+from perturb.photo.profile import degrade_profile
 from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
 from perturb.reasoning.base import Funnel, clean_variant
+from perturb.reasoning.multi import stack, stackable
 from synth.config import RunConfig, validate_config
 from synth.errors import ConfigError, RunError
 from synth.generators import get_family
@@ -85,6 +89,28 @@ def _weighted(rng: np.random.Generator, weights: dict[str, float]) -> str:
     return keys[int(rng.choice(len(keys), p=p / p.sum()))]
 
 
+def _stack_errors(config: RunConfig, problem: Problem, variant: Variant, rng: np.random.Generator,
+                  stats: ShardStats) -> Variant | None:
+    """``variant`` with errors added until it holds ``inject.errors_per_variant``, or None if one cannot be placed.
+
+    Each added subtype is drawn by weight from the configured stackable subtypes that can act on
+    the shown lines and are not in the variant yet; a variant short of its count is dropped
+    (counted under ``<injector>+stacked`` in the funnel), never written with fewer errors.
+    """
+    family = get_family(problem.family)
+    while variant is not None and 1 + len(variant.errors) < config.inject.errors_per_variant:
+        used = {variant.error.subtype, *(e.subtype for e in variant.errors)} if variant.error else set()
+        shown = replace(problem, steps=variant.steps)
+        options = {s: w for s, w in config.inject.subtypes.items()
+                   if s not in used and stackable(s) and INJECTORS[s].applies(family, shown)}
+        if not options:
+            stats.funnel.reject("stacked", "no_stackable_subtype_applies")
+            return None
+        variant = stack(problem, variant, _weighted(rng, options), rng, max_attempts=config.inject.max_attempts,
+                        funnel=stats.funnel)
+    return variant
+
+
 def base_id(config: RunConfig, index: int) -> str:
     return f"{config.name}-{index:06d}"
 
@@ -114,7 +140,7 @@ def generate_problem(config: RunConfig, index: int, stats: ShardStats) -> Proble
 
 def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tuple[Item, np.ndarray | None]]:
     """The clean control for base ``index``, then its error and degraded variants, with pixels."""
-    from render import render_page
+    from render import render_page, sample_hand
 
     seed = item_seed(config.seed, index)
     problem = generate_problem(config, index, stats)
@@ -129,18 +155,25 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
             rng = stage_rng(seed, "inject", j)
             subtype = _weighted(rng, applicable)
             v = inject(problem, subtype, rng, placement=config.inject.placement,
-                       max_attempts=config.inject.max_attempts, funnel=stats.funnel)
+                       max_attempts=config.inject.max_attempts, funnel=stats.funnel,
+                       propagate=config.inject.propagate)
+            if v is not None and v.error is not None and config.inject.errors_per_variant > 1:
+                v = _stack_errors(config, problem, v, rng, stats)
             if v is not None:
                 tag = "s" if v.kind == "superficial" else "e"
                 variants.append((f"{bid}-{tag}{j + 1}", v))
     rcfg = config.render
+    # One modality and writer per base problem: the clean page and its variants share the same hand.
+    style, writer = sample_hand(stage_rng(seed, "render"), style=rcfg.style, handwritten_share=rcfg.handwritten_share,
+                                neatness=rcfg.neatness, writers=rcfg.writers)
     clean_pixels = None
     clean_image = f"images/{bid}.png" if rcfg.enabled else None
     for item_id, variant in variants:
         pixels, page = None, None
         if rcfg.enabled:
             with _Timer(stats, "render"):
-                drawn = render_page(problem, variant, page=rcfg.page, paper=rcfg.paper, dpi=rcfg.dpi)
+                drawn = render_page(problem, variant, page=rcfg.page, paper=rcfg.paper, dpi=rcfg.dpi,
+                                    style=style, writer=writer, seed=seed)
             pixels, page = drawn.pixels, drawn.page
             if item_id == bid:
                 clean_pixels, clean_page = pixels, page
@@ -149,17 +182,55 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
                    clean_image=clean_image, versions=versions()), pixels
     if clean_pixels is None:
         return
+    reverse = _reverse_page(config, index) if _needs_reverse(config) else None
     n = 0
     for op in config.degrade.ops:
         for severity in op.severities:
             n += 1
+            # An op that cannot act on this page (figure_marking without a figure) is skipped and
+            # counted, so the id of every other degraded item stays the same.
+            if severity and not PHOTO_OPS[op.subtype].applies(clean_page):
+                stats.degradations[f"{op.subtype}:{severity}:not_applicable"] += 1
+                continue
             with _Timer(stats, "degrade"):
                 rng = stage_rng(seed, f"degrade:{op.subtype}", severity, n)
-                pixels, page, record = degrade(clean_pixels, clean_page, op.subtype, severity, rng)
+                pixels, page, record = degrade(clean_pixels, clean_page, op.subtype, severity, rng, reverse=reverse)
             item_id = f"{bid}-d{n}"
             yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
                        variant=variants[0][1], render=page, degradations=(record,),
                        image=f"images/{item_id}.png", clean_image=clean_image, versions=versions()), pixels
+    for k, profile in enumerate(config.degrade.profiles, start=1):
+        steps = [(s.subtype, s.severity) for s in profile.ops]
+        if not all(PHOTO_OPS[s].applies(clean_page) for s, _ in steps):
+            stats.degradations[f"profile:{profile.name}:not_applicable"] += 1
+            continue
+        with _Timer(stats, "degrade"):
+            rng = stage_rng(seed, f"profile:{profile.name}")
+            pixels, page, records = degrade_profile(clean_pixels, clean_page, steps, rng, reverse=reverse)
+        item_id = f"{bid}-p{k}"
+        yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
+                   variant=variants[0][1], render=page, degradations=records,
+                   image=f"images/{item_id}.png", clean_image=clean_image, versions=versions()), pixels
+
+
+def _needs_reverse(config: RunConfig) -> bool:
+    subtypes = [op.subtype for op in config.degrade.ops] + [s.subtype for p in config.degrade.profiles for s in p.ops]
+    return any(PHOTO_OPS[s].uses_reverse for s in subtypes)
+
+
+def _reverse_page(config: RunConfig, index: int) -> ReversePage:
+    """The other side of base ``index``'s sheet: the clean page of a problem rendered for the purpose.
+
+    It is base ``count + index`` of the same run settings (never an item of this run), so it is a
+    function of (run seed, index) like everything else, and bleed-through shows real other print.
+    """
+    from render import render_page
+
+    other = config.count + index
+    problem = generate_problem(config, other, ShardStats())  # its own stats are not this run's
+    rcfg = config.render
+    drawn = render_page(problem, clean_variant(problem), page=rcfg.page, paper=rcfg.paper, dpi=rcfg.dpi)
+    return ReversePage(drawn.pixels, problem.id)
 
 
 # ------------------------------------------------------------------------- run folder
@@ -251,7 +322,8 @@ def _kind(item: Item) -> str:
 
 def items_per_base(config: RunConfig) -> int:
     """Upper bound on rows per base problem (for progress totals; failed injections lower it)."""
-    return 1 + config.inject.variants_per_base + sum(len(op.severities) for op in config.degrade.ops)
+    return (1 + config.inject.variants_per_base + sum(len(op.severities) for op in config.degrade.ops)
+            + len(config.degrade.profiles))
 
 
 @dataclass(frozen=True)
