@@ -1,0 +1,1549 @@
+"""Plane geometry with figures: angle sums, Pythagoras, similar triangles, circles, polygons, parallel lines.
+
+Also the shared machinery of every figure family (solids and right-triangle trigonometry use it):
+
+- ``show``: display trees from ``expr`` plus the leaf ``"pi"``, ``["sqrt", a]`` and
+  ``["sin" | "cos" | "tan", degrees]``; one tree gives the exact value, the text and the LaTeX.
+- ``FigureFamily``: samples the image role into ``params`` (``required``: the numbers live only
+  in the figure; ``useful``: the text states them too), derives ``givens`` and
+  ``figure_readings`` from a list of ``Quantity`` records, and turns mal-rules into whole
+  solutions through the same ``_solve`` that writes the clean one.
+
+Insufficient items (a needed value in neither text nor figure) are not generated: they have no
+verifiable solution steps, and the verifier has no notion of a correct refusal yet.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from synth.generators import expr as E
+from synth.generators import register
+from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.records import Figure, Given
+
+ROLES = ("required", "useful")
+X = sympy.Symbol("x")
+UNITS = ("cm", "m", "mm", "in", "ft")
+
+# -- display trees with π, roots and trig -------------------------------------------------------
+
+_PLACEHOLDER = 9_000_000_001  # ints E prints verbatim and no school problem contains
+_TRIG = {"sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan}
+_COEF_TEXT = re.compile(r"(?<![\d/.^])(\d+) × (π|√)")
+_COEF_LATEX = re.compile(r"(?<![\d/.{}^])(\d+) \\times (\\pi|\\sqrt)")
+
+
+def value_of(node: E.Node) -> sympy.Expr:
+    """Exact value of a display tree (SymPy, so π and roots stay exact)."""
+    if node == "pi":
+        return sympy.pi
+    if isinstance(node, (int, str)):
+        return E.sym(node)
+    op, *args = node
+    if op == "sqrt":
+        return sympy.sqrt(value_of(args[0]))
+    if op in _TRIG:
+        return _TRIG[op](sympy.pi * value_of(args[0]) / 180)
+    vals = [value_of(a) for a in args]
+    if op == "+":
+        return vals[0] + vals[1]
+    if op == "-":
+        return vals[0] - vals[1]
+    if op == "*":
+        return vals[0] * vals[1]
+    if op in ("/", "frac"):
+        return vals[0] / vals[1]
+    if op == "pow":
+        return vals[0] ** vals[1]
+    if op == "group":
+        return vals[0]
+    if op == "pct":
+        return vals[0] / 100
+    raise ValueError(f"unknown display operator {op!r}")
+
+
+def show(node: E.Node) -> tuple[sympy.Expr, str, str]:
+    """(value, text, latex) of a tree; π, √ and trig leaves are written by us, the rest by ``expr``."""
+    texts: dict[int, tuple[str, str]] = {}
+
+    def swap(n: E.Node) -> E.Node:
+        if n == "pi":
+            key = _PLACEHOLDER + len(texts)
+            texts[key] = ("π", r"\pi")
+            return key
+        if isinstance(n, list) and n[0] == "sqrt":
+            inner = n[1]
+            _, t, lt = show(inner)
+            t = t if isinstance(inner, int) else f"({t})"
+            key = _PLACEHOLDER + len(texts)
+            texts[key] = ("√" + t, rf"\sqrt{{{lt}}}")
+            return key
+        if isinstance(n, list) and n[0] in _TRIG:
+            key = _PLACEHOLDER + len(texts)
+            texts[key] = (f"{n[0]} {n[1]}°", rf"\{n[0]} {n[1]}^\circ")
+            return key
+        if isinstance(n, list):
+            return [n[0], *(swap(a) for a in n[1:])]
+        return n
+
+    plain = swap(node)
+    text, latex = E.text(plain), E.latex(plain)
+    for key in sorted(texts, reverse=True):
+        text, latex = text.replace(str(key), texts[key][0]), latex.replace(str(key), texts[key][1])
+    text = _COEF_TEXT.sub(r"\1\2", text)
+    latex = _COEF_LATEX.sub(r"\1\2", latex)
+    return value_of(node), text, latex
+
+
+def step(d: Derivation, rule: str, node: E.Node, result: sympy.Basic | None = None) -> None:
+    """Append a step whose value, text and LaTeX all come from one tree."""
+    v, text, latex = show(node)
+    d.add(StepDraft(rule=rule, value=v, text=text, latex=latex, result=result))
+
+
+def pi_times(coef: sympy.Basic) -> E.Node:
+    """``25π``, ``25π/2`` (a rational multiple of π as pupils write it)."""
+    f = E.to_fraction(coef)
+    if f.denominator == 1:
+        return ["*", int(f), "pi"]
+    return ["frac", ["*", f.numerator, "pi"], f.denominator]
+
+
+def surd(n: sympy.Basic) -> E.Node:
+    """√n in simplest form: an integer, ``√k`` or ``c√k`` (n a positive integer)."""
+    n = int(n)
+    c, k = 1, n
+    for f in range(int(math.isqrt(n)), 1, -1):
+        if n % (f * f) == 0:
+            c, k = f, n // (f * f)
+            break
+    if k == 1:
+        return c
+    return ["sqrt", k] if c == 1 else ["*", c, ["sqrt", k]]
+
+
+def square_factor(n: int) -> int:
+    """The largest square dividing n (1 when n is square-free)."""
+    for f in range(int(math.isqrt(n)), 1, -1):
+        if n % (f * f) == 0:
+            return f * f
+    return 1
+
+
+def num(v: sympy.Basic) -> E.Node:
+    """A leaf for a computed number: integers plainly, terminating decimals as decimals, else a/b."""
+    return E.leaf(v, decimal=True)
+
+
+# -- linear equations in x (angle problems with algebraic labels) ------------------------------
+
+
+def lin_text(p: int, q: int, latex: bool = False) -> str:
+    """``3x + 10``, ``x − 5``, ``2x``, ``40``."""
+    minus = "-" if latex else "−"
+    if p == 0:
+        return str(q).replace("-", minus)
+    head = "x" if p == 1 else f"{p}x"
+    if q == 0:
+        return head
+    return f"{head} + {q}" if q > 0 else f"{head} {minus} {-q}"
+
+
+def lin_sum(forms: list[tuple[int, int]], latex: bool = False) -> str:
+    """Forms added up, each with a constant bracketed after the first: ``2x + (x + 20) + 65``."""
+    parts = []
+    for i, (p, q) in enumerate(forms):
+        t = lin_text(p, q, latex)
+        if i and p and q:
+            t = rf"\left({t}\right)" if latex else f"({t})"
+        parts.append(t)
+    return " + ".join(parts)
+
+
+def eq_step(d: Derivation, rule: str, lhs: str, lhs_latex: str, lhs_value: sympy.Expr, rhs: str, rhs_latex: str,
+            rhs_value: sympy.Expr, result: sympy.Basic | None = None) -> None:
+    d.add(StepDraft(rule=rule, value=sympy.Eq(lhs_value, rhs_value, evaluate=False), text=f"{lhs} = {rhs}",
+                    latex=f"{lhs_latex} = {rhs_latex}", result=result))
+
+
+def solve_linear(d: Derivation, left: list[tuple[int, int]], right: list[tuple[int, int]], first_rule: str) -> None:
+    """Write and solve ``sum(left) = sum(right)`` the school way: collect, move, divide.
+
+    Step 1 shows the equation as set up from the figure; x ends on the left with a positive
+    coefficient (sides are swapped in the set-up if needed).
+    """
+    def total(forms: list[tuple[int, int]]) -> sympy.Expr:
+        return sum((p * X + q for p, q in forms), sympy.Integer(0))
+
+    eq_step(d, first_rule, lin_sum(left), lin_sum(left, True), total(left),
+            lin_sum(right), lin_sum(right, True), total(right))
+    p_l, q_l = sum(f[0] for f in left), sum(f[1] for f in left)
+    p_r, q_r = sum(f[0] for f in right), sum(f[1] for f in right)
+    if lin_sum(left) != lin_text(p_l, q_l) or len(right) > 1:
+        q_l = int(d.compute(sympy.Integer(q_l)))
+        eq_step(d, "collect_like_terms", lin_text(p_l, q_l), lin_text(p_l, q_l, True), p_l * X + q_l,
+                lin_text(p_r, q_r), lin_text(p_r, q_r, True), p_r * X + q_r, sympy.Integer(q_l))
+    if p_r:  # x on both sides: move the x terms left and the numbers right
+        e_l, e_r = f"{lin_text(p_l, 0)} − {lin_text(p_r, 0)}", rf"{lin_text(p_l, 0)} - {lin_text(p_r, 0)}"
+        n_t = f"{q_r} − {q_l}" if q_l >= 0 else f"{q_r} + {-q_l}"
+        n_l = f"{q_r} - {q_l}" if q_l >= 0 else f"{q_r} + {-q_l}"
+        eq_step(d, "move_terms", e_l, e_r, (p_l - p_r) * X, n_t, n_l, sympy.Integer(q_r - q_l))
+        p = int(d.compute(sympy.Integer(p_l - p_r)))
+        rhs = d.compute(sympy.Integer(q_r - q_l))
+        eq_step(d, "simplify", lin_text(p, 0), lin_text(p, 0, True), p * X, E.num_text(rhs), E.num_latex(rhs),
+                rhs, rhs)
+    else:
+        p = p_l
+        if q_l:
+            n_t = f"{q_r} − {q_l}" if q_l > 0 else f"{q_r} + {-q_l}"
+            n_l = f"{q_r} - {q_l}" if q_l > 0 else f"{q_r} + {-q_l}"
+            eq_step(d, "subtract_from_both_sides", lin_text(p, 0), lin_text(p, 0, True), p * X, n_t, n_l,
+                    sympy.Integer(q_r - q_l))
+        rhs = d.compute(sympy.Integer(q_r - q_l))
+        if q_l:
+            eq_step(d, "simplify", lin_text(p, 0), lin_text(p, 0, True), p * X, E.num_text(rhs), E.num_latex(rhs),
+                    rhs, rhs)
+    if p != 1:
+        eq_step(d, "divide_both_sides", "x", "x", X, f"{E.num_text(rhs)} ÷ {p}", rf"{E.num_latex(rhs)} \div {p}",
+                rhs / p)
+        x = d.compute(rhs / p)
+        eq_step(d, "divide", "x", "x", X, E.num_text(x), E.num_latex(x), x, x)
+
+
+# -- the figure-family contract -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A stated value: its name, the ``params`` key holding it, its figure element and unit."""
+
+    name: str
+    param: str
+    element: str
+    unit: str = ""
+    text: str | None = None  # the value as stated, when params[param] is not it (an expression)
+
+
+_LOOKALIKE = {"1": "7", "7": "1", "3": "8", "8": "3", "5": "6", "6": "5", "0": "8", "9": "4", "4": "9", "2": "7"}
+
+
+def neighbour_misreads(v: int) -> list[int]:
+    """Values a glance could turn v into: swapped digits, one look-alike digit (3/8, 1/7, 5/6)."""
+    s = str(v)
+    out = []
+    if len(s) == 2 and s[0] != s[1] and s[1] != "0":
+        out.append(int(s[::-1]))
+    for i, ch in enumerate(s):
+        alt = s[:i] + _LOOKALIKE[ch] + s[i + 1:]
+        if not alt.startswith("0"):
+            out.append(int(alt))
+    return [m for m in dict.fromkeys(out) if m != v and m > 0][:3]
+
+
+class FigureFamily(Family):
+    """A family whose problem comes with a figure; the image role is sampled into ``params``."""
+
+    figure_kind = "plane_geometry"
+    image_roles = ROLES
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        params = self.sample_values(rng, difficulty)
+        params["image_role"] = ROLES[int(rng.integers(len(ROLES)))]
+        return params
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        """The numbers the problem gives, each drawn in the figure."""
+        raise NotImplementedError
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        """The worked solution; with ``mal`` the one a student applying that mal-rule writes (None: n/a)."""
+        raise NotImplementedError
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        """Whether params describe a drawable figure (used to keep misreads plausible)."""
+        return True
+
+    def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        steps = self.solve(params, Derivation(overrides), None)
+        assert steps is not None
+        return steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        known = [m.id for m in self.malrules]
+        if rule not in known:
+            raise KeyError(f"{self.id} has no mal-rule {rule!r}; known: {known}")
+        steps = self.solve(params, Derivation(), rule)
+        if not steps or self.answer_of(steps[-1].value) == self.target(params):
+            return None
+        return steps
+
+    def initial(self, params: dict[str, Any]) -> sympy.Basic:
+        return self.derive(params)[0].value
+
+    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
+        in_figure = params["image_role"] == "required"
+        return tuple(Given(q.name, q.text if q.text is not None else str(params[q.param]),
+                           f"figure:{q.element}" if in_figure else "text", q.unit)
+                     for q in self.quantities(params))
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """Misreads of the values that live only in the figure (none when the text states them)."""
+        if params["image_role"] != "required":
+            return ()
+        quantities = self.quantities(params)
+        truth = self.target(params)
+        out = []
+        for q in quantities:
+            v = params[q.param]
+            if not isinstance(v, int):
+                continue
+            swapped = [params[o.param] for o in quantities
+                       if o.unit == q.unit and o.param != q.param and isinstance(params[o.param], int)]
+            for kind, cands in (("misread_value", neighbour_misreads(v)), ("misread_label", swapped)):
+                keep = tuple(m for m in dict.fromkeys(cands) if m != v and self._changes_answer(params, q.param, m,
+                                                                                              truth))
+                if keep:
+                    out.append(Reading(q.param, q.element, kind, keep))
+        return tuple(out)
+
+    def _changes_answer(self, params: dict[str, Any], key: str, misread: Any, truth: sympy.Basic) -> bool:
+        trial = {**params, key: misread}
+        if not self.valid(trial):
+            return False
+        try:
+            return bool(sympy.simplify(self.answer_of(self.derive(trial)[-1].value) - truth) != 0)
+        except (ValueError, ZeroDivisionError, TypeError):
+            return False
+
+    def unit_of(self, params: dict[str, Any]) -> str:
+        return params.get("unit", "")
+
+    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "given": params["image_role"] == "useful", **self.context(params)}
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+
+def figure_spec(points: dict[str, tuple[float, float]], elements: list[dict[str, Any]],
+                size: tuple[float, float] = (3.0, 2.2), **extra: Any) -> dict[str, Any]:
+    return {"size_in": list(size), "points": {k: [round(float(x), 4), round(float(y), 4)]
+                                              for k, (x, y) in points.items()},
+            "elements": elements, **extra}
+
+
+def tri_points(names: str, base: float, angle_a: float, angle_b: float) -> dict[str, tuple[float, float]]:
+    """A triangle with ``names[0]`` at the origin, ``names[1]`` on the x axis, angles in degrees."""
+    a, b = math.radians(angle_a), math.radians(angle_b)
+    t = base * math.sin(b) / math.sin(a + b)
+    return {names[0]: (0.0, 0.0), names[1]: (base, 0.0), names[2]: (t * math.cos(a), t * math.sin(a))}
+
+
+def tri_by_angles(names: str, angles: tuple[float, float, float]) -> dict[str, tuple[float, float]]:
+    """A triangle with these angles (degrees), its longest side horizontal at the bottom.
+
+    Resting on the longest side keeps the drawing wide rather than a tall sliver, which is how
+    a worksheet draws it and leaves room for the angle labels at the base.
+    """
+    top = max(range(3), key=lambda i: (angles[i], -i))
+    i, j = (k for k in range(3) if k != top)
+    pts = tri_points(names[i] + names[j] + names[top], 4.0, angles[i], angles[j])
+    return pts
+
+
+def _min_angle(sides: list[int]) -> float:
+    """The smallest angle (degrees) of a triangle with these sides: slivers make unreadable figures."""
+    a, b, c = sorted(sides)
+    return math.degrees(math.acos((b * b + c * c - a * a) / (2 * b * c)))
+
+
+def vertex_labels(names: str) -> list[dict[str, Any]]:
+    return [{"id": f"label_{n}", "type": "label", "at": n, "text": n} for n in names]
+
+
+_TRIANGLE_NAMES = ("ABC", "PQR", "XYZ", "DEF", "LMN", "KLM", "RST", "UVW", "GHJ")
+
+
+def _pick(rng: np.random.Generator, options: tuple[Any, ...] | list[Any]) -> Any:
+    return options[int(rng.integers(len(options)))]
+
+
+def _deg(v: Any) -> str:
+    return f"{v}°"
+
+
+def _len(v: Any, unit: str) -> str:
+    return f"{v} {unit}"
+
+
+def _area_unit(unit: str) -> str:
+    return f"{unit}²"
+
+
+# ============================================================================ angle sum
+
+
+@register
+class TriangleAngleSum(FigureFamily):
+    """easy: two angles given; medium: isosceles (one angle and the equal-side marks); hard: angles in x."""
+
+    id = "geometry.triangle.angle_sum"
+    domain = "geometry"
+    subdomain = "angles"
+    grade_band = "6-8"
+    malrules = (
+        MalRule("angle_sum_360", "incorrect_fact", "uses 360° as the angle sum of a triangle"),
+        MalRule("isosceles_not_shared", "formula_misuse",
+                "does not share the remaining angle between the two equal base angles"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        names = _pick(rng, _TRIANGLE_NAMES)
+        if difficulty == "easy":
+            while True:
+                a, b = int(rng.integers(25, 111)), int(rng.integers(25, 111))
+                if 180 - a - b >= 20:
+                    return {"level": "two_angles", "names": names, "a": a, "b": b}
+        if difficulty == "medium":
+            ask = _pick(rng, ("base", "apex"))
+            given = int(rng.integers(10, 70)) * 2 if ask == "base" else int(rng.integers(25, 80))
+            return {"level": "isosceles", "names": names, "ask": ask, "given_angle": given}
+        while True:
+            x = int(rng.integers(8, 40))
+            forms = [[int(rng.integers(1, 5)), int(rng.integers(-4, 7)) * 5] for _ in range(2)]
+            p3 = int(rng.integers(1, 5))
+            q3 = 180 - x * (forms[0][0] + forms[1][0] + p3) - forms[0][1] - forms[1][1]
+            forms.append([p3, q3])
+            distinct = len({tuple(f) for f in forms}) == 3
+            if -40 <= q3 <= 60 and all(20 <= p * x + q <= 130 for p, q in forms) and distinct:
+                return {"level": "algebra", "names": names, "forms": forms}
+
+    def angles(self, params: dict[str, Any]) -> tuple[float, float, float]:
+        """True angles at the three vertices (degrees), for drawing."""
+        if params["level"] == "two_angles":
+            return params["a"], params["b"], 180 - params["a"] - params["b"]
+        if params["level"] == "isosceles":
+            g = params["given_angle"]
+            base = (180 - g) / 2 if params["ask"] == "base" else g
+            return base, base, 180 - 2 * base
+        x = self.target(params)
+        return tuple(float(p * x + q) for p, q in params["forms"])  # type: ignore[return-value]
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        a = self.angles(params)
+        return all(v > 0 for v in a)
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        n = params["names"]
+        if params["level"] == "two_angles":
+            return [Quantity(f"angle {n[0]}", "a", f"angle_{n[0]}", "°"), Quantity(f"angle {n[1]}", "b",
+                                                                                  f"angle_{n[1]}", "°")]
+        if params["level"] == "isosceles":
+            at = n[0] if params["ask"] == "apex" else n[2]
+            return [Quantity(f"angle {at}", "given_angle", f"angle_{at}", "°")]
+        return [Quantity(f"angle {v}", "forms", f"angle_{v}", "°", text=f"{lin_text(p, q)}")
+                for v, (p, q) in zip(n, params["forms"])]
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        total = 360 if mal == "angle_sum_360" else 180
+        level = params["level"]
+        if mal == "isosceles_not_shared" and level != "isosceles":
+            return None
+        if level == "two_angles":
+            a, b = params["a"], params["b"]
+            step(d, "angle_sum" if total == 180 else "mal:angle_sum_360", ["-", total, ["group", ["+", a, b]]])
+            s = d.compute(sympy.Integer(a + b))
+            step(d, "add", ["-", total, num(s)], s)
+            c = d.compute(total - s)
+            step(d, "subtract", num(c), c)
+            return d.steps
+        if level == "isosceles":
+            g = params["given_angle"]
+            share = mal != "isosceles_not_shared"
+            rule = "mal:" + mal if mal else "isosceles_base_angles"
+            if params["ask"] == "base":
+                node = ["/", ["group", ["-", total, g]], 2] if share else ["-", total, g]
+                step(d, rule, node)
+                rest = d.compute(sympy.Integer(total - g))
+                if share:
+                    step(d, "subtract", ["/", num(rest), 2], rest)
+                    ans = d.compute(rest / 2)
+                    step(d, "halve", num(ans), ans)
+                else:
+                    step(d, "subtract", num(rest), rest)
+                return d.steps
+            node = ["-", total, ["*", 2, g]] if share else ["-", total, g]
+            step(d, rule, node)
+            if share:
+                two = d.compute(sympy.Integer(2 * g))
+                step(d, "double", ["-", total, num(two)], two)
+                ans = d.compute(total - two)
+            else:
+                ans = d.compute(sympy.Integer(total - g))
+            step(d, "subtract", num(ans), ans)
+            return d.steps
+        forms = [tuple(f) for f in params["forms"]]
+        solve_linear(d, forms, [(0, total)], "angle_sum" if total == 180 else "mal:angle_sum_360")
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # The exterior-angle route: the unknown angle is 180° minus the sum of the others.
+        if params["level"] == "two_angles":
+            return sympy.Integer(180) - params["a"] - params["b"]
+        if params["level"] == "isosceles":
+            g = params["given_angle"]
+            return sympy.Rational(180 - g, 2) if params["ask"] == "base" else sympy.Integer(180 - 2 * g)
+        p = sum(f[0] for f in params["forms"])
+        q = sum(f[1] for f in params["forms"])
+        return sympy.Rational(180 - q, p)
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        if params["level"] == "algebra":
+            return f"x = {E.num_text(answer)}", f"x = {E.num_latex(answer)}"
+        return f"{E.num_text(answer, decimal=True)}°", rf"{E.num_latex(answer, decimal=True)}^\circ"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        n = params["names"]
+        ctx: dict[str, Any] = {"tri": n, "v1": n[0], "v2": n[1], "v3": n[2]}
+        if params["level"] == "algebra":
+            ctx["exprs"] = [lin_text(p, q) for p, q in params["forms"]]
+        if params["level"] == "isosceles":
+            ctx["apex"] = n[2]
+        return ctx
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        n = params["names"]
+        angles = self.angles(params)
+        # Isosceles triangles stand on their base (apex up), the way the equal sides are usually shown.
+        pts = tri_points(n, 4.0, angles[0], angles[1]) if params["level"] == "isosceles" else tri_by_angles(n, angles)
+        els: list[dict[str, Any]] = [{"id": f"triangle_{n}", "type": "polygon", "points": list(n)}]
+        els += vertex_labels(n)
+        arms = {n[0]: [n[1], n[2]], n[1]: [n[2], n[0]], n[2]: [n[0], n[1]]}
+        level = params["level"]
+        if level == "two_angles":
+            texts = {n[0]: (_deg(params["a"]), params["a"]), n[1]: (_deg(params["b"]), params["b"]), n[2]: ("x", None)}
+        elif level == "isosceles":
+            g = params["given_angle"]
+            if params["ask"] == "base":
+                texts = {n[2]: (_deg(g), g), n[0]: ("x", None)}
+            else:
+                texts = {n[0]: (_deg(g), g), n[2]: ("x", None)}
+            # The apex is the third vertex; the equal sides meet there.
+            els.append({"id": f"tick_{n[0]}{n[2]}", "type": "tick_mark", "on": [n[0], n[2]], "count": 1})
+            els.append({"id": f"tick_{n[1]}{n[2]}", "type": "tick_mark", "on": [n[1], n[2]], "count": 1})
+        else:
+            texts = {v: (f"({lin_text(p, q)})°" if q else f"{lin_text(p, q)}°", None)
+                     for v, (p, q) in zip(n, params["forms"])}
+        for v, (text, value) in texts.items():
+            el = {"id": f"angle_{v}", "type": "angle_mark", "at": v, "arms": arms[v], "text": text}
+            if text == "x" or value is None:
+                el["style"] = "italic" if text == "x" else "sans"
+            if value is not None:
+                el["value"] = value
+            els.append(el)
+        size = (3.4, 2.5) if level == "algebra" else (2.8, 2.0)
+        return Figure(self.figure_kind, figure_spec(pts, els, size))
+
+
+# ============================================================================ Pythagoras
+
+_TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (9, 40, 41))
+
+
+@register
+class Pythagoras(FigureFamily):
+    """easy: hypotenuse from a triple; medium: a leg; hard: a surd answer simplified (√52 = 2√13)."""
+
+    id = "geometry.pythagoras"
+    domain = "geometry"
+    subdomain = "right_triangles"
+    grade_band = "8-9"
+    malrules = (
+        MalRule("leg_by_adding", "theorem_misapplication", "adds the squares to find a leg instead of subtracting"),
+        MalRule("no_square_root", "formula_misuse", "stops at the sum of squares and does not take the square root"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        names, unit, flip = _pick(rng, _TRIANGLE_NAMES), _pick(rng, UNITS), bool(rng.integers(2))
+        if difficulty in ("easy", "medium"):
+            a, b, c = _pick(rng, _TRIPLES[:4] if difficulty == "easy" else _TRIPLES)
+            k = int(rng.integers(1, 5 if c < 20 else 2))
+            a, b, c = a * k, b * k, c * k
+            if rng.integers(2):
+                a, b = b, a
+            return {"names": names, "unit": unit, "flip": flip, "find": "hyp" if difficulty == "easy" else "leg",
+                    "a": a, "b": b, "c": c}
+        while True:
+            find = _pick(rng, ("hyp", "leg"))
+            a, other = int(rng.integers(2, 13)), int(rng.integers(2, 16))
+            if find == "hyp":
+                sq = a * a + other * other
+                params = {"a": a, "b": other, "c": None}
+            else:
+                c = max(a, other) + int(rng.integers(1, 6))
+                sq = c * c - a * a
+                params = {"a": a, "b": None, "c": c}
+            if math.isqrt(sq) ** 2 != sq and square_factor(sq) > 1:
+                return {"names": names, "unit": unit, "flip": flip, "find": find, **params}
+
+    def _sides(self, params: dict[str, Any]) -> tuple[float, float, float]:
+        a, b, c = params["a"], params["b"], params["c"]
+        if b is None:
+            b = math.sqrt(c * c - a * a)
+        if c is None or params["find"] == "hyp":
+            c = math.hypot(a, b)
+        return float(a), float(b), float(c)
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        return params["find"] == "hyp" or params["c"] > params["a"]
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        n, u = params["names"], params["unit"]
+        out = [Quantity(f"{n[1]}{n[2]}", "a", f"side_{n[1]}{n[2]}", u)]
+        if params["find"] == "hyp":
+            out.append(Quantity(f"{n[0]}{n[2]}", "b", f"side_{n[0]}{n[2]}", u))
+        else:
+            out.append(Quantity(f"{n[0]}{n[1]}", "c", f"side_{n[0]}{n[1]}", u))
+        return out
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        a = params["a"]
+        hyp = params["find"] == "hyp"
+        if mal == "leg_by_adding" and hyp:
+            return None
+        other = params["b"] if hyp else params["c"]
+        op = "+" if hyp or mal == "leg_by_adding" else "-"
+        first, second = (a, other) if hyp else (other, a)
+        root = mal != "no_square_root"
+        wrap = (lambda n: ["sqrt", n]) if root else (lambda n: n)
+        rule = "mal:" + mal if mal else ("pythagoras_hypotenuse" if hyp else "pythagoras_leg")
+        step(d, rule, wrap([op, ["pow", first, 2], ["pow", second, 2]]))
+        s1 = d.compute(sympy.Integer(first) ** 2)
+        step(d, "square", wrap([op, num(s1), ["pow", second, 2]]), s1)
+        s2 = d.compute(sympy.Integer(second) ** 2)
+        step(d, "square", wrap([op, num(s1), num(s2)]), s2)
+        total = d.compute(s1 + s2 if op == "+" else s1 - s2)
+        step(d, "add" if op == "+" else "subtract", wrap(num(total)), total)
+        if not root:
+            return d.steps
+        if total > 0 and total.is_Integer and square_factor(int(total)) > 1:
+            f = square_factor(int(total))
+            if f != total:
+                step(d, "square_factor", ["sqrt", ["*", f, int(total) // f]])
+            simple = surd(total)
+            coef = sympy.Integer(math.isqrt(f))
+            result = d.compute(coef)
+            if result != coef:  # a slipped coefficient is still written as c√k
+                simple = result if int(total) == f else ["*", num(result), ["sqrt", int(total) // f]]
+            step(d, "square_root", simple, result)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Distance formula on coordinates: legs along the axes, hypotenuse between their ends.
+        a = sympy.Integer(params["a"])
+        if params["find"] == "hyp":
+            p, q = sympy.Point(a, 0), sympy.Point(0, params["b"])
+            return p.distance(q)
+        return sympy.sqrt((params["c"] - a) * (params["c"] + a))
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        _, t, lt = show(surd(answer**2))
+        return f"{t} {params['unit']}", rf"{lt}\ \mathrm{{{params['unit']}}}"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        n = params["names"]
+        return {"right": n[2], "leg1": f"{n[1]}{n[2]}", "leg2": f"{n[0]}{n[2]}", "hyp": f"{n[0]}{n[1]}",
+                "tri": n}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        n, u = params["names"], params["unit"]
+        a, b, c = self._sides(params)
+        sx = -1.0 if params["flip"] else 1.0
+        pts = {n[2]: (0.0, 0.0), n[1]: (0.0, a), n[0]: (sx * b, 0.0)}  # right angle at n[2]
+        text = {
+            f"{n[1]}{n[2]}": _len(params["a"], u),
+            f"{n[0]}{n[2]}": _len(params["b"], u) if params["find"] == "hyp" else "x",
+            f"{n[0]}{n[1]}": "x" if params["find"] == "hyp" else _len(params["c"], u),
+        }
+        value = {f"{n[1]}{n[2]}": params["a"], f"{n[0]}{n[2]}": params["b"], f"{n[0]}{n[1]}": params["c"]}
+        els: list[dict[str, Any]] = [{"id": f"triangle_{n}", "type": "polygon", "points": list(n)}, *vertex_labels(n),
+                                     {"id": f"right_{n[2]}", "type": "right_angle", "at": n[2], "arms": [n[1], n[0]]}]
+        for side, (p, q) in ((f"{n[1]}{n[2]}", (n[1], n[2])), (f"{n[0]}{n[2]}", (n[0], n[2])),
+                             (f"{n[0]}{n[1]}", (n[0], n[1]))):
+            el = {"id": f"side_{side}", "type": "segment", "from": p, "to": q, "text": text[side]}
+            if text[side] == "x":
+                el["style"] = "italic"
+            elif value[side] is not None:
+                el["value"] = value[side]
+            els.append(el)
+        return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.2)))
+
+
+# ============================================================================ similar triangles
+
+
+@register
+class SimilarTriangles(FigureFamily):
+    """easy: whole scale factor; medium: fractional scale factor, either direction; hard: a triangle inside another."""
+
+    id = "geometry.similar_triangles"
+    domain = "geometry"
+    subdomain = "similarity"
+    grade_band = "8-9"
+    malrules = (
+        MalRule("additive_scaling", "invalid_inference", "adds the difference between corresponding sides instead "
+                "of multiplying by the scale factor"),
+        MalRule("inverted_scale_factor", "theorem_misapplication", "multiplies by the scale factor upside down"),
+        MalRule("part_for_whole", "invalid_inference", "uses the lower part of the side instead of the whole side"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit = _pick(rng, UNITS)
+        if difficulty == "hard":
+            while True:
+                ad, db, de = int(rng.integers(2, 13)), int(rng.integers(1, 10)), int(rng.integers(2, 15))
+                bc = sympy.Rational(de * (ad + db), ad)
+                if E.is_decimal(E.to_fraction(bc)) and bc.q <= 2 and ad != db:
+                    return {"level": "nested", "unit": unit, "ad": ad, "db": db, "de": de,
+                            "angle": int(rng.integers(50, 75))}
+        names = _pick(rng, (("ABC", "DEF"), ("PQR", "XYZ"), ("ABC", "PQR"), ("LMN", "RST")))
+        while True:
+            small = [int(rng.integers(3, 13)) for _ in range(3)]
+            if not (max(small) < sum(small) - max(small) and len(set(small)) == 3 and _min_angle(small) >= 28):
+                continue
+            if difficulty == "easy":
+                k = sympy.Integer(int(rng.integers(2, 4)))
+                direction = "up"
+            else:
+                k = _pick(rng, (sympy.Rational(3, 2), sympy.Rational(5, 2), sympy.Rational(4, 3),
+                                sympy.Rational(5, 4), sympy.Rational(5, 3), sympy.Rational(7, 2)))
+                direction = _pick(rng, ("up", "down"))
+            if any((s * k).q != 1 for s in small):
+                continue
+            i, j = (int(v) for v in rng.choice(3, size=2, replace=False))
+            return {"level": "separate", "unit": unit, "names": list(names), "small": small, "k": str(k),
+                    "pair": i, "ask": j, "direction": direction}
+
+    def _big(self, params: dict[str, Any]) -> list[int]:
+        k = sympy.Rational(params["k"])
+        return [int(s * k) for s in params["small"]]
+
+    def _known(self, params: dict[str, Any]) -> tuple[int, int, int]:
+        """(side with the unknown's partner, its partner, the known side next to the unknown)."""
+        small, big = params["small"], self._big(params)
+        i, j = params["pair"], params["ask"]
+        if params["direction"] == "up":
+            return small[i], big[i], small[j]
+        return big[i], small[i], big[j]
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        if params["level"] == "nested":
+            return params["ad"] > 0 and params["db"] > 0
+        return True
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        u = params["unit"]
+        if params["level"] == "nested":
+            return [Quantity("AD", "ad", "side_AD", u), Quantity("DB", "db", "side_DB", u),
+                    Quantity("DE", "de", "side_DE", u)]
+        (s1, s2), i, j = params["names"], params["pair"], params["ask"]
+        side = lambda names, k: names[k] + names[(k + 1) % 3]  # noqa: E731
+        src, dst = (s1, s2) if params["direction"] == "up" else (s2, s1)
+        return [Quantity(side(src, i), "q_from", f"side_{side(src, i)}", u),
+                Quantity(side(dst, i), "q_to", f"side_{side(dst, i)}", u),
+                Quantity(side(src, j), "q_known", f"side_{side(src, j)}", u)]
+
+    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
+        return super().givens(self._flat(params))
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        if params["level"] == "nested":
+            return super().figure_readings(params)
+        return ()  # the three sides are derived from small/k; a misread has no single parameter to replace
+
+    def _flat(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params["level"] == "nested":
+            return params
+        f, t, kn = self._known(params)
+        return {**params, "q_from": f, "q_to": t, "q_known": kn}
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        if params["level"] == "nested":
+            ad, db, de = params["ad"], params["db"], params["de"]
+            if mal in ("inverted_scale_factor", "additive_scaling"):
+                return None
+            whole: E.Node = db if mal == "part_for_whole" else ["group", ["+", ad, db]]
+            step(d, "mal:part_for_whole" if mal else "similar_nested", ["*", de, ["group", ["/", whole, ad]]])
+            if mal is None:
+                ab = d.compute(sympy.Integer(ad + db))
+                step(d, "add", ["*", de, ["group", ["/", num(ab), ad]]], ab)
+            else:
+                ab = sympy.Integer(db)
+            k = d.compute(ab / ad)
+            step(d, "scale_factor", ["*", de, num(k)], k)
+            x = d.compute(de * k)
+            step(d, "multiply", num(x), x)
+            return d.steps
+        if mal == "part_for_whole":
+            return None
+        f, t, kn = self._known(params)
+        if mal == "additive_scaling":
+            step(d, "mal:additive_scaling", ["+", kn, ["group", ["-", t, f]]])
+            diff = d.compute(sympy.Integer(t - f))
+            step(d, "subtract", ["+", kn, num(diff)], diff)
+            x = d.compute(kn + diff)
+            step(d, "add", num(x), x)
+            return d.steps
+        if mal == "inverted_scale_factor":
+            f, t = t, f
+        step(d, "mal:inverted_scale_factor" if mal else "scale_factor", ["*", kn, ["group", ["/", t, f]]])
+        k = d.compute(sympy.Rational(t, f))
+        step(d, "divide", ["*", kn, num(k)], k)
+        x = d.compute(kn * k)
+        step(d, "multiply", num(x), x)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Equal ratios: x / known = partner ratio, solved for x with SymPy.
+        x = sympy.Symbol("x", positive=True)
+        if params["level"] == "nested":
+            ratio = sympy.Rational(params["ad"] + params["db"], params["ad"])
+            (sol,) = sympy.solve(sympy.Eq(x / params["de"], ratio), x)
+            return sol
+        f, t, kn = self._known(params)
+        (sol,) = sympy.solve(sympy.Eq(x / kn, sympy.Rational(t, f)), x)
+        return sol
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        return f"{E.num_text(answer, decimal=True)} {params['unit']}", \
+            rf"{E.num_latex(answer, decimal=True)}\ \mathrm{{{params['unit']}}}"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        flat = self._flat(params)
+        u = params["unit"]
+        if params["level"] == "nested":
+            return {"ad_t": _len(params["ad"], u), "db_t": _len(params["db"], u), "de_t": _len(params["de"], u)}
+        q = self.quantities(flat)
+        (s1, s2) = params["names"]
+        src, dst = (s1, s2) if params["direction"] == "up" else (s2, s1)
+        j = params["ask"]
+        return {"src": src, "dst": dst, "unknown": dst[j] + dst[(j + 1) % 3],
+                "facts": [f"{qq.name} = {_len(flat[qq.param], u)}" for qq in q]}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        u = params["unit"]
+        if params["level"] == "nested":
+            ad, db, de = params["ad"], params["db"], params["de"]
+            ab = ad + db
+            bc = float(self.target(params))
+            # A at the top, BC horizontal with its true length, D and E a fraction AD/AB down; DE ∥ BC.
+            ang = math.radians(params["angle"])
+            b_pt = (-ab * math.cos(ang), -ab * math.sin(ang))
+            c_pt = (b_pt[0] + bc, b_pt[1])
+            t = ad / ab
+            pts = {"A": (0.0, 0.0), "B": b_pt, "C": c_pt, "D": (b_pt[0] * t, b_pt[1] * t),
+                   "E": (c_pt[0] * t, c_pt[1] * t)}
+            left = [-1, 0.15]
+            els = [{"id": "side_AD", "type": "segment", "from": "A", "to": "D", "text": _len(ad, u), "value": ad,
+                    "dir": left},
+                   {"id": "side_DB", "type": "segment", "from": "D", "to": "B", "text": _len(db, u), "value": db,
+                    "dir": left},
+                   {"id": "side_AE", "type": "segment", "from": "A", "to": "E"},
+                   {"id": "side_EC", "type": "segment", "from": "E", "to": "C"},
+                   {"id": "side_DE", "type": "segment", "from": "D", "to": "E", "text": _len(de, u), "value": de,
+                    "arrows": 1, "dir": [0, -1]},
+                   {"id": "side_BC", "type": "segment", "from": "B", "to": "C", "text": "x", "style": "italic",
+                    "arrows": 1, "dir": [0, -1]},
+                   *vertex_labels("ABCDE")]
+            for el, direction in zip(els[-5:], ([0, 1], [-1, -0.4], [1, -0.4], [-1, 0.2], [1, 0.2])):
+                el["dir"] = direction
+            return Figure(self.figure_kind, figure_spec(pts, els, (2.6, 2.4)))
+        (s1, s2) = params["names"]
+        small = params["small"]
+        k = float(sympy.Rational(params["k"]))
+        # Side k joins vertex k and k+1; the angle at vertex 0 sits between sides 2 and 0.
+        angle0 = math.degrees(math.acos((small[0] ** 2 + small[2] ** 2 - small[1] ** 2) / (2 * small[0] * small[2])))
+        angle1 = math.degrees(math.acos((small[0] ** 2 + small[1] ** 2 - small[2] ** 2) / (2 * small[0] * small[1])))
+        p1 = tri_points(s1, small[0], angle0, angle1)
+        p2 = tri_points(s2, small[0] * k, angle0, angle1)
+        shift = small[0] + max(1.5, 0.25 * small[0] * k) - min(0.0, min(x for x, _ in p2.values()))
+        pts = {**p1, **{n: (x + shift, y) for n, (x, y) in p2.items()}}
+        flat = self._flat(params)
+        src, dst = (s1, s2) if params["direction"] == "up" else (s2, s1)
+        i, j = params["pair"], params["ask"]
+        labels = {(src, i): flat["q_from"], (dst, i): flat["q_to"], (src, j): flat["q_known"], (dst, j): "x"}
+        els: list[dict[str, Any]] = []
+        for names in (s1, s2):
+            els.append({"id": f"triangle_{names}", "type": "polygon", "points": list(names)})
+            els += vertex_labels(names)
+            for m in range(3):
+                a, b = names[m], names[(m + 1) % 3]
+                if (names, m) in labels:
+                    v = labels[(names, m)]
+                    el = {"id": f"side_{a}{b}", "type": "segment", "from": a, "to": b,
+                          "text": "x" if v == "x" else _len(v, u)}
+                    el.update({"style": "italic"} if v == "x" else {"value": v})
+                    c = pts[names[(m + 2) % 3]]
+                    mid = ((pts[a][0] + pts[b][0]) / 2, (pts[a][1] + pts[b][1]) / 2)
+                    el["dir"] = [round(mid[0] - c[0], 4), round(mid[1] - c[1], 4)]
+                    els.append(el)
+            for m, arcs in ((0, 1), (1, 2)):
+                v = names[m]
+                els.append({"id": f"angle_{v}", "type": "angle_mark", "at": v,
+                            "arms": [names[(m + 1) % 3], names[(m + 2) % 3]], "arcs": arcs, "size": 0.6})
+        return Figure(self.figure_kind, figure_spec(pts, els, (4.4, 2.3)))
+
+
+# ============================================================================ circle area
+
+
+@register
+class CircleArea(FigureFamily):
+    """easy: radius given; medium: diameter given; hard: a ring (annulus) or a semicircle. Answers exact in π."""
+
+    id = "geometry.circle.area"
+    domain = "geometry"
+    subdomain = "circles"
+    grade_band = "7-8"
+    malrules = (
+        MalRule("area_as_circumference", "formula_misuse", "uses 2πr (the circumference) for the area"),
+        MalRule("diameter_as_radius", "formula_misuse", "squares the diameter instead of the radius"),
+        MalRule("subtract_radii_first", "invalid_inference", "subtracts the radii before squaring (π(R − r)²)"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit = _pick(rng, UNITS)
+        if difficulty == "easy":
+            return {"shape": "circle", "given": "radius", "r": int(rng.integers(2, 41)), "unit": unit,
+                    "turn": int(rng.integers(12)) * 30}
+        if difficulty == "medium":
+            return {"shape": "circle", "given": "diameter", "d": int(rng.integers(2, 41)) * 2, "unit": unit,
+                    "turn": int(rng.integers(-2, 3)) * 15}
+        if rng.integers(2):
+            big = int(rng.integers(5, 31))
+            return {"shape": "annulus", "R": big, "r": int(rng.integers(2, big - 1)), "unit": unit,
+                    "turn": int(rng.integers(12)) * 30}
+        if rng.integers(2):
+            return {"shape": "semicircle", "given": "radius", "r": int(rng.integers(3, 41)), "unit": unit}
+        return {"shape": "semicircle", "given": "diameter", "d": int(rng.integers(3, 41)) * 2, "unit": unit}
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        return params["shape"] != "annulus" or params["R"] > params["r"]
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        u = params["unit"]
+        if params["shape"] == "annulus":
+            return [Quantity("outer radius", "R", "radius_R", u), Quantity("inner radius", "r", "radius_r", u)]
+        if params.get("given") == "radius":
+            return [Quantity("radius", "r", "radius_r", u)]
+        return [Quantity("diameter", "d", "diameter_d", u)]
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        shape = params["shape"]
+        if mal == "subtract_radii_first" and shape != "annulus":
+            return None
+        if mal == "diameter_as_radius" and params.get("given") != "diameter":
+            return None
+        rule = "mal:" + mal if mal else "circle_area"
+        if shape == "annulus":
+            big, small = params["R"], params["r"]
+            if mal == "area_as_circumference":
+                return self._rings_as_circumference(d, big, small)
+            if mal == "subtract_radii_first":
+                step(d, rule, ["*", "pi", ["pow", ["group", ["-", big, small]], 2]])
+                diff = d.compute(sympy.Integer(big - small))
+                step(d, "subtract", ["*", "pi", ["pow", num(diff), 2]], diff)
+                sq = d.compute(diff**2)
+                step(d, "square", pi_times(sq), sq)
+                return d.steps
+            step(d, "annulus_area", ["-", ["*", "pi", ["pow", big, 2]], ["*", "pi", ["pow", small, 2]]])
+            s1 = d.compute(sympy.Integer(big) ** 2)
+            step(d, "square", ["-", pi_times(s1), ["*", "pi", ["pow", small, 2]]], s1)
+            s2 = d.compute(sympy.Integer(small) ** 2)
+            step(d, "square", ["-", pi_times(s1), pi_times(s2)], s2)
+            area = d.compute(s1 - s2)
+            step(d, "subtract", pi_times(area), area)
+            return d.steps
+        half = shape == "semicircle"
+        lead: list[E.Node] = [["frac", 1, 2]] if half else []
+        if params.get("given") == "radius":
+            r: E.Node = params["r"]
+        elif mal == "diameter_as_radius":
+            r = params["d"]
+        else:
+            r = ["/", params["d"], 2]
+        if mal == "area_as_circumference":
+            step(d, rule, E.product_of([*lead, 2, "pi", r]))
+            if isinstance(r, list):
+                rv = d.compute(sympy.Integer(params["d"]) / 2)
+                step(d, "halve_diameter", E.product_of([*lead, 2, "pi", num(rv)]), rv)
+            else:
+                rv = sympy.Integer(r)
+            c = d.compute(2 * rv * (sympy.Rational(1, 2) if half else 1))
+            step(d, "multiply", pi_times(c), c)
+            return d.steps
+        step(d, rule, E.product_of([*lead, "pi", ["pow", r, 2]]))
+        if isinstance(r, list):
+            rv = d.compute(sympy.Integer(params["d"]) / 2)
+            step(d, "halve_diameter", E.product_of([*lead, "pi", ["pow", num(rv), 2]]), rv)
+        else:
+            rv = sympy.Integer(r)
+        sq = d.compute(rv**2)
+        if half:
+            step(d, "square", E.product_of([*lead, "pi", num(sq)]), sq)
+            area = d.compute(sq / 2)
+        else:
+            area = sq
+            step(d, "square", ["*", "pi", num(sq)], sq)
+        step(d, "halve" if half else "simplify", pi_times(area), area if half else None)
+        return d.steps
+
+    def _rings_as_circumference(self, d: Derivation, big: int, small: int) -> list[StepDraft]:
+        step(d, "mal:area_as_circumference", ["-", E.product_of([2, "pi", big]), E.product_of([2, "pi", small])])
+        c1 = d.compute(sympy.Integer(2 * big))
+        step(d, "multiply", ["-", pi_times(c1), E.product_of([2, "pi", small])], c1)
+        c2 = d.compute(sympy.Integer(2 * small))
+        step(d, "multiply", ["-", pi_times(c1), pi_times(c2)], c2)
+        c = d.compute(c1 - c2)
+        step(d, "subtract", pi_times(c), c)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Integrate the circumference of thin rings: area = ∫ 2πρ dρ (a different route from πr²).
+        rho = sympy.Symbol("rho", positive=True)
+        if params["shape"] == "annulus":
+            return sympy.integrate(2 * sympy.pi * rho, (rho, params["r"], params["R"]))
+        r = params["r"] if params.get("given") == "radius" else sympy.Rational(params["d"], 2)
+        full = sympy.integrate(2 * sympy.pi * rho, (rho, 0, r))
+        return full / 2 if params["shape"] == "semicircle" else full
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        _, t, lt = show(pi_times(answer / sympy.pi))
+        u = params["unit"]
+        return f"{t} {_area_unit(u)}", rf"{lt}\ \mathrm{{{u}}}^2"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        u = params["unit"]
+        return {k + "_t": _len(params[k], u) for k in ("r", "R", "d") if k in params}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        u = params["unit"]
+        shade = [228, 228, 228]
+        if params["shape"] == "annulus":
+            big, small = params["R"], params["r"]
+            t = math.radians(45 + params["turn"])
+            pts = {"O": (0.0, 0.0), "P": (big * math.cos(t), big * math.sin(t)),
+                   "Q": (-small * math.cos(t), -small * math.sin(t))}
+            els = [{"id": "circle_outer", "type": "circle", "center": "O", "radius": big, "fill": shade},
+                   {"id": "circle_inner", "type": "circle", "center": "O", "radius": small, "fill": [255, 255, 255]},
+                   {"id": "point_O", "type": "point", "at": "O"},
+                   {"id": "radius_R", "type": "segment", "from": "O", "to": "P", "text": _len(big, u), "value": big,
+                    "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)], "text_at": 0.6},
+                   {"id": "radius_r", "type": "segment", "from": "O", "to": "Q", "text": _len(small, u),
+                    "value": small, "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)]}]
+            return Figure(self.figure_kind, figure_spec(pts, els, (2.4, 2.4)))
+        r = params["r"] if params.get("given") == "radius" else params["d"] / 2
+        if params["shape"] == "semicircle":
+            pts = {"O": (0.0, 0.0), "A": (-r, 0.0), "B": (r, 0.0), "P": (r * 0.6, r * 0.8)}
+            els = [{"id": "semicircle", "type": "arc", "center": "O", "radius": r, "start": 0, "end": 180},
+                   {"id": "point_O", "type": "point", "at": "O"}]
+            if params["given"] == "radius":
+                els += [{"id": "diameter", "type": "segment", "from": "A", "to": "B"},
+                        {"id": "radius_r", "type": "segment", "from": "O", "to": "P", "text": _len(params["r"], u),
+                         "value": params["r"], "dir": [-0.8, 0.6]}]
+            else:
+                els.append({"id": "diameter_d", "type": "segment", "from": "A", "to": "B",
+                            "text": _len(params["d"], u), "value": params["d"], "dir": [0, -1]})
+            return Figure(self.figure_kind, figure_spec(pts, els, (2.6, 1.7)))
+        if params.get("given") == "radius":
+            t = math.radians(37 + params["turn"])
+            pts = {"O": (0.0, 0.0), "P": (r * math.cos(t), r * math.sin(t))}
+            els = [{"id": "circle", "type": "circle", "center": "O", "radius": r},
+                   {"id": "point_O", "type": "point", "at": "O"},
+                   {"id": "label_O", "type": "label", "at": "O", "text": "O",
+                    "dir": [round(-math.cos(t), 3), round(-math.sin(t), 3)]},
+                   {"id": "radius_r", "type": "segment", "from": "O", "to": "P", "text": _len(params["r"], u),
+                    "value": params["r"], "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)]}]
+        else:
+            t = math.radians(params["turn"])
+            pts = {"O": (0.0, 0.0), "A": (-r * math.cos(t), -r * math.sin(t)), "B": (r * math.cos(t), r * math.sin(t))}
+            els = [{"id": "circle", "type": "circle", "center": "O", "radius": r},
+                   {"id": "point_O", "type": "point", "at": "O"},
+                   {"id": "diameter_d", "type": "segment", "from": "A", "to": "B", "text": _len(params["d"], u),
+                    "value": params["d"], "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)], "text_at": 0.5}]
+        return Figure(self.figure_kind, figure_spec(pts, els, (2.3, 2.3)))
+
+
+# ============================================================================ circumference and arcs
+
+_SECTOR_ANGLES = (30, 40, 45, 60, 72, 80, 90, 120, 135, 144, 150, 160)
+PI_APPROX = "3.14"
+
+
+@register
+class CircumferenceArc(FigureFamily):
+    """easy: circumference; medium: arc length of a sector; hard: perimeter of a sector. Uses π ≈ 3.14."""
+
+    id = "geometry.circle.circumference_arc"
+    domain = "geometry"
+    subdomain = "circles"
+    grade_band = "7-8"
+    malrules = (
+        MalRule("circumference_with_radius", "formula_misuse", "uses π × r for the circumference (drops the 2)"),
+        MalRule("arc_as_whole_circle", "misinterpret_question", "gives the whole circumference, not the arc"),
+        MalRule("sector_perimeter_arc_only", "misinterpret_question", "leaves the two radii out of the perimeter"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit = _pick(rng, UNITS)
+        ask = {"easy": "circumference", "medium": "arc", "hard": "sector_perimeter"}[difficulty]
+        while True:
+            r = int(rng.integers(2, 21))
+            theta = 360 if ask == "circumference" else _pick(rng, _SECTOR_ANGLES)
+            if (self._arc({"r": r, "theta": theta}) * 100).q == 1:  # answers to the hundredth
+                return {"ask": ask, "r": r, "theta": theta, "unit": unit, "turn": int(rng.integers(-30, 31))}
+
+    @staticmethod
+    def _arc(params: dict[str, Any]) -> sympy.Rational:
+        return sympy.Rational(params["theta"], 360) * 2 * E.sym(PI_APPROX) * params["r"]
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        return 0 < params["theta"] <= 360
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        out = [Quantity("radius", "r", "radius_OA", params["unit"])]
+        if params["ask"] != "circumference":
+            out.append(Quantity("angle at the centre", "theta", "angle_O", "°"))
+        return out
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        ask, r, theta = params["ask"], params["r"], params["theta"]
+        if mal == "arc_as_whole_circle" and ask == "circumference":
+            return None
+        if mal == "sector_perimeter_arc_only" and ask != "sector_perimeter":
+            return None
+        two: list[E.Node] = [] if mal == "circumference_with_radius" else [2]
+        part = ask != "circumference" and mal != "arc_as_whole_circle"
+        radii = ask == "sector_perimeter" and mal != "sector_perimeter_arc_only"
+
+        def whole(arc: E.Node) -> E.Node:
+            return ["+", arc, ["*", 2, r]] if radii else arc
+
+        frac: list[E.Node] = [["frac", theta, 360]] if part else []
+        rule = "mal:" + mal if mal else ask
+        step(d, rule, whole(E.product_of([*frac, *two, PI_APPROX, r])))
+        if part:
+            f = d.compute(sympy.Rational(theta, 360))
+            frac = [E.leaf(f)]
+            step(d, "simplify_fraction", whole(E.product_of([*frac, *two, PI_APPROX, r])), f)
+        factor = E.sym(PI_APPROX)
+        if two:
+            factor = d.compute(2 * factor)
+            step(d, "multiply", whole(E.product_of([*frac, num(factor), r])), factor)
+        length = d.compute(factor * r)
+        step(d, "multiply", whole(E.product_of([*frac, num(length)])), length)
+        if part:
+            length = d.compute(E.sym(frac[0]) * length)
+            step(d, "multiply", whole(num(length)), length)
+        if radii:
+            twice = d.compute(sympy.Integer(2 * r))
+            step(d, "double_radius", ["+", num(length), num(twice)], twice)
+            total = d.compute(length + twice)
+            step(d, "add", num(total), total)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Arc = diameter × π scaled by the turn; perimeter adds the two radii.
+        turn = sympy.Rational(params["theta"], 360)
+        arc = turn * E.sym(PI_APPROX) * (2 * params["r"])
+        return arc + 2 * params["r"] if params["ask"] == "sector_perimeter" else arc
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        u = params["unit"]
+        return f"{E.num_text(answer, decimal=True)} {u}", rf"{E.num_latex(answer, decimal=True)}\ \mathrm{{{u}}}"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"r_t": _len(params["r"], params["unit"]), "theta_t": _deg(params["theta"]), "pi": PI_APPROX}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        r, theta, turn = params["r"], params["theta"], params["turn"]
+        u = params["unit"]
+        start = 90 - theta / 2 + turn if params["ask"] != "circumference" else 25 + turn
+        a0, a1 = math.radians(start), math.radians(start + theta)
+        pts = {"O": (0.0, 0.0), "A": (r * math.cos(a0), r * math.sin(a0)), "B": (r * math.cos(a1), r * math.sin(a1))}
+        mid = math.radians(start - 90)
+        out_dir = [round(math.cos(mid), 3), round(math.sin(mid), 3)]
+        back = math.radians(start + theta / 2 + (180 if params["ask"] != "circumference" else 150))
+        els: list[dict[str, Any]] = [{"id": "point_O", "type": "point", "at": "O"},
+                                     {"id": "label_O", "type": "label", "at": "O", "text": "O",
+                                      "dir": [round(math.cos(back), 3), round(math.sin(back), 3)]},
+                                     {"id": "radius_OA", "type": "segment", "from": "O", "to": "A",
+                                      "text": _len(r, u), "value": r, "dir": out_dir}]
+        if params["ask"] == "circumference":
+            els.insert(0, {"id": "circle", "type": "circle", "center": "O", "radius": r})
+            els[3]["dir"] = [round(-math.sin(a0), 3), round(math.cos(a0), 3)]
+            els[2]["dir"] = [round(math.sin(a0), 3), round(-math.cos(a0), 3)]
+            return Figure(self.figure_kind, figure_spec({"O": pts["O"], "A": pts["A"]}, els, (2.3, 2.3)))
+        els += [{"id": "radius_OB", "type": "segment", "from": "O", "to": "B"},
+                {"id": "arc_AB", "type": "arc", "center": "O", "radius": r, "start": round(start, 3),
+                 "end": round(start + theta, 3)},
+                {"id": "angle_O", "type": "angle_mark", "at": "O", "arms": ["A", "B"], "text": _deg(theta),
+                 "value": theta}]
+        return Figure(self.figure_kind, figure_spec(pts, els, (2.4, 2.2)))
+
+
+# ============================================================================ polygons
+
+
+def _triple(rng: np.random.Generator, top: int) -> tuple[int, int, int]:
+    a, b, c = _pick(rng, _TRIPLES[:3])
+    k = int(rng.integers(1, max(2, top // c + 1)))
+    return (a * k, b * k, c * k) if rng.integers(2) else (b * k, a * k, c * k)
+
+
+@register
+class PolygonAreaPerimeter(FigureFamily):
+    """easy: perimeters; medium: triangle or trapezium area (a slant side given too); hard: an L-shaped area."""
+
+    id = "geometry.polygon.area_perimeter"
+    domain = "geometry"
+    subdomain = "mensuration"
+    grade_band = "5-7"
+    malrules = (
+        MalRule("area_without_half", "formula_misuse", "leaves out the ½ in the area formula"),
+        MalRule("slant_for_height", "invalid_assumption", "uses the slanted side as the perpendicular height"),
+        MalRule("perimeter_two_sides", "formula_misuse", "adds one length and one width instead of all four sides"),
+        MalRule("composite_overlap", "invalid_inference", "counts the corner of the L-shape twice"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit = _pick(rng, UNITS)
+        if difficulty == "easy":
+            if rng.integers(2):
+                length, width = sorted((int(rng.integers(2, 25)), int(rng.integers(2, 25))), reverse=True)
+                return {"shape": "rectangle", "l": length, "w": width, "unit": unit}
+            while True:
+                a, b, c = (int(v) for v in rng.integers(3, 20, size=3))
+                if max(a, b, c) < (a + b + c) - max(a, b, c) - 1:
+                    return {"shape": "triangle_perimeter", "a": a, "b": b, "c": c, "unit": unit}
+        if difficulty == "medium":
+            o, h, s = _triple(rng, 40)
+            if rng.integers(2):
+                return {"shape": "triangle", "b": o + int(rng.integers(2, 12)), "h": h, "o": o, "s": s, "unit": unit}
+            top = int(rng.integers(2, 16))
+            return {"shape": "trapezium", "a": top, "b": top + o + int(rng.integers(0, 8)), "h": h, "o": o, "s": s,
+                    "unit": unit}
+        width, height = int(rng.integers(6, 20)), int(rng.integers(6, 20))
+        return {"shape": "l_shape", "W": width, "H": height, "a": int(rng.integers(2, width - 2)),
+                "c": int(rng.integers(2, height - 2)), "unit": unit}
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        shape = params["shape"]
+        if shape == "triangle_perimeter":
+            a, b, c = params["a"], params["b"], params["c"]
+            return max(a, b, c) < a + b + c - max(a, b, c)
+        if shape == "l_shape":
+            return params["a"] < params["W"] and params["c"] < params["H"]
+        if shape in ("triangle", "trapezium"):
+            return params["s"] > params["h"]
+        return True
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        u = params["unit"]
+        return {
+            "rectangle": [Quantity("length", "l", "side_AB", u), Quantity("width", "w", "side_BC", u)],
+            "triangle_perimeter": [Quantity("AB", "c", "side_AB", u), Quantity("BC", "a", "side_BC", u),
+                                   Quantity("CA", "b", "side_CA", u)],
+            "triangle": [Quantity("base", "b", "side_AB", u), Quantity("height", "h", "height_CH", u),
+                         Quantity("slanted side", "s", "side_CA", u)],
+            "trapezium": [Quantity("top side", "a", "side_DC", u), Quantity("bottom side", "b", "side_AB", u),
+                          Quantity("height", "h", "height_DH", u), Quantity("slanted side", "s", "side_AD", u)],
+            "l_shape": [Quantity("total width", "W", "side_AB", u), Quantity("total height", "H", "side_FA", u),
+                        Quantity("top width", "a", "side_EF", u), Quantity("right height", "c", "side_BC", u)],
+        }[params["shape"]]
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        shape = params["shape"]
+        applies = {"area_without_half": ("triangle", "trapezium"), "slant_for_height": ("triangle", "trapezium"),
+                   "perimeter_two_sides": ("rectangle",), "composite_overlap": ("l_shape",)}
+        if mal is not None and shape not in applies[mal]:
+            return None
+        rule = "mal:" + mal if mal else shape
+        if shape == "rectangle":
+            length, width = params["l"], params["w"]
+            if mal:
+                step(d, rule, ["+", length, width])
+                s = d.compute(sympy.Integer(length + width))
+                step(d, "add", num(s), s)
+                return d.steps
+            step(d, "rectangle_perimeter", ["*", 2, ["group", ["+", length, width]]])
+            s = d.compute(sympy.Integer(length + width))
+            step(d, "add", ["*", 2, num(s)], s)
+            p = d.compute(2 * s)
+            step(d, "multiply", num(p), p)
+            return d.steps
+        if shape == "triangle_perimeter":
+            a, b, c = params["c"], params["a"], params["b"]
+            step(d, "triangle_perimeter", ["+", ["+", a, b], c])
+            s = d.compute(sympy.Integer(a + b))
+            step(d, "add", ["+", num(s), c], s)
+            p = d.compute(s + c)
+            step(d, "add", num(p), p)
+            return d.steps
+        if shape in ("triangle", "trapezium"):
+            h = params["s"] if mal == "slant_for_height" else params["h"]
+            half: list[E.Node] = [] if mal == "area_without_half" else [["frac", 1, 2]]
+            if shape == "triangle":
+                base: E.Node = params["b"]
+            else:
+                base = ["group", ["+", params["a"], params["b"]]]
+            step(d, rule, E.product_of([*half, base, h]))
+            if shape == "trapezium":
+                s = d.compute(sympy.Integer(params["a"] + params["b"]))
+                base = num(s)
+                step(d, "add", E.product_of([*half, base, h]), s)
+            if half:
+                m = d.compute(E.sym(base) / 2)
+                step(d, "halve", ["*", num(m), h], m)
+            else:
+                m = E.sym(base)
+            area = d.compute(m * h)
+            step(d, "multiply", num(area), area)
+            return d.steps
+        big_w, big_h, a, c = params["W"], params["H"], params["a"], params["c"]
+        rest: E.Node = big_w if mal else ["group", ["-", big_w, a]]
+        step(d, rule, ["+", ["*", a, big_h], ["*", rest, c]])
+        left = d.compute(sympy.Integer(a * big_h))
+        step(d, "multiply", ["+", num(left), ["*", rest, c]], left)
+        if not mal:
+            w = d.compute(sympy.Integer(big_w - a))
+            rest = num(w)
+            step(d, "subtract", ["+", num(left), ["*", rest, c]], w)
+        right = d.compute(E.sym(rest) * c)
+        step(d, "multiply", ["+", num(left), num(right)], right)
+        total = d.compute(left + right)
+        step(d, "add", num(total), total)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Shoelace formula over the drawn vertices (area), or the sum of the side lengths (perimeter).
+        shape = params["shape"]
+        if shape == "rectangle":
+            return sympy.Integer(2 * params["l"] + 2 * params["w"])
+        if shape == "triangle_perimeter":
+            return sympy.Integer(params["a"] + params["b"] + params["c"])
+        pts = self._vertices(params)
+        twice = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]))
+        return abs(sympy.Rational(twice, 2))
+
+    def _vertices(self, params: dict[str, Any]) -> list[tuple[int, int]]:
+        shape = params["shape"]
+        if shape == "triangle":
+            return [(0, 0), (params["b"], 0), (params["o"], params["h"])]
+        if shape == "trapezium":
+            return [(0, 0), (params["b"], 0), (params["o"] + params["a"], params["h"]), (params["o"], params["h"])]
+        w, h, a, c = params["W"], params["H"], params["a"], params["c"]
+        return [(0, 0), (w, 0), (w, c), (a, c), (a, h), (0, h)]
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        u = params["unit"]
+        area = params["shape"] not in ("rectangle", "triangle_perimeter")
+        unit, lunit = (_area_unit(u), rf"\mathrm{{{u}}}^2") if area else (u, rf"\mathrm{{{u}}}")
+        return f"{E.num_text(answer, decimal=True)} {unit}", rf"{E.num_latex(answer, decimal=True)}\ {lunit}"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        u = params["unit"]
+        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        shape, u = params["shape"], params["unit"]
+
+        def side(el_id: str, a: str, b: str, key: str, **kw: Any) -> dict[str, Any]:
+            return {"id": el_id, "type": "segment", "from": a, "to": b, "text": _len(params[key], u),
+                    "value": params[key], **kw}
+
+        if shape == "rectangle":
+            length, width = params["l"], params["w"]
+            pts = {"A": (0, 0), "B": (length, 0), "C": (length, width), "D": (0, width)}
+            els = [{"id": "rectangle_ABCD", "type": "polygon", "points": list("ABCD")},
+                   side("side_AB", "A", "B", "l"), side("side_BC", "B", "C", "w"),
+                   *({"id": f"right_{v}", "type": "right_angle", "at": v, "arms": arms}
+                     for v, arms in (("A", ["B", "D"]), ("B", ["C", "A"]), ("C", ["D", "B"]), ("D", ["A", "C"])))]
+            return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.0)))
+        if shape == "triangle_perimeter":
+            a, b, c = params["a"], params["b"], params["c"]
+            ang_a = math.degrees(math.acos((b * b + c * c - a * a) / (2 * b * c)))
+            ang_b = math.degrees(math.acos((a * a + c * c - b * b) / (2 * a * c)))
+            pts = tri_points("ABC", c, ang_a, ang_b)
+            els = [{"id": "triangle_ABC", "type": "polygon", "points": list("ABC")}, *vertex_labels("ABC"),
+                   side("side_AB", "A", "B", "c"), side("side_BC", "B", "C", "a"), side("side_CA", "C", "A", "b")]
+            return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.1)))
+        if shape in ("triangle", "trapezium"):
+            verts = self._vertices(params)
+            names = "ABC" if shape == "triangle" else "ABCD"
+            pts = dict(zip(names, verts))
+            top = "C" if shape == "triangle" else "D"
+            pts["H"] = (params["o"], 0)
+            els = [{"id": f"{shape}_{names}", "type": "polygon", "points": list(names)},
+                   side("side_AB", "A", "B", "b"),
+                   {**side(f"height_{top}H", top, "H", "h", dashed=True, width=0.8), "dir": [1, 0]},
+                   {"id": "right_H", "type": "right_angle", "at": "H", "arms": [top, "B"]}]
+            if shape == "triangle":
+                els.append(side("side_CA", "C", "A", "s"))
+            else:
+                els += [side("side_DC", "D", "C", "a"), side("side_AD", "A", "D", "s")]
+            return Figure(self.figure_kind, figure_spec(pts, els, (2.9, 2.1)))
+        verts = self._vertices(params)
+        pts = dict(zip("ABCDEF", verts))
+        els = [{"id": "l_shape_ABCDEF", "type": "polygon", "points": list("ABCDEF")},
+               side("side_AB", "A", "B", "W"), side("side_BC", "B", "C", "c"),
+               side("side_EF", "E", "F", "a"), side("side_FA", "F", "A", "H")]
+        return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.4)))
+
+
+# ============================================================================ parallel lines
+
+# Angle positions at an intersection: 0 upper right, 1 upper left, 2 lower left, 3 lower right.
+_PAIRS = {
+    "corresponding": [((0, p), (1, p)) for p in range(4)],
+    "alternate": [((0, 2), (1, 0)), ((0, 3), (1, 1)), ((0, 0), (1, 2)), ((0, 1), (1, 3))],
+    "co_interior": [((0, 2), (1, 1)), ((0, 3), (1, 0))],
+    "straight_line": [((i, p), (i, (p + 1) % 4)) for i in range(2) for p in range(4)],
+}
+_EQUAL = ("corresponding", "alternate")
+_RELATION_WORDS = {"corresponding": "corresponding angles", "alternate": "alternate angles",
+                   "co_interior": "co-interior angles", "straight_line": "angles on a straight line"}
+
+
+@register
+class ParallelLines(FigureFamily):
+    """easy: x from co-interior or straight-line angles; medium: an angle written in x; hard: both angles in x."""
+
+    id = "geometry.angles.parallel_lines"
+    domain = "geometry"
+    subdomain = "angles"
+    grade_band = "7-8"
+    malrules = (
+        MalRule("supplementary_as_equal", "theorem_misapplication",
+                "treats co-interior (or straight-line) angles as equal instead of adding to 180°"),
+        MalRule("equal_as_supplementary", "theorem_misapplication",
+                "treats corresponding or alternate angles as adding to 180° instead of equal"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        relations = ("co_interior", "straight_line") if difficulty == "easy" else (
+            "corresponding", "alternate", "co_interior", "straight_line" if difficulty == "medium" else "alternate")
+        while True:
+            relation = _pick(rng, relations)
+            given_pos, x_pos = _pick(rng, _PAIRS[relation])
+            if rng.integers(2):
+                given_pos, x_pos = x_pos, given_pos
+            phi = int(rng.integers(28, 87))
+            params: dict[str, Any] = {"relation": relation, "phi": phi, "given_pos": list(given_pos),
+                                      "x_pos": list(x_pos)}
+            size_x, size_g = self._size(params, x_pos), self._size(params, given_pos)
+            if difficulty == "easy":
+                return {**params, "g": size_g, "x_form": [1, 0], "g_form": None}
+            x = int(rng.integers(5, 41))
+            p = int(rng.integers(2, 6))
+            q = size_x - p * x
+            if not -40 <= q <= 50 or q == 0:
+                continue
+            if difficulty == "medium":
+                return {**params, "g": size_g, "x_form": [p, q], "g_form": None}
+            p2 = int(rng.integers(1, 6))
+            q2 = size_g - p2 * x
+            if -40 <= q2 <= 50 and p2 != p:
+                return {**params, "g": None, "x_form": [p, q], "g_form": [p2, q2]}
+
+    @staticmethod
+    def _size(params: dict[str, Any], pos: tuple[int, int] | list[int]) -> int:
+        return params["phi"] if pos[1] in (0, 2) else 180 - params["phi"]
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        if params["g"] is not None:
+            return [Quantity("marked angle", "g", "angle_given", "°")]
+        p, q = params["g_form"]
+        return [Quantity("marked angle", "g_form", "angle_given", "°", text=lin_text(p, q))]
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        out = list(super().figure_readings(params))
+        if params["image_role"] == "required":
+            other = "co_interior" if params["relation"] in _EQUAL else "alternate"
+            out.append(Reading("relation", "angle_x", "misread_relation", (other,)))
+        return tuple(out)
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        equal = params["relation"] in _EQUAL
+        if (mal == "supplementary_as_equal" and equal) or (mal == "equal_as_supplementary" and not equal):
+            return None
+        if mal:
+            equal = not equal
+        x_form = tuple(params["x_form"])
+        given = (0, params["g"]) if params["g"] is not None else tuple(params["g_form"])
+        rule = "mal:" + mal if mal else params["relation"]
+        if equal:
+            left, right = ([x_form], [given]) if x_form[0] >= given[0] else ([given], [x_form])
+            solve_linear(d, left, right, rule)
+        else:
+            solve_linear(d, [x_form, given], [(0, 180)], rule)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Read off the drawing: the unknown angle has the size its position gets from the direction phi.
+        p, q = params["x_form"]
+        return sympy.Rational(self._size(params, params["x_pos"]) - q, p)
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        if params["x_form"] == [1, 0]:
+            return f"x = {E.num_text(answer, decimal=True)}°", rf"x = {E.num_latex(answer, decimal=True)}^\circ"
+        return f"x = {E.num_text(answer, decimal=True)}", f"x = {E.num_latex(answer, decimal=True)}"
+
+    def _label(self, form: list[int] | None, g: int | None) -> str:
+        if g is not None:
+            return _deg(g)
+        assert form is not None
+        p, q = form
+        return "x" if (p, q) == (1, 0) else f"({lin_text(p, q)})°"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"given_t": self._label(params["g_form"], params["g"]), "x_t": self._label(params["x_form"], None),
+                "relation_t": _RELATION_WORDS[params["relation"]], "find_angle": params["x_form"] == [1, 0]}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        phi = math.radians(params["phi"])
+        dx = 1.0 / math.tan(phi)  # transversal run per unit rise
+        pts = {"A": (-2.6, 1.1), "B": (2.6, 1.1), "C": (-2.6, -1.1), "D": (2.6, -1.1), "E": (1.1 * dx, 1.1),
+               "F": (-1.1 * dx, -1.1), "S": (dx * 2.1, 2.1), "T": (-dx * 2.1, -2.1)}
+        # Rays from each intersection, in position order: right, up the transversal, left, down.
+        rays = {0: ("B", "S", "A", "F"), 1: ("D", "E", "C", "T")}
+        centre = {0: "E", 1: "F"}
+        els: list[dict[str, Any]] = [
+            {"id": "line_AB", "type": "segment", "from": "A", "to": "B", "arrows": 1},
+            {"id": "line_CD", "type": "segment", "from": "C", "to": "D", "arrows": 1},
+            {"id": "line_ST", "type": "segment", "from": "T", "to": "S"},
+            *vertex_labels("ABCD"),
+        ]
+        for el_id, pos, text in (("angle_given", params["given_pos"], self._label(params["g_form"], params["g"])),
+                                 ("angle_x", params["x_pos"], self._label(params["x_form"], None))):
+            line, p = pos
+            r = rays[line]
+            el = {"id": el_id, "type": "angle_mark", "at": centre[line], "arms": [r[p], r[(p + 1) % 4]],
+                  "text": text, "size": 0.8}
+            if el_id == "angle_given" and params["g"] is not None:
+                el["value"] = params["g"]
+            if text == "x":
+                el["style"] = "italic"
+            els.append(el)
+        return Figure(self.figure_kind, figure_spec(pts, els, (3.4, 2.5)))

@@ -1,0 +1,639 @@
+"""Solids with figures: prism, cylinder, cone and sphere volumes and surface areas (exact in π)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import sympy
+
+from synth.generators import expr as E
+from synth.generators import register
+from synth.generators.base import Derivation, MalRule, StepDraft
+from synth.generators.geometry import (
+    UNITS,
+    FigureFamily,
+    Quantity,
+    _len,
+    _pick,
+    num,
+    pi_times,
+    show,
+    step,
+)
+from synth.records import Figure
+
+_CURVED_VIEW = {"azimuth": 0, "elevation": 18}
+# Directions for a sphere's radius: near the left-right axis, so it never hides behind its own label.
+_SPHERE_TURNS = (-35, -25, -15, -5, 5, 15, 25, 35, 155, 165, 175, 185, 195, 205)
+_BOX_VIEW = {"azimuth": -32, "elevation": 22}
+
+
+def _integral(expr: sympy.Expr, z: sympy.Symbol, lo: sympy.Basic, hi: sympy.Basic) -> sympy.Expr:
+    """∫ expr dz from lo to hi for a polynomial in z (term by term: fast and exact, unlike integrate())."""
+    anti = sympy.Poly(sympy.expand(expr), z).integrate().as_expr()
+    return sympy.expand(anti.subs(z, hi) - anti.subs(z, lo))
+
+
+def _spec(points3d: dict[str, tuple[float, float, float]], elements: list[dict[str, Any]], view: dict[str, Any],
+          size: tuple[float, float] = (2.8, 2.4)) -> dict[str, Any]:
+    return {"size_in": list(size), "view": dict(view),
+            "points3d": {k: [round(float(c), 4) for c in v] for k, v in points3d.items()}, "elements": elements}
+
+
+def _volume_unit(u: str) -> tuple[str, str]:
+    return f"{u}³", rf"\mathrm{{{u}}}^3"
+
+
+def _area_unit(u: str) -> tuple[str, str]:
+    return f"{u}²", rf"\mathrm{{{u}}}^2"
+
+
+def _answer(answer: sympy.Basic, unit: tuple[str, str]) -> tuple[str, str]:
+    coef = sympy.nsimplify(answer / sympy.pi) if answer.has(sympy.pi) else None
+    node = pi_times(coef) if coef is not None else num(answer)
+    _, text, latex = show(node)
+    return f"{text} {unit[0]}", rf"{latex}\ {unit[1]}"
+
+
+def _edge(el_id: str, a: str, b: str, faces: list[str], text: str | None = None, value: Any = None,
+          **kw: Any) -> dict[str, Any]:
+    e = {"id": el_id, "type": "segment", "from": a, "to": b, "faces": faces, **kw}
+    if text is not None:
+        e["text"] = text
+        e["value"] = value
+    return e
+
+
+# ============================================================================ prisms
+
+
+@register
+class PrismVolumeSurface(FigureFamily):
+    """easy: cuboid volume; medium: cuboid surface area; hard: a triangular prism's volume or surface area."""
+
+    id = "solid.prism.volume_surface"
+    domain = "geometry"
+    subdomain = "solids"
+    grade_band = "6-8"
+    figure_kind = "solid"
+    malrules = (
+        MalRule("surface_faces_once", "formula_misuse", "counts each pair of opposite faces once (no × 2)"),
+        MalRule("prism_without_half", "formula_misuse", "uses base × height for the triangular end (no ½)"),
+        MalRule("base_area_only", "misinterpret_question", "gives the area of the base, not the volume"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit = _pick(rng, UNITS)
+        if difficulty in ("easy", "medium"):
+            dims = sorted((int(v) for v in rng.choice(np.arange(2, 16), size=3, replace=False)), reverse=True)
+            return {"shape": "cuboid", "ask": "volume" if difficulty == "easy" else "surface", "l": dims[0],
+                    "w": dims[2], "h": dims[1], "unit": unit}
+        a, b, c = _pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17)))
+        if rng.integers(2):
+            a, b = b, a
+        return {"shape": "triangular", "ask": _pick(rng, ("volume", "surface")), "b": a, "h": b, "c": c,
+                "l": int(rng.integers(4, 21)), "unit": unit}
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        u = params["unit"]
+        if params["shape"] == "cuboid":
+            return [Quantity("length", "l", "edge_length", u), Quantity("width", "w", "edge_width", u),
+                    Quantity("height", "h", "edge_height", u)]
+        out = [Quantity("base of the triangle", "b", "edge_base", u), Quantity("height of the triangle", "h",
+                                                                                "edge_height", u),
+               Quantity("length", "l", "edge_length", u)]
+        if params["ask"] == "surface":
+            out.append(Quantity("slanted side", "c", "edge_slant", u))
+        return out
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        if params["shape"] == "triangular":
+            return params["c"] ** 2 == params["b"] ** 2 + params["h"] ** 2
+        return True
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        shape, ask = params["shape"], params["ask"]
+        ok = {"surface_faces_once": shape == "cuboid" and ask == "surface",
+              "prism_without_half": shape == "triangular", "base_area_only": ask == "volume"}
+        if mal is not None and not ok[mal]:
+            return None
+        rule = "mal:" + mal if mal else f"{shape}_{ask}"
+        if shape == "cuboid" and ask == "volume":
+            ln, w, h = params["l"], params["w"], params["h"]
+            if mal == "base_area_only":
+                step(d, rule, ["*", ln, w])
+                a = d.compute(sympy.Integer(ln * w))
+                step(d, "multiply", num(a), a)
+                return d.steps
+            step(d, rule, ["*", ["*", ln, w], h])
+            a = d.compute(sympy.Integer(ln * w))
+            step(d, "multiply", ["*", num(a), h], a)
+            v = d.compute(a * h)
+            step(d, "multiply", num(v), v)
+            return d.steps
+        if shape == "cuboid":
+            ln, w, h = params["l"], params["w"], params["h"]
+            parts: list[E.Node] = [["*", ln, w], ["*", ln, h], ["*", w, h]]
+            twice = mal != "surface_faces_once"
+
+            def total(ps: list[E.Node]) -> E.Node:
+                inner = E.sum_of(ps)
+                return ["*", 2, ["group", inner]] if twice else inner
+
+            step(d, rule, total(parts))
+            for i in range(3):
+                v = d.compute(E.sym(parts[i]))
+                parts[i] = num(v)
+                step(d, "face_area", total(parts), v)
+            s = d.compute(sum((E.sym(p) for p in parts), sympy.Integer(0)))
+            if twice:
+                step(d, "add", ["*", 2, num(s)], s)
+                s = d.compute(2 * s)
+            step(d, "multiply" if twice else "add", num(s), s)
+            return d.steps
+        b, h, c, ln = params["b"], params["h"], params["c"], params["l"]
+        half: list[E.Node] = [] if mal == "prism_without_half" else [["frac", 1, 2]]
+        if ask == "volume":
+            tail: list[E.Node] = [] if mal == "base_area_only" else [ln]
+            step(d, rule, E.product_of([*half, b, h, *tail]))
+            tri = d.compute(E.sym(E.product_of([*half, b, h])))
+            step(d, "triangle_area", E.product_of([num(tri), *tail]), tri)
+            if tail:
+                v = d.compute(tri * ln)
+                step(d, "multiply", num(v), v)
+            return d.steps
+        ends: E.Node = E.product_of([2, *half, b, h])
+        sides: E.Node = ["*", ["group", E.sum_of([b, h, c])], ln]
+        step(d, rule, ["+", ends, sides])
+        e = d.compute(E.sym(ends))
+        step(d, "end_areas", ["+", num(e), sides], e)
+        p = d.compute(sympy.Integer(b + h + c))
+        step(d, "perimeter", ["+", num(e), ["*", num(p), ln]], p)
+        r = d.compute(p * ln)
+        step(d, "multiply", ["+", num(e), num(r)], r)
+        t = d.compute(e + r)
+        step(d, "add", num(t), t)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Integrate the cross-section along the length (volume); sum every face's area (surface).
+        z = sympy.Symbol("z")
+        if params["shape"] == "cuboid":
+            ln, w, h = params["l"], params["w"], params["h"]
+            if params["ask"] == "volume":
+                return _integral(sympy.Integer(ln * w) + 0 * z, z, 0, h)
+            return sympy.Integer(sum(2 * a * b for a, b in ((ln, w), (ln, h), (w, h))))
+        b, h, c, ln = params["b"], params["h"], params["c"], params["l"]
+        section = sympy.Rational(b * h, 2)
+        if params["ask"] == "volume":
+            return _integral(section + 0 * z, z, 0, ln)
+        return 2 * section + sum(sympy.Integer(s * ln) for s in (b, h, c))
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        u = params["unit"]
+        return _answer(answer, _volume_unit(u) if params["ask"] == "volume" else _area_unit(u))
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        u = params["unit"]
+        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        u = params["unit"]
+        if params["shape"] == "cuboid":
+            ln, w, h = params["l"], params["w"], params["h"]
+            p = {"A": (0, 0, 0), "B": (ln, 0, 0), "C": (ln, h, 0), "D": (0, h, 0),
+                 "E": (0, 0, -w), "F": (ln, 0, -w), "G": (ln, h, -w), "H": (0, h, -w)}
+            faces = {"face_front": "ABCD", "face_back": "EFGH", "face_bottom": "ABFE", "face_top": "DCGH",
+                     "face_left": "AEHD", "face_right": "BFGC"}
+            els: list[dict[str, Any]] = [{"id": k, "type": "face", "points": list(v)} for k, v in faces.items()]
+            edges = {"AB": ("face_front", "face_bottom"), "BC": ("face_front", "face_right"),
+                     "CD": ("face_front", "face_top"), "DA": ("face_front", "face_left"),
+                     "EF": ("face_back", "face_bottom"), "FG": ("face_back", "face_right"),
+                     "GH": ("face_back", "face_top"), "HE": ("face_back", "face_left"),
+                     "AE": ("face_bottom", "face_left"), "BF": ("face_bottom", "face_right"),
+                     "CG": ("face_top", "face_right"), "DH": ("face_top", "face_left")}
+            named = {"AB": ("edge_length", "l"), "BF": ("edge_width", "w"), "BC": ("edge_height", "h")}
+            for e, fs in edges.items():
+                if e in named:
+                    el_id, key = named[e]
+                    els.append(_edge(el_id, e[0], e[1], list(fs), _len(params[key], u), params[key]))
+                else:
+                    els.append(_edge(f"edge_{e}", e[0], e[1], list(fs)))
+            return Figure(self.figure_kind, _spec(p, els, _BOX_VIEW, (3.0, 2.4)))
+        b, h, ln = params["b"], params["h"], params["l"]
+        p = {"A": (0, 0, 0), "B": (b, 0, 0), "C": (0, h, 0), "D": (0, 0, -ln), "E": (b, 0, -ln), "F": (0, h, -ln)}
+        faces = {"face_front": "ABC", "face_back": "DEF", "face_bottom": "ABED", "face_left": "ACFD",
+                 "face_slant": "BCFE"}
+        els = [{"id": k, "type": "face", "points": list(v)} for k, v in faces.items()]
+        edges = {"AB": ("face_front", "face_bottom"), "AC": ("face_front", "face_left"),
+                 "BC": ("face_front", "face_slant"), "DE": ("face_back", "face_bottom"),
+                 "DF": ("face_back", "face_left"), "EF": ("face_back", "face_slant"),
+                 "AD": ("face_bottom", "face_left"), "BE": ("face_bottom", "face_slant"),
+                 "CF": ("face_left", "face_slant")}
+        named = {"AB": ("edge_base", "b"), "AC": ("edge_height", "h"), "BE": ("edge_length", "l")}
+        if params["ask"] == "surface":
+            named["BC"] = ("edge_slant", "c")
+        for e, fs in edges.items():
+            if e in named:
+                el_id, key = named[e]
+                els.append(_edge(el_id, e[0], e[1], list(fs), _len(params[key], u), params[key]))
+            else:
+                els.append(_edge(f"edge_{e}", e[0], e[1], list(fs)))
+        els.append({"id": "right_A", "type": "right_angle", "at": "A", "arms": ["B", "C"]})
+        return Figure(self.figure_kind, _spec(p, els, _BOX_VIEW, (3.0, 2.4)))
+
+
+# ============================================================================ curved solids
+
+
+def _round_solid(params: dict[str, Any], *, cone: bool) -> tuple[dict[str, tuple[float, float, float]],
+                                                                  list[dict[str, Any]]]:
+    """Points and elements shared by the cylinder and the cone (axis vertical)."""
+    r = params["r"] if params.get("given", "radius") == "radius" else params["d"] / 2
+    h = params["h"] if params.get("h") is not None else math.sqrt(params["slant"] ** 2 - r * r)
+    p = {"O": (0, 0, 0), "L0": (-r, 0, 0), "R0": (r, 0, 0), "T": (0, h, 0), "L1": (-r, h, 0), "R1": (r, h, 0)}
+    els: list[dict[str, Any]] = [{"id": "base", "type": "circle", "center": "O", "radius": r, "hidden_back": True}]
+    if cone:
+        els += [{"id": "side_left", "type": "segment", "from": "T", "to": "L0"},
+                {"id": "side_right", "type": "segment", "from": "T", "to": "R0"},
+                {"id": "point_O", "type": "point", "at": "O"}]
+    else:
+        els += [{"id": "top", "type": "circle", "center": "T", "radius": r},
+                {"id": "side_left", "type": "segment", "from": "L0", "to": "L1"},
+                {"id": "side_right", "type": "segment", "from": "R0", "to": "R1"},
+                {"id": "point_T", "type": "point", "at": "T"}]
+    return p, els
+
+
+@register
+class CylinderVolumeSurface(FigureFamily):
+    """easy: volume from the radius; medium: volume from the diameter; hard: total surface area. Exact in π."""
+
+    id = "solid.cylinder.volume_surface"
+    domain = "geometry"
+    subdomain = "solids"
+    grade_band = "8-9"
+    figure_kind = "solid"
+    malrules = (
+        MalRule("volume_with_circumference", "formula_misuse", "uses 2πrh (the curved surface) for the volume"),
+        MalRule("diameter_as_radius", "formula_misuse", "uses the diameter where the radius belongs"),
+        MalRule("surface_one_end", "misinterpret_question", "counts only one circular end in the surface area"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit, h = _pick(rng, UNITS), int(rng.integers(2, 31))
+        if difficulty == "medium":
+            return {"ask": "volume", "given": "diameter", "d": int(rng.integers(2, 21)) * 2, "h": h, "unit": unit}
+        return {"ask": "volume" if difficulty == "easy" else "surface", "given": "radius",
+                "r": int(rng.integers(2, 21)), "h": h, "unit": unit}
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        u = params["unit"]
+        first = (Quantity("radius", "r", "radius", u) if params["given"] == "radius"
+                 else Quantity("diameter", "d", "diameter", u))
+        return [first, Quantity("height", "h", "height", u)]
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        ask, h = params["ask"], params["h"]
+        ok = {"volume_with_circumference": ask == "volume", "diameter_as_radius": params["given"] == "diameter",
+              "surface_one_end": ask == "surface"}
+        if mal is not None and not ok[mal]:
+            return None
+        rule = "mal:" + mal if mal else f"cylinder_{ask}"
+        if params["given"] == "radius":
+            r: E.Node = params["r"]
+        else:
+            r = params["d"] if mal == "diameter_as_radius" else ["/", params["d"], 2]
+        if ask == "volume":
+            if mal == "volume_with_circumference":
+                step(d, rule, E.product_of([2, "pi", r, h]))
+                c = d.compute(2 * E.sym(r) * h)
+                step(d, "multiply", pi_times(c), c)
+                return d.steps
+            step(d, rule, E.product_of(["pi", ["pow", r, 2], h]))
+            if isinstance(r, list):
+                rv = d.compute(E.sym(r))
+                r = num(rv)
+                step(d, "halve_diameter", E.product_of(["pi", ["pow", r, 2], h]), rv)
+            sq = d.compute(E.sym(r) ** 2)
+            step(d, "square", E.product_of(["pi", num(sq), h]), sq)
+            v = d.compute(sq * h)
+            step(d, "multiply", pi_times(v), v)
+            return d.steps
+        ends_k = 1 if mal == "surface_one_end" else 2
+        ends: E.Node = E.product_of([ends_k, "pi", ["pow", r, 2]]) if ends_k == 2 else ["*", "pi", ["pow", r, 2]]
+        side: E.Node = E.product_of([2, "pi", r, h])
+        step(d, rule, ["+", ends, side])
+        sq = d.compute(E.sym(r) ** 2)
+        ends = E.product_of([ends_k, "pi", num(sq)]) if ends_k == 2 else ["*", "pi", num(sq)]
+        step(d, "square", ["+", ends, side], sq)
+        e = d.compute(ends_k * sq)
+        step(d, "end_areas", ["+", pi_times(e), side], e)
+        s = d.compute(2 * E.sym(r) * h)
+        step(d, "curved_surface", ["+", pi_times(e), pi_times(s)], s)
+        t = d.compute(e + s)
+        step(d, "add", pi_times(t), t)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Integrate discs (volume) or rings of circumference (surface) along the axis.
+        z = sympy.Symbol("z")
+        r = params["r"] if params["given"] == "radius" else sympy.Rational(params["d"], 2)
+        if params["ask"] == "volume":
+            return _integral(sympy.pi * r**2 + 0 * z, z, 0, params["h"])
+        return 2 * sympy.pi * r**2 + _integral(2 * sympy.pi * r + 0 * z, z, 0, params["h"])
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        u = params["unit"]
+        return _answer(answer, _volume_unit(u) if params["ask"] == "volume" else _area_unit(u))
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        u = params["unit"]
+        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        u = params["unit"]
+        p, els = _round_solid(params, cone=False)
+        if params["given"] == "radius":
+            els.append({"id": "radius", "type": "segment", "from": "T", "to": "R1", "text": _len(params["r"], u),
+                        "value": params["r"], "dir": [0, 1]})
+        else:
+            els.append({"id": "diameter", "type": "segment", "from": "L1", "to": "R1",
+                        "text": _len(params["d"], u), "value": params["d"], "dir": [0, 1]})
+        els.append({"id": "height", "type": "segment", "from": "R0", "to": "R1", "text": _len(params["h"], u),
+                    "value": params["h"], "dir": [1, 0]})
+        return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.6)))
+
+
+@register
+class ConeVolume(FigureFamily):
+    """easy: radius and height; medium: diameter and height; hard: radius and slant height (Pythagoras first)."""
+
+    id = "solid.cone.volume"
+    domain = "geometry"
+    subdomain = "solids"
+    grade_band = "8-10"
+    figure_kind = "solid"
+    malrules = (
+        MalRule("cone_without_third", "formula_misuse", "forgets the ⅓ (uses the cylinder's volume)"),
+        MalRule("slant_as_height", "invalid_assumption", "uses the slant height as the perpendicular height"),
+        MalRule("diameter_as_radius", "formula_misuse", "uses the diameter where the radius belongs"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit = _pick(rng, UNITS)
+        if difficulty == "hard":
+            r, h, slant = _pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17), (12, 16, 20),
+                                      (4, 3, 5), (8, 6, 10), (12, 5, 13), (12, 9, 15), (15, 8, 17)))
+            k = int(rng.integers(1, 11))
+            if rng.integers(2):
+                return {"given": "diameter", "d": 2 * r * k, "h": None, "slant": slant * k, "unit": unit}
+            return {"given": "radius", "r": r * k, "h": None, "slant": slant * k, "unit": unit}
+        h = int(rng.integers(2, 31))
+        if difficulty == "medium":
+            return {"given": "diameter", "d": int(rng.integers(2, 21)) * 2, "h": h, "slant": None, "unit": unit}
+        return {"given": "radius", "r": int(rng.integers(2, 21)), "h": h, "slant": None, "unit": unit}
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        r = params["r"] if params["given"] == "radius" else params["d"] / 2
+        return params["slant"] is None or params["slant"] > r
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        u = params["unit"]
+        first = (Quantity("radius", "r", "radius", u) if params["given"] == "radius"
+                 else Quantity("diameter", "d", "diameter", u))
+        second = (Quantity("height", "h", "height", u) if params["slant"] is None
+                  else Quantity("slant height", "slant", "slant", u))
+        return [first, second]
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        ok = {"cone_without_third": True, "slant_as_height": params["slant"] is not None,
+              "diameter_as_radius": params["given"] == "diameter"}
+        if mal is not None and not ok[mal]:
+            return None
+        rule = "mal:" + mal if mal else "cone_volume"
+        third: list[E.Node] = [] if mal == "cone_without_third" else [["frac", 1, 3]]
+        if params["given"] == "radius":
+            r: E.Node = params["r"]
+        else:
+            r = params["d"] if mal == "diameter_as_radius" else ["/", params["d"], 2]
+        slant = params["slant"]
+        if slant is None or mal == "slant_as_height":
+            h: E.Node = params["h"] if slant is None else slant
+        else:
+            h = ["sqrt", ["-", ["pow", slant, 2], ["pow", r, 2]]]
+
+        def shown() -> E.Node:
+            return E.product_of([*third, "pi", ["pow", r, 2], h])
+
+        step(d, rule, shown())
+        if isinstance(h, list):
+            s1 = d.compute(sympy.Integer(slant) ** 2)
+            h = ["sqrt", ["-", num(s1), ["pow", r, 2]]]
+            step(d, "square", shown(), s1)
+            s2 = d.compute(value_of_leaf(r) ** 2)
+            h = ["sqrt", ["-", num(s1), num(s2)]]
+            step(d, "square", shown(), s2)
+            diff = d.compute(s1 - s2)
+            h = ["sqrt", num(diff)]
+            step(d, "subtract", shown(), diff)
+            root = sympy.sqrt(diff)
+            if not root.is_Rational:
+                return d.steps
+            hv = d.compute(root)
+            h = num(hv)
+            step(d, "square_root", shown(), hv)
+        if isinstance(r, list):
+            rv = d.compute(E.sym(r))
+            r = num(rv)
+            step(d, "halve_diameter", shown(), rv)
+        sq = d.compute(E.sym(r) ** 2)
+        step(d, "square", E.product_of([*third, "pi", num(sq), h]), sq)
+        prod = d.compute(sq * value_of_leaf(h))
+        step(d, "multiply", E.product_of([*third, "pi", num(prod)]) if third else pi_times(prod), prod)
+        if third:
+            v = d.compute(prod / 3)
+            step(d, "divide_by_3", pi_times(v), v)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Stack discs whose radius shrinks linearly to the apex: ∫ π (r(1 − z/h))² dz.
+        z = sympy.Symbol("z")
+        r = params["r"] if params["given"] == "radius" else sympy.Rational(params["d"], 2)
+        h = params["h"] if params["slant"] is None else sympy.sqrt(params["slant"] ** 2 - r**2)
+        return _integral(sympy.pi * (r * (1 - z / h)) ** 2, z, 0, h)
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        return _answer(answer, _volume_unit(params["unit"]))
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        u = params["unit"]
+        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        u = params["unit"]
+        p, els = _round_solid(params, cone=True)
+        if params["given"] == "radius":
+            els.append({"id": "radius", "type": "segment", "from": "O", "to": "R0", "text": _len(params["r"], u),
+                        "value": params["r"], "dir": [0, -1]})
+        else:
+            els.append({"id": "diameter", "type": "segment", "from": "L0", "to": "R0",
+                        "text": _len(params["d"], u), "value": params["d"], "dir": [0, -1], "dashed": False})
+        height = {"id": "height", "type": "segment", "from": "T", "to": "O", "dashed": True, "width": 0.8}
+        if params["slant"] is None:
+            height.update({"text": _len(params["h"], u), "value": params["h"], "dir": [1, 0], "text_at": 0.4})
+        else:
+            els.append({"id": "slant", "type": "segment", "from": "T", "to": "R0", "text": _len(params["slant"], u),
+                        "value": params["slant"]})
+        els += [height, {"id": "right_O", "type": "right_angle", "at": "O", "arms": ["T", "R0"]}]
+        return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.6)))
+
+
+def value_of_leaf(node: E.Node) -> sympy.Basic:
+    """The number a displayed leaf stands for (a root leaf keeps its exact value)."""
+    return show(node)[0]
+
+
+@register
+class SphereVolumeSurface(FigureFamily):
+    """easy: surface area; medium: volume; hard: a hemisphere's volume or total surface area."""
+
+    id = "solid.sphere.volume_surface"
+    domain = "geometry"
+    subdomain = "solids"
+    grade_band = "9-10"
+    figure_kind = "solid"
+    malrules = (
+        MalRule("sphere_surface_as_circle", "incorrect_fact", "uses πr² (a circle's area) for the sphere's surface"),
+        MalRule("volume_with_r_squared", "formula_misuse", "squares the radius in the volume instead of cubing it"),
+        MalRule("hemisphere_without_base", "misinterpret_question", "leaves the flat circular face out"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        unit = _pick(rng, UNITS)
+        if difficulty == "easy":
+            return {"shape": "sphere", "ask": "surface", "given": "radius", "r": int(rng.integers(2, 31)),
+                    "unit": unit, "turn": _pick(rng, _SPHERE_TURNS)}
+        if difficulty == "medium":
+            return {"shape": "sphere", "ask": "volume", "given": "radius", "r": int(rng.integers(2, 31)),
+                    "unit": unit, "turn": _pick(rng, _SPHERE_TURNS)}
+        ask = _pick(rng, ("volume", "surface"))
+        if rng.integers(2):
+            return {"shape": "hemisphere", "ask": ask, "given": "radius", "r": int(rng.integers(2, 81)),
+                    "unit": unit}
+        return {"shape": "hemisphere", "ask": ask, "given": "diameter", "d": int(rng.integers(2, 81)) * 2,
+                "unit": unit}
+
+    def _r(self, params: dict[str, Any]) -> sympy.Rational:
+        return sympy.Integer(params["r"]) if params["given"] == "radius" else sympy.Rational(params["d"], 2)
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        u = params["unit"]
+        if params["given"] == "radius":
+            return [Quantity("radius", "r", "radius", u)]
+        return [Quantity("diameter", "d", "diameter", u)]
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        ask, shape = params["ask"], params["shape"]
+        ok = {"sphere_surface_as_circle": ask == "surface" and shape == "sphere",
+              "volume_with_r_squared": ask == "volume", "hemisphere_without_base": shape == "hemisphere"
+              and ask == "surface"}
+        if mal is not None and not ok[mal]:
+            return None
+        rule = "mal:" + mal if mal else f"{shape}_{ask}"
+        r: E.Node = params["r"] if params["given"] == "radius" else ["/", params["d"], 2]
+        if ask == "volume":
+            lead: list[E.Node] = [["frac", 1, 2], ["frac", 4, 3]] if shape == "hemisphere" else [["frac", 4, 3]]
+            power = 2 if mal == "volume_with_r_squared" else 3
+            step(d, rule, E.product_of([*lead, "pi", ["pow", r, power]]))
+            if isinstance(r, list):
+                rv = d.compute(E.sym(r))
+                r = num(rv)
+                step(d, "halve_diameter", E.product_of([*lead, "pi", ["pow", r, power]]), rv)
+            cube = d.compute(E.sym(r) ** power)
+            step(d, "cube" if power == 3 else "square", E.product_of([*lead, "pi", num(cube)]), cube)
+            if len(lead) == 2:
+                k = d.compute(sympy.Rational(2, 3))
+                lead = [E.leaf(k)]
+                step(d, "multiply_fractions", E.product_of([*lead, "pi", num(cube)]), k)
+            v = d.compute(E.sym(lead[0]) * cube)
+            step(d, "multiply", pi_times(v), v)
+            return d.steps
+        if shape == "sphere":
+            four: list[E.Node] = [] if mal == "sphere_surface_as_circle" else [4]
+            step(d, rule, E.product_of([*four, "pi", ["pow", r, 2]]))
+            sq = d.compute(E.sym(r) ** 2)
+            if four:
+                step(d, "square", E.product_of([4, "pi", num(sq)]), sq)
+                s = d.compute(4 * sq)
+            else:
+                s = sq
+                step(d, "square", ["*", "pi", num(sq)], sq)
+            step(d, "multiply" if four else "simplify", pi_times(s), s if four else None)
+            return d.steps
+        base = mal != "hemisphere_without_base"
+        curved: E.Node = E.product_of([2, "pi", ["pow", r, 2]])
+        flat: E.Node = ["*", "pi", ["pow", r, 2]]
+
+        def shown(c: E.Node, f: E.Node) -> E.Node:
+            return ["+", c, f] if base else c
+
+        step(d, rule, shown(curved, flat))
+        rv = E.sym(r)
+        if isinstance(r, list):
+            rv = d.compute(rv)
+            r = num(rv)
+            curved, flat = E.product_of([2, "pi", ["pow", r, 2]]), ["*", "pi", ["pow", r, 2]]
+            step(d, "halve_diameter", shown(curved, flat), rv)
+        sq = d.compute(rv**2)
+        curved, flat = E.product_of([2, "pi", num(sq)]), pi_times(sq)
+        step(d, "square", shown(curved, flat), sq)
+        c = d.compute(2 * sq)
+        step(d, "multiply", shown(pi_times(c), flat), c)
+        if base:
+            t = d.compute(c + sq)
+            step(d, "add", pi_times(t), t)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Volume: integrate disc areas π(r² − z²); surface: Archimedes' hat-box, a zone of height H has
+        # the area 2πr·H of the cylinder around it (so neither route is the 4πr² or 4/3πr³ formula).
+        r, z = self._r(params), sympy.Symbol("z")
+        lo = 0 if params["shape"] == "hemisphere" else -r
+        if params["ask"] == "volume":
+            return _integral(sympy.pi * (r**2 - z**2), z, lo, r)
+        curved = 2 * sympy.pi * r * (r - lo)
+        return curved + (sympy.pi * r**2 if params["shape"] == "hemisphere" else 0)
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        u = params["unit"]
+        return _answer(answer, _volume_unit(u) if params["ask"] == "volume" else _area_unit(u))
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        q = self.quantities(params)[0]
+        return {"fact": f"{q.name} {_len(params[q.param], params['unit'])}"}
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        u = params["unit"]
+        r = float(self._r(params))
+        t = math.radians(params.get("turn", 0))
+        p = {"O": (0, 0, 0), "R": (r * math.cos(t), 0, r * math.sin(t)), "L": (-r, 0, 0)}
+        els: list[dict[str, Any]] = [{"id": "point_O", "type": "point", "at": "O"}]
+        if params["shape"] == "sphere":
+            els += [{"id": "outline", "type": "circle", "center": "O", "radius": r, "plane": "screen"},
+                    {"id": "equator", "type": "circle", "center": "O", "radius": r, "hidden_back": True},
+                    {"id": "radius", "type": "segment", "from": "O", "to": "R", "text": _len(params["r"], u),
+                     "value": params["r"], "dir": [0, 1]}]
+            return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.4, 2.4)))
+        p["R"] = (r, 0, 0)
+        els += [{"id": "dome", "type": "arc", "center": "O", "radius": r, "plane": "screen", "start": 0, "end": 180},
+                {"id": "base", "type": "circle", "center": "O", "radius": r}]
+        if params["given"] == "radius":
+            els.append({"id": "radius", "type": "segment", "from": "O", "to": "R", "text": _len(params["r"], u),
+                        "value": params["r"], "dir": [0, 1]})
+        else:
+            els.append({"id": "diameter", "type": "segment", "from": "L", "to": "R", "text": _len(params["d"], u),
+                        "value": params["d"], "dir": [0, 1]})
+        return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.0)))

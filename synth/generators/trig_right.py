@@ -1,0 +1,277 @@
+"""Right-triangle trigonometry with a figure: SOH-CAH-TOA ratios and sides, exact values at 30°, 45°, 60°."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import sympy
+
+from synth.generators import expr as E
+from synth.generators import register
+from synth.generators.base import Derivation, MalRule, Reading, StepDraft
+from synth.generators.geometry import (
+    _TRIANGLE_NAMES,
+    UNITS,
+    FigureFamily,
+    Quantity,
+    _len,
+    _pick,
+    figure_spec,
+    num,
+    show,
+    step,
+    vertex_labels,
+)
+from synth.records import Figure
+
+# Exact ratio values as a pupil writes them (tan 30° rationalised).
+_RATIO_NODE: dict[tuple[str, int], E.Node] = {
+    ("sin", 30): ["frac", 1, 2], ("cos", 60): ["frac", 1, 2], ("tan", 45): 1, ("sin", 45): ["frac", ["sqrt", 2], 2],
+    ("cos", 45): ["frac", ["sqrt", 2], 2], ("sin", 60): ["frac", ["sqrt", 3], 2], ("cos", 30): ["frac", ["sqrt", 3], 2],
+    ("tan", 60): ["sqrt", 3], ("tan", 30): ["frac", ["sqrt", 3], 3],
+}  # fmt: skip
+_RATIONAL = (("sin", 30), ("cos", 60), ("tan", 45))
+_SURD = (("sin", 60), ("cos", 30), ("tan", 60), ("tan", 30), ("sin", 45), ("cos", 45))
+# Which sides a ratio relates: (numerator, denominator).
+_SIDES = {"sin": ("opp", "hyp"), "cos": ("adj", "hyp"), "tan": ("opp", "adj")}
+_SWAP = {"sin": "cos", "cos": "sin"}
+_TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (4, 3, 5), (12, 5, 13), (15, 8, 17), (20, 21, 29), (21, 20, 29))
+
+
+def surd_node(v: sympy.Basic) -> E.Node:
+    """A value c·√m (c rational, m square-free) as pupils write it: 6√3, 5√2/2, 4."""
+    v = sympy.nsimplify(v)
+    if v.is_Rational:
+        return num(v)
+    coef, root = v.as_coeff_Mul()
+    m = int(root.args[0])
+    c = E.to_fraction(coef)
+    body: E.Node = ["sqrt", m] if c.numerator == 1 else ["*", c.numerator, ["sqrt", m]]
+    return body if c.denominator == 1 else ["frac", body, c.denominator]
+
+
+def _ratio(func: str, angle: int) -> sympy.Expr:
+    return show(_RATIO_NODE[(func, angle)])[0]
+
+
+@register
+class RightTriangleRatios(FigureFamily):
+    """easy: a side from sin 30°, cos 60° or tan 45°; medium: a ratio as a fraction (third side by Pythagoras);
+    hard: a side in surd form from sin, cos or tan of 30°, 45° or 60° (rationalising when dividing)."""
+
+    id = "trig.right_triangle.ratios"
+    domain = "trigonometry"
+    subdomain = "right_triangles"
+    grade_band = "9-10"
+    malrules = (
+        MalRule("ratio_swap", "theorem_misapplication", "mixes up SOH-CAH-TOA: uses sine where cosine belongs "
+                "(or the other way round)"),
+        MalRule("ratio_inverted", "formula_misuse", "turns the ratio upside down (multiplies where it should "
+                "divide, or hypotenuse over opposite)"),
+    )
+
+    def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        names, unit, flip = _pick(rng, _TRIANGLE_NAMES), _pick(rng, UNITS), bool(rng.integers(2))
+        base = {"names": names, "unit": unit, "flip": flip}
+        if difficulty == "medium":
+            a, b, c = _pick(rng, _TRIPLES)
+            k = int(rng.integers(2, 5))
+            func = _pick(rng, ("sin", "cos", "tan"))
+            # Give two sides that leave one side the ratio needs to Pythagoras.
+            sides = {"opp": a * k, "adj": b * k, "hyp": c * k}
+            drop = sorted(_SIDES[func])[int(rng.integers(2))]
+            given = sorted({"opp", "adj", "hyp"} - {drop})
+            return {**base, "level": "ratio", "func": func, "opp": sides["opp"], "adj": sides["adj"],
+                    "hyp": sides["hyp"], "given": given}
+        func, angle = _pick(rng, _RATIONAL if difficulty == "easy" else _SURD)
+        op = _pick(rng, ("multiply", "divide"))
+        known_side = _SIDES[func][1] if op == "multiply" else _SIDES[func][0]
+        r = _ratio(func, angle)
+        step_k = 2 if difficulty == "easy" else 6
+        while True:
+            known = int(rng.integers(1, 16)) * step_k
+            unknown = known * r if op == "multiply" else known / r
+            if difficulty == "easy" or sympy.nsimplify(unknown).as_coeff_Mul()[0].is_Integer:
+                return {**base, "level": "side", "func": func, "angle": angle, "op": op, "known": known,
+                        "known_side": known_side}
+
+    def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        n, u = params["names"], params["unit"]
+        ids = {"opp": f"side_{n[1]}{n[2]}", "adj": f"side_{n[0]}{n[2]}", "hyp": f"side_{n[0]}{n[1]}"}
+        if params["level"] == "ratio":
+            return [Quantity(f"side {ids[s][5:]}", s, ids[s], u) for s in params["given"]]
+        return [Quantity(f"angle {n[0]}", "angle", f"angle_{n[0]}", "°"),
+                Quantity(f"side {ids[params['known_side']][5:]}", "known", ids[params["known_side"]], u)]
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        if params["level"] == "ratio":
+            return params["hyp"] > max(params["opp"], params["adj"])
+        return (params["func"], params["angle"]) in _RATIO_NODE
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        # Angles read off the figure can only be misread as another special angle the table covers.
+        out = [r for r in super().figure_readings(params) if r.param != "angle"]
+        if params["image_role"] == "required" and params["level"] == "side":
+            alts = tuple(a for a in (30, 45, 60) if a != params["angle"] and (params["func"], a) in _RATIO_NODE)
+            if alts:
+                out.append(Reading("angle", f"angle_{params['names'][0]}", "misread_value", alts))
+        return tuple(out)
+
+    def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        if params["level"] == "ratio":
+            return self._ratio_steps(params, d, mal)
+        func, angle, op, known = params["func"], params["angle"], params["op"], params["known"]
+        if mal == "ratio_swap":
+            if func not in _SWAP:
+                return None
+            func = _SWAP[func]
+        if mal == "ratio_inverted":
+            op = "divide" if op == "multiply" else "multiply"
+        rule = "mal:" + mal if mal else f"{func}_{op}"
+        sym = "*" if op == "multiply" else "/"
+        step(d, rule, [sym, known, [func, angle]])
+        node = _RATIO_NODE[(func, angle)]
+        r = show(node)[0]
+        step(d, f"exact_value:{func}", [sym, known, node])
+        if op == "multiply":
+            v = known * r
+            coef = d.compute(sympy.nsimplify(v).as_coeff_Mul()[0])
+            rad = sympy.nsimplify(v) / sympy.nsimplify(v).as_coeff_Mul()[0]
+            step(d, "multiply", surd_node(coef * rad), coef)
+            return d.steps
+        if r.is_Rational:
+            v = d.compute(known / r)
+            step(d, "divide", num(v), v)
+            return d.steps
+        # k ÷ (√m/q) = kq/√m = kq√m/m
+        m = int(max(r.atoms(sympy.Integer) - {sympy.Integer(1)}, key=int, default=sympy.Integer(1)))
+        q = sympy.nsimplify(sympy.sqrt(m) / r)
+        if q != 1:
+            top = d.compute(known * q)
+            step(d, "divide_by_fraction", ["frac", num(top), ["sqrt", m]], top)
+        else:
+            top = sympy.Integer(known)
+        step(d, "rationalise", ["frac", ["*", num(top), ["sqrt", m]], m])
+        coef = d.compute(top / m)
+        step(d, "simplify", surd_node(coef * sympy.sqrt(m)), coef)
+        return d.steps
+
+    def _ratio_steps(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        func = params["func"]
+        if mal == "ratio_swap":
+            if func not in _SWAP:
+                return None
+            func = _SWAP[func]
+        top_side, bottom_side = _SIDES[func]
+        if mal == "ratio_inverted":
+            top_side, bottom_side = bottom_side, top_side
+        rule = "mal:" + mal if mal else f"ratio:{func}"
+        given = params["given"]
+        missing = ({"opp", "adj", "hyp"} - set(given)).pop()
+        if missing == "hyp":
+            first, second = params["opp"], params["adj"]
+            op = "+"
+        else:
+            other = "adj" if missing == "opp" else "opp"
+            first, second = params["hyp"], params[other]
+            op = "-"
+
+        def shown(missing_node: E.Node) -> E.Node:
+            top = missing_node if top_side == missing else params[top_side]
+            bottom = missing_node if bottom_side == missing else params[bottom_side]
+            return ["frac", top, bottom]
+
+        step(d, rule, shown(["sqrt", [op, ["pow", first, 2], ["pow", second, 2]]]))
+        uses_missing = missing in (top_side, bottom_side)
+        if uses_missing:
+            s1 = d.compute(sympy.Integer(first) ** 2)
+            step(d, "square", shown(["sqrt", [op, num(s1), ["pow", second, 2]]]), s1)
+            s2 = d.compute(sympy.Integer(second) ** 2)
+            step(d, "square", shown(["sqrt", [op, num(s1), num(s2)]]), s2)
+            tot = d.compute(s1 + s2 if op == "+" else s1 - s2)
+            step(d, "add" if op == "+" else "subtract", shown(["sqrt", num(tot)]), tot)
+            root = sympy.sqrt(tot)
+            if not root.is_Rational:
+                return d.steps
+            side = d.compute(root)
+            step(d, "square_root", shown(num(side)), side)
+            value = E.sym(["frac", num(side) if top_side == missing else params[top_side],
+                           num(side) if bottom_side == missing else params[bottom_side]])
+        else:
+            value = sympy.Rational(params[top_side], params[bottom_side])
+        value = d.compute(value)
+        step(d, "simplify_fraction", E.leaf(value), value)
+        return d.steps
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Coordinates: put the triangle on axes and evaluate the function of the angle at A with SymPy.
+        if params["level"] == "ratio":
+            opp, adj = sympy.Integer(params["opp"]), sympy.Integer(params["adj"])
+            theta = sympy.atan2(opp, adj)
+            return sympy.nsimplify(sympy.simplify({"sin": sympy.sin, "cos": sympy.cos,
+                                                   "tan": sympy.tan}[params["func"]](theta)))
+        theta = sympy.pi * params["angle"] / 180
+        # Build the triangle from the known side and the angle, then read off the other side.
+        k = sympy.Integer(params["known"])
+        kind = params["known_side"]
+        hyp = {"hyp": k, "opp": k / sympy.sin(theta), "adj": k / sympy.cos(theta)}[kind]
+        opp, adj = hyp * sympy.sin(theta), hyp * sympy.cos(theta)
+        want = ({"opp", "adj", "hyp"} & set(_SIDES[params["func"]])) - {kind}
+        (w,) = want
+        return sympy.radsimp(sympy.simplify({"opp": opp, "adj": adj, "hyp": hyp}[w]))
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        if params["level"] == "ratio":
+            return E.num_text(answer), E.num_latex(answer)
+        _, t, lt = show(surd_node(answer))
+        return f"{t} {params['unit']}", rf"{lt}\ \mathrm{{{params['unit']}}}"
+
+    def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        n, u = params["names"], params["unit"]
+        side = {"opp": f"{n[1]}{n[2]}", "adj": f"{n[0]}{n[2]}", "hyp": f"{n[0]}{n[1]}"}
+        ctx: dict[str, Any] = {"A": n[0], "right": n[2], "tri": n}
+        if params["level"] == "ratio":
+            ctx["facts"] = [f"{side[s]} = {_len(params[s], u)}" for s in params["given"]]
+        else:
+            want = ({"opp", "adj", "hyp"} & set(_SIDES[params["func"]])) - {params["known_side"]}
+            ctx.update({"known_t": f"{side[params['known_side']]} = {_len(params['known'], u)}",
+                        "want": side[want.pop()]})
+        return ctx
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        n, u = params["names"], params["unit"]
+        if params["level"] == "ratio":
+            opp, adj = float(params["opp"]), float(params["adj"])
+            texts = {s: (_len(params[s], u) if s in params["given"] else None) for s in ("opp", "adj", "hyp")}
+            angle_text, angle_value = "θ", None
+        else:
+            theta = math.radians(params["angle"])
+            opp, adj = math.sin(theta), math.cos(theta)
+            want = (({"opp", "adj", "hyp"} & set(_SIDES[params["func"]])) - {params["known_side"]}).pop()
+            texts = {s: None for s in ("opp", "adj", "hyp")}
+            texts[params["known_side"]] = _len(params["known"], u)
+            texts[want] = "x"
+            angle_text, angle_value = f"{params['angle']}°", params["angle"]
+        sx = -1.0 if params["flip"] else 1.0
+        pts = {n[0]: (sx * -adj, 0.0), n[2]: (0.0, 0.0), n[1]: (0.0, opp)}
+        ids = {"opp": (n[1], n[2]), "adj": (n[0], n[2]), "hyp": (n[0], n[1])}
+        els: list[dict[str, Any]] = [{"id": f"triangle_{n}", "type": "polygon", "points": list(n)}, *vertex_labels(n),
+                                     {"id": f"right_{n[2]}", "type": "right_angle", "at": n[2], "arms": [n[0], n[1]]}]
+        angle = {"id": f"angle_{n[0]}", "type": "angle_mark", "at": n[0], "arms": [n[2], n[1]], "text": angle_text}
+        if angle_value is None:
+            angle["style"] = "italic"
+        else:
+            angle["value"] = angle_value
+        els.append(angle)
+        for s, (p, q) in ids.items():
+            if texts[s] is None:
+                continue
+            el = {"id": f"side_{p}{q}", "type": "segment", "from": p, "to": q, "text": texts[s]}
+            if texts[s] == "x":
+                el["style"] = "italic"
+            else:
+                el["value"] = params["known"] if params["level"] == "side" else params[s]
+            els.append(el)
+        return Figure(self.figure_kind, figure_spec(pts, els, (2.9, 2.2)))
