@@ -12,6 +12,7 @@ from sympy.core.relational import Relational
 from synth.generators import get_family
 from synth.generators.base import Family
 from synth.mathparse import MathParseError, equivalent, parse_math
+from synth.presentation import ShownLine, presentation_faults, read_line
 from synth.records import Problem, Step
 
 
@@ -24,34 +25,41 @@ class Verdict:
     global_correct: tuple[bool, ...]  # consistent with the problem's true solution
     shown_answer: sympy.Basic | None
     answer_correct: bool
+    # Per line, "" or the presentation subtype it shows (synth.presentation): right math, wrong words,
+    # unit, form, variable name or place in the order.
+    presentation: tuple[str, ...] = ()
+
+    def _misshown(self, i: int) -> bool:
+        return i <= len(self.presentation) and bool(self.presentation[i - 1])
 
     @property
     def first_error_step(self) -> int | None:
-        for i, ok in enumerate(self.global_correct, start=1):
-            if not ok:
-                return i
-        for i, ok in enumerate(self.local_valid, start=1):
-            if not ok:
-                return i
-        return None
+        math = next((i for i, ok in enumerate(self.global_correct, start=1) if not ok), None)
+        if math is None:
+            math = next((i for i, ok in enumerate(self.local_valid, start=1) if not ok), None)
+        shown = next((i for i in range(1, len(self.presentation) + 1) if self._misshown(i)), None)
+        found = [i for i in (math, shown) if i is not None]
+        return min(found) if found else None
 
     @property
     def error_steps(self) -> tuple[int, ...]:
-        """Steps that are locally invalid or globally wrong (1-based)."""
+        """Steps that are locally invalid, globally wrong or wrongly presented (1-based)."""
         return tuple(i for i, (loc, glob) in enumerate(zip(self.local_valid, self.global_correct), start=1)
-                     if not (loc and glob))
+                     if not (loc and glob) or self._misshown(i))
 
     @property
     def propagated(self) -> bool:
-        """Every step after the first wrong one carries the error forward (stays globally wrong)."""
+        """Every step after the first wrong one carries the error forward (stays wrong)."""
         first = self.first_error_step
         if first is None:
             return False
-        return all(not ok for ok in self.global_correct[first - 1:])
+        return all(not ok or self._misshown(i)
+                   for i, ok in enumerate(self.global_correct[first - 1:], start=first))
 
     @property
     def fully_correct(self) -> bool:
-        return all(self.parses) and all(self.local_valid) and all(self.global_correct) and self.answer_correct
+        return (all(self.parses) and all(self.local_valid) and all(self.global_correct) and self.answer_correct
+                and not any(self.presentation))
 
 
 def same_value(a: sympy.Basic, b: sympy.Basic) -> bool:
@@ -145,7 +153,12 @@ def _solutions(eq: sympy.Eq) -> tuple[object, ...]:
 
 
 def parse_step(text: str) -> sympy.Basic:
-    """What a shown step says: parse_math, plus equations joined by `or` (one variable) or `and`."""
+    """What a shown step says: parse_math, plus equations joined by `or` (one variable) or `and`.
+
+    A worded prefix (``Sum: ``) and a trailing unit from ``synth.presentation.UNITS`` (``345 cm``)
+    are read off first; the presentation checker judges them.
+    """
+    text = read_line(text).math
     if " or " in text:
         return parse_either(text)
     return parse_both(text) if " and " in text else parse_math(text)
@@ -225,6 +238,7 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
     start = family.initial(problem.params)
     truth = family.target(problem.params)
     parses, local, glob = [], [], []
+    shown_lines: list[ShownLine | None] = []
     previous = start
     value = None
     earlier: list[sympy.Basic] = []
@@ -234,6 +248,7 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
             parses.append(true)
             local.append(true)
             glob.append(true)
+            shown_lines.append(None)
             continue
         value = _parse(step.value)
         shown = _parse(step.text)
@@ -241,6 +256,7 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
         if value is None:
             local.append(False)
             glob.append(False)
+            shown_lines.append(ShownLine(step.text, read_line(step.text), None, False))
             continue
         if shown is not None and not parses[-1]:
             # Judge what is written (notational errors): the line says `shown`, whatever was meant.
@@ -252,8 +268,10 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
         else:
             local.append(judged[0])
             glob.append(judged[1])
+        shown_lines.append(ShownLine(step.text, read_line(step.text), value, local[-1] and glob[-1]))
         previous = value
         earlier.append(value)
     answer = family.answer_of(value) if value is not None else None
     correct = answer is not None and _equal_answers(answer, truth)
-    return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct))
+    faults = presentation_faults(problem, family, shown_lines, same_value)
+    return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults)

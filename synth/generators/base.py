@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -10,6 +11,7 @@ import numpy as np
 import sympy
 
 from synth.mathparse import to_text
+from synth.presentation import Vocabulary
 from synth.records import Figure, Given, Problem, Step
 from synth.templating import render_phrasing
 
@@ -142,27 +144,143 @@ class Family:
         """The values a solver must read off this problem's figure (empty without a figure)."""
         return ()
 
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        """The worded labels this problem's lines may carry (``Sum: 11/20``) and what each names.
+
+        None (the default) for families whose lines carry no words; see ``synth.presentation``.
+        """
+        return None
+
     def image_role(self, params: dict[str, Any]) -> str:
         """required / useful / not_required / insufficient, known by construction from ``params``."""
         return str(params.get("image_role", "not_required"))
+
+    def fill_stem(self, params: dict[str, Any]) -> str:
+        """The sentence a ``fill`` question ends with, blank included (``x = ____``).
+
+        The default blanks every value after ``=`` in the answer's own wording, or asks for the
+        answer when it has no ``=``. Override for a more natural sentence (``P(red) = ____``).
+        """
+        text = self.answer_text(params, self.target(params))[0]
+        if "= " not in text:
+            return f"Answer: {BLANK}"
+        return _AFTER_EQUALS.sub(lambda m: m.group(1) + BLANK, text)
+
+    def judge_step(self, params: dict[str, Any], value: sympy.Basic, previous: sympy.Basic,
+                   earlier: tuple[sympy.Basic, ...]) -> tuple[bool, bool] | None:
+        """(locally valid, globally correct) for a step, when equivalence to one value is the wrong test.
+
+        ``previous`` is the value of the line before (``initial`` for step 1); ``earlier`` holds
+        the values of all lines before this one. The default, None, keeps the verifier's rule:
+        a step must be equivalent to the previous line and to ``initial``. Families override it
+        when their lines are not all restatements of one value: a system's lines are separate
+        equations that hold at the solution, a limit's lines share only the limit.
+        """
+        return None
 
     # -- assembly shared by every family ------------------------------------------------
 
     def build(self, rng: np.random.Generator, *, difficulty: str, question_type: str,
               problem_id: str) -> Problem:
+        if question_type not in QUESTION_TYPES:
+            raise ValueError(f"question_type must be one of {QUESTION_TYPES}, got {question_type!r}")
         params = self.sample(rng, difficulty)
         drafts = self.derive(params)
         answer = self.target(params)
         ctx = self.question_context(params)
+        # The free question draws nothing after the phrasing: mcq/fill draw afterwards, so a
+        # free item is the same whichever question types a run allows.
         text = render_phrasing(self.id, ctx, rng)
+        latex = ctx.get("latex", text)
         answer_text, answer_latex = self.answer_text(params, answer)
+        choices: tuple[str, ...] | None = None
+        if question_type == "mcq":
+            choices, letter, sources = self.multiple_choice(params, answer, rng)
+            params = {**params, "answer_choice": letter, "choice_sources": list(sources)}
+            text = render_phrasing("question_type.mcq", {"question": text, "letters": CHOICE_LETTERS}, rng)
+        elif question_type == "fill":
+            text = render_phrasing("question_type.fill", {"question": text, "stem": self.fill_stem(params)}, rng)
         return Problem(
             id=problem_id, family=self.id, domain=self.domain, subdomain=self.subdomain,
             grade_band=self.grade_band, difficulty=difficulty, question_type=question_type,  # type: ignore[arg-type]
-            image_role=self.image_role(params), question_text=text, question_latex=ctx.get("latex", text),
+            image_role=self.image_role(params), question_text=text, question_latex=latex,
             answer_text=answer_text, answer_latex=answer_latex, answer_value=to_text(answer),
-            steps=finalize(drafts), givens=self.givens(params), figure=self.figure(params), params=params,
+            steps=finalize(drafts), givens=self.givens(params), choices=choices, figure=self.figure(params),
+            params=params,
         )
+
+    def mal_answers(self, params: dict[str, Any]) -> Iterator[tuple[str, sympy.Basic]]:
+        """(``mal:<rule id>``, final answer) of every mal-rule that applies: plausible wrong answers."""
+        for rule in self.malrules:
+            drafts = self.derive_mal(params, rule.id)
+            if drafts:
+                yield f"mal:{rule.id}", self.answer_of(drafts[-1].value)
+
+    def slip_answers(self, params: dict[str, Any], rng: np.random.Generator) -> Iterator[tuple[str, sympy.Basic]]:
+        """Final answers after one computational slip at a computed step, carried forward (lazily)."""
+        from perturb.reasoning.slips import COMMON_SLIPS, SLIPS  # perturb builds on synth; import late
+
+        drafts = self.derive(params)
+        computed = [(i, d.result) for i, d in enumerate(drafts, start=1)
+                    if isinstance(d.result, sympy.Rational)]
+        for j in rng.permutation(len(computed)):
+            k, true = computed[int(j)]
+            for kind in dict.fromkeys((*COMMON_SLIPS, "sign_slip")):
+                wrong = SLIPS[kind](true, rng)
+                if wrong is None or wrong == true:
+                    continue
+                slipped = self.derive(params, {k: wrong})
+                yield f"slip:{kind}@{k}", self.answer_of(slipped[-1].value)
+
+    def multiple_choice(self, params: dict[str, Any], answer: sympy.Basic,
+                        rng: np.random.Generator) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+        """Shuffled choice texts, the correct letter, and where each choice came from.
+
+        Distractors are the final answers of the family's own mal-rule solutions first (wrong
+        methods a student really uses), then slips, never equal to the answer or each other.
+        """
+        from synth.verifier import same_value  # the verifier imports the registry, which imports us
+
+        picked: list[tuple[str, sympy.Basic, str]] = [("answer", answer, self.answer_text(params, answer)[0])]
+
+        def take(candidates: Iterator[tuple[str, sympy.Basic]]) -> None:
+            for source, value in candidates:
+                if len(picked) == len(CHOICE_LETTERS):
+                    return
+                try:
+                    shown = self.answer_text(params, value)[0]
+                except ValueError:  # a wrong answer the family cannot state (complex roots, …)
+                    continue
+                if any(shown == t or _same_answer(same_value, value, v) for _, v, t in picked):
+                    continue
+                picked.append((source, value, shown))
+
+        take(self.mal_answers(params))
+        if len(picked) < len(CHOICE_LETTERS):
+            take(self.slip_answers(params, rng))
+        if len(picked) < len(CHOICE_LETTERS):
+            raise ValueError(f"{self.id} found {len(picked) - 1} distinct distractors for an mcq question "
+                             f"(needs {len(CHOICE_LETTERS) - 1}); add mal-rules or computed steps to the family, "
+                             "or drop 'mcq' from generate.question_types for it")
+        order = [int(i) for i in rng.permutation(len(picked))]
+        letter = CHOICE_LETTERS[order.index(0)]
+        return tuple(picked[i][2] for i in order), letter, tuple(picked[i][0] for i in order)
+
+
+QUESTION_TYPES = ("free", "mcq", "fill")
+CHOICE_LETTERS = "ABCD"
+BLANK = "____"
+# Keys build() adds to params for mcq items; they describe the question, not the problem.
+QUESTION_KEYS = ("answer_choice", "choice_sources")
+# A value after `=` up to the next `or` / `and` / `, ` / end: ``x = 3 or x = −5`` -> two blanks.
+_AFTER_EQUALS = re.compile(r"(=\s*)([^=]+?)(?=\s+(?:or|and)\s+|,\s|$)")
+
+
+def _same_answer(same_value: Any, a: sympy.Basic, b: sympy.Basic) -> bool:
+    try:
+        return bool(same_value(a, b))
+    except (TypeError, ValueError):
+        return a == b
 
 
 def finalize(drafts: list[StepDraft]) -> tuple[Step, ...]:
