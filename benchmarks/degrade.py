@@ -1,8 +1,10 @@
-"""Time every photographic op per severity on an A4 page at 150 dpi; writes results_degrade.md.
+"""Photographic ops: time per op and severity, fused vs one-by-one geometry, and severity-bin acceptance.
 
-Run: python benchmarks/degrade.py [--runs 5]
-Each figure is the median wall time of ``--runs`` calls of ``degrade`` (sampling, applying and
-measuring), after one warm-up call, with a fixed seed per run.
+Run: python benchmarks/degrade.py [--runs 5] [--bin-pages 200]
+Writes results_degrade.md. Times are the median wall time of ``--runs`` calls (after one warm-up,
+a fixed seed per run) on an A4 page at 150 dpi with a triangle figure; each call samples, applies
+and measures. The acceptance table degrades ``--bin-pages`` different pages (60 dpi, params scale
+with dpi) per subtype and severity and counts how often the measured effect lands in the bin.
 """
 
 from __future__ import annotations
@@ -11,53 +13,118 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from perturb.photo import REGISTRY, degrade
-from perturb.reasoning.base import clean_variant
-from render import render_page
-from synth.generators import get_family
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from perturb.photo import (  # noqa: E402  # noqa: E402
+    REGISTRY,
+    background,
+    bleed_through,
+    degrade,
+    exposure,
+    figure_marking,
+    glare,
+    keystone,
+    noise,
+    paper_warp,
+    question_marking,
+    resolution,
+    shadow,
+    tilt,
+)
+from perturb.photo.jpeg import QUALITY  # noqa: E402
+from perturb.photo.profile import degrade_profile  # noqa: E402
+from perturb.reasoning.base import clean_variant  # noqa: E402
+from render import render_page  # noqa: E402
+from synth.generators import get_family  # noqa: E402
+from tests.perturb.test_figure_marking import with_figure  # noqa: E402  (stands in for real figures)
 
 OUT = Path(__file__).with_name("results_degrade.md")
+FAMILIES = ("arithmetic.order_of_operations", "algebra.linear.two_step")
+# subtype -> (bins, measured key, lower edge exclusive)
+BINS = {"shadow": (shadow.BINS, "content_coverage", False), "glare": (glare.BINS, "text_under_glare", True),
+        "exposure": (exposure.BINS, "contrast_retained", False), "tilt": (tilt.BINS, "abs_angle_deg", True),
+        "keystone": (keystone.BINS, "keystone_ratio", False), "paper_warp": (paper_warp.BINS, "line_bow_frac", False),
+        "noise": (noise.BINS, "psnr_db", False), "resolution": (resolution.BINS, "scale", False),
+        "bleed_through": (bleed_through.BINS, "bleed_contrast", False),
+        "question_marking": (question_marking.BINS, "marked_tokens", False), "jpeg": (QUALITY, "quality", False),
+        "background": (background.BINS, "page_area_frac", False),
+        "figure_marking": (figure_marking.BINS, "marks", False)}
+CHAINS = {"tilt + keystone": [("keystone", 2), ("tilt", 1)],
+          "paper_warp + keystone + tilt + background": [("paper_warp", 2), ("keystone", 1), ("tilt", 1),
+                                                        ("background", 1)],
+          "tilt + background + rotation": [("tilt", 1), ("background", 2), ("rotation", 1)]}
 
 
-def page():
-    p = get_family("arithmetic.order_of_operations").build(np.random.default_rng(0), difficulty="hard",
-                                                            question_type="free", problem_id="bench")
-    return render_page(p, clean_variant(p), dpi=150)
+def page(index: int, dpi: int):
+    family = FAMILIES[index % 2]
+    p = get_family(family).build(np.random.default_rng(index), difficulty=("easy", "medium", "hard")[index % 3],
+                                 question_type="free", problem_id=f"bench{index}")
+    r = render_page(p, clean_variant(p), dpi=dpi)
+    return with_figure(r.pixels, r.page, np.random.default_rng(1000 + index))
 
 
-def time_op(image: np.ndarray, layout, op: str, severity: int, runs: int) -> float:
-    degrade(image, layout, op, severity, np.random.default_rng(0))
+def median_ms(fn, runs: int) -> float:
+    fn(0)
     times = []
     for run in range(runs):
-        rng = np.random.default_rng(run + 1)
         t0 = time.perf_counter()
-        degrade(image, layout, op, severity, rng)
+        fn(run + 1)
         times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times)
+
+
+def in_bin(op: str, value: float, severity: int) -> bool:
+    bins, _, open_low = BINS[op]
+    lo, hi = bins[severity]
+    return (lo < value <= hi) if open_low else (lo <= value <= hi)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--bin-pages", type=int, default=200)
     args = parser.parse_args()
-    rendered = page()
-    h, w = rendered.pixels.shape[:2]
+    img, layout = page(0, 150)
+    h, w = img.shape[:2]
     rows = []
     for op in sorted(REGISTRY):
-        ms = [time_op(rendered.pixels, rendered.page, op, s, args.runs) for s in (1, 2, 3)]
+        ms = [median_ms(lambda r, op=op, s=s: degrade(img, layout, op, s, np.random.default_rng(r)), args.runs)
+              for s in (1, 2, 3)]
         rows.append((op, ms))
-        print(f"{op:18s}" + "".join(f"{m:9.1f}" for m in ms))
+        print(f"{op:18s}" + "".join(f"{m:9.1f}" for m in ms), flush=True)
+    fusion = []
+    for name, chain in CHAINS.items():
+        _, _, recs = degrade_profile(img, layout, chain, np.random.default_rng(0))
+        params = [r.params for r in recs]
+        fused = median_ms(lambda r, c=chain, p=params: degrade_profile(img, layout, c, None, params=p), args.runs)
+        split = median_ms(lambda r, c=chain, p=params: degrade_profile(img, layout, c, None, params=p, fuse=False),
+                          args.runs)
+        fusion.append((name, split, fused))
+        print(f"{name}: one by one {split:.1f} ms, fused {fused:.1f} ms", flush=True)
+    bin_pages = [page(i, 60) for i in range(args.bin_pages)]
+    acceptance = []
+    for op in sorted(BINS):
+        key = BINS[op][1]
+        shares = []
+        for s in (1, 2, 3):
+            hits = sum(in_bin(op, degrade(im, lay, op, s, np.random.default_rng(i))[2].measured[key], s)
+                       for i, (im, lay) in enumerate(bin_pages))
+            shares.append(100.0 * hits / len(bin_pages))
+        acceptance.append((op, key, shares))
+        print(f"{op:18s} " + " ".join(f"{x:6.1f}%" for x in shares), flush=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
-        "# Photographic degradation ops: time per A4 page at 150 dpi",
+        "# Photographic degradation ops: time per A4 page at 150 dpi, fusion, severity bins",
         "",
-        f"Page {w}x{h} RGB. Median of {args.runs} calls after a warm-up; each call is sample + apply + measure.",
+        f"Page {w}x{h} RGB with a triangle figure. Median of {args.runs} calls after a warm-up; each call is"
+        " sample + apply + measure.",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load:.2f} at the end,"
         f" Python {platform.python_version()}, numpy {np.__version__}, OpenCV {cv2.__version__}"
         f" ({cv2.getNumThreads()} threads).",
@@ -66,6 +133,24 @@ def main() -> None:
         "| op | severity 1 (ms) | severity 2 (ms) | severity 3 (ms) |",
         "|---|---:|---:|---:|",
         *[f"| {op} | " + " | ".join(f"{m:.1f}" for m in ms) + " |" for op, ms in rows],
+        "",
+        "## Fused geometry",
+        "",
+        "The same recorded params replayed through `degrade_profile`: one remap per op (each laying the sheet on",
+        "its own desk) versus one composed map and one remap for the whole chain. Both include measuring.",
+        "",
+        "| chain | one by one (ms) | fused (ms) | speed-up |",
+        "|---|---:|---:|---:|",
+        *[f"| {n} | {a:.1f} | {b:.1f} | {a / b:.2f}x |" for n, a, b in fusion],
+        "",
+        "## Severity bins",
+        "",
+        f"Share of {args.bin_pages} different pages (60 dpi, seed = page index) whose measured effect lands in the"
+        " rubric bin of the requested severity.",
+        "",
+        "| op | measured | severity 1 | severity 2 | severity 3 |",
+        "|---|---|---:|---:|---:|",
+        *[f"| {op} | `{key}` | " + " | ".join(f"{x:.1f}%" for x in sh) + " |" for op, key, sh in acceptance],
         "",
     ]
     OUT.write_text("\n".join(lines))

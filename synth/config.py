@@ -15,6 +15,8 @@ from synth.resources import packaged_config
 Severity = Annotated[int, Field(ge=0, le=3)]
 Weight = Annotated[float, Field(gt=0, le=1e6)]
 Difficulty = Literal["easy", "medium", "hard"]
+QuestionType = Literal["free", "mcq", "fill"]
+ImageRole = Literal["required", "useful", "not_required", "insufficient"]
 
 
 class _Strict(BaseModel):
@@ -23,8 +25,16 @@ class _Strict(BaseModel):
 
 class GenerateConfig(_Strict):
     families: dict[str, Weight] = Field(min_length=1)
-    difficulties: list[Difficulty] = Field(default=["easy", "medium", "hard"], min_length=1)
-    question_types: list[Literal["free", "mcq", "fill"]] = Field(default=["free"], min_length=1)
+    # A list is drawn uniformly; a mapping gives weights (shares, with allocation: quota).
+    difficulties: (Annotated[list[Difficulty], Field(min_length=1)]
+                   | Annotated[dict[Difficulty, Weight], Field(min_length=1)]) = ["easy", "medium", "hard"]
+    question_types: (Annotated[list[QuestionType], Field(min_length=1)]
+                     | Annotated[dict[QuestionType, Weight], Field(min_length=1)]) = ["free"]
+    # weighted: each base draws its family, difficulty, question type and subtypes independently.
+    # quota: the run is planned so their shares (and image_roles', and degrade.per_base's) are exact
+    # (synth/allocation.py); a subtype is then only given to families it applies to.
+    allocation: Literal["weighted", "quota"] = "weighted"
+    image_roles: dict[ImageRole, Weight] | None = None
 
     @field_validator("families")
     @classmethod
@@ -43,8 +53,13 @@ class GenerateConfig(_Strict):
     def _question_types_offered(self) -> GenerateConfig:
         from synth.generators import REGISTRY
 
+        if self.image_roles is not None and self.allocation != "quota":
+            raise ValueError("image_roles needs allocation: quota (roles are sampled by each family otherwise);"
+                             " set generate.allocation: quota or remove generate.image_roles")
         for qtype in self.question_types:
             lacking = [f for f in self.families if qtype not in REGISTRY[f].question_types]
+            if self.allocation == "quota" and len(lacking) < len(self.families):
+                continue  # quota plans give each question type only to families that offer it
             if lacking:
                 offered = {f: list(REGISTRY[f].question_types) for f in lacking}
                 raise ValueError(f"question type {qtype!r} is not offered by {offered}; remove it from"
@@ -103,6 +118,11 @@ class RenderConfig(_Strict):
     paper: Literal["plain", "lined", "grid", "exam"] = "plain"
     page: Literal["a4", "phone"] = "a4"
     dpi: int = Field(default=100, ge=50, le=600)
+    # false: question (and figure) over blank working space and an empty answer area, no steps: the
+    # photo MathReal and Seeing Is Solving take. Error variants need shown steps (see RunConfig).
+    show_solution: bool = True
+    # handwritten pages: the writer copies the question out by hand too (printed pages keep it printed)
+    handwritten_question: bool = False
 
     @field_validator("neatness")
     @classmethod
@@ -116,6 +136,9 @@ class RenderConfig(_Strict):
         if self.handwritten_share is not None and self.style != "mixed":
             raise ValueError(f"handwritten_share only applies with style: mixed (style is {self.style!r});"
                              " remove it or set render.style: mixed")
+        if self.handwritten_question and self.style == "printed":
+            raise ValueError("handwritten_question needs a writer: set render.style: handwritten or mixed, or"
+                             " remove handwritten_question")
         return self
 
 
@@ -130,6 +153,8 @@ def _known_degradation(value: str) -> str:
 class DegradeOp(_Strict):
     subtype: str
     severities: list[Severity] = Field(default=[1, 2, 3], min_length=1)
+    # With degrade.per_base (quota runs): this op's share of degraded photos, split equally over its severities.
+    weight: Weight = 1.0
 
     _known_op = field_validator("subtype")(_known_degradation)
 
@@ -160,6 +185,9 @@ class CaptureProfile(_Strict):
 class DegradeConfig(_Strict):
     ops: list[DegradeOp] = Field(default_factory=list)
     profiles: list[CaptureProfile] = Field(default_factory=list)
+    # None: every base gets every op x severity. N (generate.allocation: quota): each base gets N of
+    # them, with exact shares by op weight (a MathReal-like mix instead of a full sweep).
+    per_base: int | None = Field(default=None, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _unique_profile_names(self) -> DegradeConfig:
@@ -186,10 +214,25 @@ class RunConfig(_Strict):
     output: OutputConfig = OutputConfig()
 
     @model_validator(mode="after")
+    def _quota_settings(self) -> RunConfig:
+        if self.degrade.per_base is not None:
+            if self.generate.allocation != "quota":
+                raise ValueError("degrade.per_base needs generate.allocation: quota; set it or remove per_base")
+            pairs = sum(len(op.severities) for op in self.degrade.ops)
+            if self.degrade.per_base > pairs:
+                raise ValueError(f"degrade.per_base is {self.degrade.per_base} but degrade.ops lists only {pairs}"
+                                 " op x severity pairs; lower per_base or add ops")
+        return self
+
+    @model_validator(mode="after")
     def _degrade_needs_render(self) -> RunConfig:
         if (self.degrade.ops or self.degrade.profiles) and not self.render.enabled:
             raise ValueError("degrade.ops and degrade.profiles need render.enabled: true (degradations act on"
                              " images)")
+        if not self.render.show_solution and self.inject.variants_per_base > 0:
+            raise ValueError(f"render.show_solution: false draws no steps, so the {self.inject.variants_per_base}"
+                             " error variant(s) per base would look exactly like their clean control; set"
+                             " inject.variants_per_base: 0 for question-only pages, or show_solution: true")
         return self
 
     def to_yaml(self) -> str:

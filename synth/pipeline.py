@@ -31,6 +31,7 @@ from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
 from perturb.reasoning.base import Funnel, clean_variant
 from perturb.reasoning.multi import stack, stackable
+from synth.allocation import BasePlan, plan_base
 from synth.config import RunConfig, validate_config
 from synth.errors import ConfigError, RunError
 from synth.generators import get_family
@@ -41,6 +42,7 @@ from synth.verifier import verify
 
 STAGES = ("plan", "generate", "inject", "verify", "render", "degrade", "write")
 MAX_GENERATE_ATTEMPTS = 5
+MAX_ALLOCATION_REDRAWS = 24  # quota runs: fresh problems tried until one takes every planned subtype
 
 
 @cache
@@ -115,19 +117,34 @@ def base_id(config: RunConfig, index: int) -> str:
     return f"{config.name}-{index:06d}"
 
 
-def generate_problem(config: RunConfig, index: int, stats: ShardStats) -> Problem:
-    """The verified clean problem for base ``index``: plan, generate, verify (resampling on failure)."""
+def _pick(rng: np.random.Generator, values: list[str] | dict[str, float]) -> str:
+    """One of ``values``: uniform over a list (the original draw, kept byte-for-byte), by weight for a mapping."""
+    if isinstance(values, dict):
+        return _weighted(rng, values)
+    return values[int(rng.integers(len(values)))]
+
+
+def generate_problem(config: RunConfig, index: int, stats: ShardStats, plan: BasePlan | None = None,
+                     redraw: int = 0) -> Problem:
+    """The verified clean problem for base ``index``: plan, generate, verify (resampling on failure).
+
+    ``plan`` (quota runs) fixes the family, difficulty and question type; ``redraw`` > 0 asks for
+    another problem of the same plan, from generate seeds no other draw uses.
+    """
     seed = item_seed(config.seed, index)
     with _Timer(stats, "plan"):
-        rng = stage_rng(seed, "plan")
-        family_id = _weighted(rng, config.generate.families)
-        difficulty = config.generate.difficulties[int(rng.integers(len(config.generate.difficulties)))]
-        qtypes = config.generate.question_types
-        question_type = qtypes[int(rng.integers(len(qtypes)))]
+        if plan is not None:
+            family_id, difficulty, question_type = plan.family, plan.difficulty, plan.question_type
+        else:
+            rng = stage_rng(seed, "plan")
+            family_id = _weighted(rng, config.generate.families)
+            difficulty = _pick(rng, config.generate.difficulties)
+            question_type = _pick(rng, config.generate.question_types)
     family = get_family(family_id)
     for attempt in range(MAX_GENERATE_ATTEMPTS):
+        keys = (attempt,) if redraw == 0 else (attempt, redraw)
         with _Timer(stats, "generate"):
-            problem = family.build(stage_rng(seed, "generate", attempt), difficulty=difficulty,
+            problem = family.build(stage_rng(seed, "generate", *keys), difficulty=difficulty,
                                    question_type=question_type, problem_id=base_id(config, index))
         with _Timer(stats, "verify"):
             ok = verify(problem, problem.steps, family=family).fully_correct
@@ -143,14 +160,17 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     from render import render_page, sample_hand
 
     seed = item_seed(config.seed, index)
-    problem = generate_problem(config, index, stats)
+    plan = plan_base(config, index)
+    problem, planned = (generate_problem(config, index, stats), []) if plan is None else \
+        _allocated_base(config, index, plan, stats)
     bid = problem.id
-    variants: list[tuple[str, Variant]] = [(bid, clean_variant(problem))]
+    variants: list[tuple[str, Variant]] = [(bid, clean_variant(problem)), *planned]
     with _Timer(stats, "inject"):
         family = get_family(problem.family)
         # Only subtypes that can act on this problem compete (variable_rename needs a variable...).
+        # A quota run's variants were made with its problem, by plan.
         applicable = {s: w for s, w in config.inject.subtypes.items()
-                      if INJECTORS[s].applies(family, problem)}
+                      if plan is None and INJECTORS[s].applies(family, problem)}
         for j in range(config.inject.variants_per_base if applicable else 0):
             rng = stage_rng(seed, "inject", j)
             subtype = _weighted(rng, applicable)
@@ -173,7 +193,8 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
         if rcfg.enabled:
             with _Timer(stats, "render"):
                 drawn = render_page(problem, variant, page=rcfg.page, paper=rcfg.paper, dpi=rcfg.dpi,
-                                    style=style, writer=writer, seed=seed)
+                                    style=style, writer=writer, seed=seed, show_solution=rcfg.show_solution,
+                                    handwritten_question=rcfg.handwritten_question and style == "handwritten")
             pixels, page = drawn.pixels, drawn.page
             if item_id == bid:
                 clean_pixels, clean_page = pixels, page
@@ -187,6 +208,8 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     for op in config.degrade.ops:
         for severity in op.severities:
             n += 1
+            if plan is not None and plan.degradations is not None and n not in plan.degradations:
+                continue  # degrade.per_base: this base's photos are the planned ones
             # An op that cannot act on this page (figure_marking without a figure) is skipped and
             # counted, so the id of every other degraded item stays the same.
             if severity and not PHOTO_OPS[op.subtype].applies(clean_page):
@@ -211,6 +234,50 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
         yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
                    variant=variants[0][1], render=page, degradations=records,
                    image=f"images/{item_id}.png", clean_image=clean_image, versions=versions()), pixels
+
+
+def _allocated_base(config: RunConfig, index: int, plan: BasePlan,
+                    stats: ShardStats) -> tuple[Problem, list[tuple[str, Variant]]]:
+    """Base ``index`` of a quota run: a problem of the planned family that takes every planned subtype.
+
+    Problems are redrawn until one has the planned image role and each planned subtype is
+    injected and verified, so the planned shares hold in the output. A base that never fits keeps
+    its best draw; its missing variants are counted as ``allocation:<subtype>:unfilled``.
+    """
+    seed = item_seed(config.seed, index)
+    best: tuple[Problem, list[tuple[str, Variant]]] | None = None
+    for redraw in range(MAX_ALLOCATION_REDRAWS):
+        problem = generate_problem(config, index, stats, plan=plan, redraw=redraw)
+        family = get_family(problem.family)
+        if best is None:
+            best = (problem, [])
+        if plan.image_role is not None and problem.image_role != plan.image_role:
+            stats.generate_rejected["allocation:image_role_redrawn"] += 1
+            continue
+        if not all(INJECTORS[s].applies(family, problem) for s in plan.subtypes):
+            stats.generate_rejected["allocation:not_applicable_redrawn"] += 1
+            continue
+        got: list[tuple[str, Variant]] = []
+        with _Timer(stats, "inject"):
+            for j, subtype in enumerate(plan.subtypes):
+                rng = stage_rng(seed, "inject", j) if redraw == 0 else stage_rng(seed, "inject", j, redraw)
+                v = inject(problem, subtype, rng, placement=config.inject.placement,
+                           max_attempts=config.inject.max_attempts, funnel=stats.funnel,
+                           propagate=config.inject.propagate)
+                if v is not None and v.error is not None and config.inject.errors_per_variant > 1:
+                    v = _stack_errors(config, problem, v, rng, stats)
+                if v is None:
+                    break
+                got.append((f"{problem.id}-{'s' if v.kind == 'superficial' else 'e'}{j + 1}", v))
+        if len(got) == len(plan.subtypes):
+            return problem, got
+        stats.generate_rejected["allocation:inject_failed_redrawn"] += 1
+        if len(got) > len(best[1]):
+            best = (problem, got)
+    assert best is not None
+    for subtype in plan.subtypes[len(best[1]):]:
+        stats.generate_rejected[f"allocation:{subtype}:unfilled"] += 1
+    return best
 
 
 def _needs_reverse(config: RunConfig) -> bool:

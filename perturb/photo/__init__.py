@@ -15,9 +15,11 @@ def register(op: Op) -> Op:
 
 
 from perturb.photo import (  # noqa: E402,F401
+    background,
     bleed_through,
     blur,
     exposure,
+    figure_marking,
     glare,
     jpeg,
     keystone,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -9,14 +10,44 @@ import numpy as np
 from synth.errors import MathstressError
 from synth.records import DegradationRecord, RenderedPage
 
+# Physical order of a capture: ink and marks on the sheet, then what shows through it from the
+# reverse side, then light falling on the sheet, then the sheet's shape and the camera's pose (one
+# fused remap), then the camera's own processing. Lighting fields live on the sheet (page
+# coordinates), so lighting the flat sheet and then deforming it equals lighting the deformed sheet;
+# that is why lighting runs before the geometric remap rather than after it.
+STAGES = ("marks", "reverse", "lighting", "geometry", "camera")
+
 
 class DegradationError(MathstressError, ValueError):
     """Bad input to a degradation op (severity, image shape, layout)."""
 
 
+class NotApplicableError(DegradationError):
+    """The op cannot act on this page (figure_marking on a page without a figure, ...).
+
+    Callers that sweep ops over many pages check ``op.applies(page)`` first and record a skip;
+    calling ``degrade`` anyway raises this, so a skipped op can never pass for an applied one.
+    """
+
+
+@dataclass(frozen=True)
+class ReversePage:
+    """The clean page printed on the other side of the sheet, and which page it is (recorded)."""
+
+    pixels: np.ndarray
+    ref: str
+
+
 class Op:
     subtype: str
     family: str
+    stage: str = "camera"
+    stage_rank: int = 0  # order within the stage (lower first)
+    uses_reverse: bool = False  # shows the reverse page (bleed_through)
+    requirement: str = ""  # what the page needs when ``applies`` can be False, for error messages
+
+    def applies(self, page: RenderedPage) -> bool:
+        return True
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         raise NotImplementedError
@@ -39,21 +70,54 @@ def check_image(image: np.ndarray) -> None:
         raise DegradationError(f"image is too small to degrade ({image.shape[1]}x{image.shape[0]} px)")
 
 
-def degrade(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
-            rng: np.random.Generator, *, params: dict[str, Any] | None = None,
-            ) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
-    """Apply one op at one severity; pass ``params`` to replay a recorded application."""
+def get_op(subtype: str) -> Op:
     from perturb.photo import REGISTRY
 
     if subtype not in REGISTRY:
         raise DegradationError(f"unknown degradation {subtype!r}; available: {sorted(REGISTRY)}")
-    if not isinstance(severity, int) or not 0 <= severity <= 3:
+    return REGISTRY[subtype]
+
+
+def check_severity(severity: Any) -> None:
+    if not isinstance(severity, int) or isinstance(severity, bool) or not 0 <= severity <= 3:
         raise DegradationError(f"severity must be an integer 0-3, got {severity!r}")
+
+
+def require_applicable(op: Op, page: RenderedPage) -> None:
+    if not op.applies(page):
+        raise NotApplicableError(f"{op.subtype} does not apply to this page: it {op.requirement}")
+
+
+def degrade(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
+            rng: np.random.Generator, *, params: dict[str, Any] | None = None,
+            reverse: ReversePage | None = None) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
+    """Apply one op at one severity; pass ``params`` to replay a recorded application.
+
+    ``reverse`` is the clean page printed on the other side of the sheet; ops that show it
+    (bleed_through) use it, the others ignore it.
+    """
+    op = get_op(subtype)
+    check_severity(severity)
     check_image(image)
-    op = REGISTRY[subtype]
     if severity == 0:
         return image, page, DegradationRecord(subtype, op.family, 0, {}, {})
+    require_applicable(op, page)
     params = params if params is not None else op.sample_params(rng, severity, page)
+    params = with_reverse(op, params, reverse)
     out, new_page = op.apply(image, params, page)
-    record = DegradationRecord(subtype, op.family, severity, params, op.measure(image, out, params, page))
+    record = DegradationRecord(subtype, op.family, severity, strip_private(params),
+                               op.measure(image, out, params, page))
     return out, new_page, record
+
+
+def with_reverse(op: Op, params: dict[str, Any], reverse: ReversePage | None) -> dict[str, Any]:
+    """Hand the reverse page to an op that shows it; its pixels go under a key that is never recorded."""
+    if reverse is None or not op.uses_reverse:
+        return params
+    check_image(reverse.pixels)
+    return {**params, "source": "reverse_page", "reverse_ref": reverse.ref, "_reverse": reverse.pixels}
+
+
+def strip_private(params: dict[str, Any]) -> dict[str, Any]:
+    """Recorded params: everything but the pixel arrays handed in for applying (``_``-prefixed keys)."""
+    return {k: v for k, v in params.items() if not k.startswith("_")}

@@ -71,6 +71,8 @@ def _sharpness(image: np.ndarray) -> float:
 class Blur(Op):
     subtype = "blur"
     family = "quality"
+    stage = "camera"
+    stage_rank = 1
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         kind = str(rng.choice(list(KIND_WEIGHTS), p=list(KIND_WEIGHTS.values())))

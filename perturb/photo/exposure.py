@@ -36,6 +36,8 @@ def vignette(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int,
 class Exposure(Op):
     subtype = "exposure"
     family = "quality"
+    stage = "camera"
+    stage_rank = 0
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         kind = "under" if rng.random() < 0.5 else "over"

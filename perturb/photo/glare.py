@@ -35,6 +35,8 @@ def glare_field(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: i
 class Glare(Op):
     subtype = "glare"
     family = "quality"
+    stage = "lighting"
+    stage_rank = 1
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         xs, ys, mask = coarse_content(page)

@@ -25,6 +25,8 @@ def compress(image: np.ndarray, quality: int) -> np.ndarray:
 class Jpeg(Op):
     subtype = "jpeg"
     family = "camera"
+    stage = "camera"
+    stage_rank = 4
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         lo, hi = QUALITY[severity]

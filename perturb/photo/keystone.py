@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
-from perturb.photo.geometry import homography_map, move_boxes, page_corners, sample_desk, warp_homography
+from perturb.photo.fusion import GeometricOp, Warp
+from perturb.photo.geometry import homography_map, page_corners, sample_desk
 from synth.records import RenderedPage
 
 # Keystone ratio = shorter / longer of the most unequal pair of opposite page edges.
@@ -51,9 +51,10 @@ def keystone_quad(params: dict[str, Any], page: RenderedPage) -> np.ndarray:
                  np.asarray(params["corner_jitter"], float), page.width, page.height)
 
 
-class Keystone(Op):
+class Keystone(GeometricOp):
     subtype = "keystone"
     family = "perspective"
+    stage_rank = 1
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         lo, hi = _TARGET[severity]
@@ -67,20 +68,17 @@ class Keystone(Op):
                 break
         return {**params, **sample_desk(rng)}
 
-    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+    def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
         m = cv2.getPerspectiveTransform(page_corners(page).astype(np.float32),
                                         keystone_quad(params, page).astype(np.float32))
-        w, h = page.width, page.height
-        return warp_homography(image, m, w, h, params), move_boxes(page, homography_map(m), w, h)
+        return Warp(page.width, page.height, homography_map(m), homography_map(np.linalg.inv(m)), matrix=m)
 
-    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
-                page: RenderedPage) -> dict[str, Any]:
-        m = cv2.getPerspectiveTransform(page_corners(page).astype(np.float32),
-                                        keystone_quad(params, page).astype(np.float32))
-        quad = homography_map(m)(page_corners(page))
+    def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
+                     outline: np.ndarray) -> dict[str, Any]:
+        quad = warp.forward(page_corners(page))
         return {"keystone_ratio": round(keystone_ratio(quad), 4),
                 "page_area_frac": round(float(cv2.contourArea(quad.astype(np.float32)))
-                                        / (after.shape[0] * after.shape[1]), 4),
+                                        / (warp.width * warp.height), 4),
                 "page_corners": np.round(quad, 2).tolist()}
 
 

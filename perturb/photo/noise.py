@@ -40,6 +40,8 @@ def sigma_for_psnr(target_db: float) -> float:
 class Noise(Op):
     subtype = "noise"
     family = "camera"
+    stage = "camera"
+    stage_rank = 3
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         target = float(rng.uniform(*_TARGET[severity]))

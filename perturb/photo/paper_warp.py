@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
-from perturb.photo.fields import FIELD_STEP, grid, upsample
-from perturb.photo.geometry import move_boxes, sample_desk, warp_remap
+from perturb.photo.fields import grid
+from perturb.photo.fusion import GeometricOp, Warp
+from perturb.photo.geometry import sample_desk
 from synth.records import RenderedPage
 
 # Largest deviation of a printed straight line from straight, as a fraction of page width.
@@ -78,22 +77,34 @@ def line_bow(forward, page: RenderedPage, zoom: float = 1.0) -> float:
     return worst / page.width / zoom
 
 
-def inverse_maps(params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Source coordinates and shading for a coarse grid of photo pixels, by fixed-point inversion."""
-    forward, h_tab, slope, n = forward_map(params, page)
-    xs, ys = grid(page.height, page.width, FIELD_STEP)
-    q = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
-    p = q.copy()
-    for _ in range(12):
-        p += q - forward(p)
-    s = ((p - [page.width / 2, page.height / 2]) @ n) / page.width
-    shade = shading(params, s, h_tab, slope)
-    return p[:, 0].reshape(xs.shape), p[:, 1].reshape(xs.shape), shade.reshape(xs.shape)
+def inverse_map(params: dict[str, Any], page: RenderedPage):
+    """Photo point -> page point, by fixed-point inversion of the forward map (it is a small perturbation)."""
+    forward = forward_map(params, page)[0]
+
+    def inverse(q: np.ndarray) -> np.ndarray:
+        p = np.array(q, np.float64)
+        for _ in range(12):
+            p += q - forward(p)
+        return p
+
+    return inverse
 
 
-class PaperWarp(Op):
+def shade_map(params: dict[str, Any], page: RenderedPage):
+    """Lighting gain at photo points, from where on the sheet they come from (``p``)."""
+    _, h_tab, slope, n = forward_map(params, page)
+    centre = np.array([page.width / 2, page.height / 2])
+
+    def shade(q: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return shading(params, ((p - centre) @ n) / page.width, h_tab, slope)
+
+    return shade
+
+
+class PaperWarp(GeometricOp):
     subtype = "paper_warp"
     family = "perspective"
+    stage_rank = 0  # the sheet's own shape comes before the camera's pose
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         kind = str(rng.choice(_KINDS[severity]))
@@ -126,24 +137,18 @@ class PaperWarp(Op):
         params["zoom"] = round(min(float(rng.uniform(0.93, 0.985)), fit), 5)
         return params
 
-    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        h, w = image.shape[:2]
-        sx, sy, shade = inverse_maps(params, page)
-        scale = np.float32(w / page.width)  # the map is in page units; the image may be another size
-        map_x, map_y = upsample(sx, h, w) * scale, upsample(sy, h, w) * scale
-        shaded = cv2.multiply(image, cv2.merge([upsample(shade, h, w)] * 3), dtype=cv2.CV_8U)
-        out = warp_remap(shaded, map_x, map_y, params)
-        forward = forward_map(params, page)[0]
-        return out, move_boxes(page, forward, page.width, page.height, edge_samples=9)
+    def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
+        return Warp(page.width, page.height, forward_map(params, page)[0], inverse_map(params, page),
+                    shade=shade_map(params, page), bends=True)
 
-    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
-                page: RenderedPage) -> dict[str, Any]:
-        forward = forward_map(params, page)[0]
-        _, _, shade = inverse_maps(params, page)
+    def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
+                     outline: np.ndarray) -> dict[str, Any]:
         xs, ys = grid(page.height, page.width, 32)
-        moved = forward(np.stack([xs.ravel(), ys.ravel()], 1)) - np.stack([xs.ravel(), ys.ravel()], 1)
+        pts = np.stack([xs.ravel(), ys.ravel()], 1)
+        moved = warp.forward(pts) - pts
+        shade = warp.shade(pts, warp.inverse(pts))
         zoom = float(params.get("zoom", 1.0))
-        return {"kind": params["kind"], "line_bow_frac": round(line_bow(forward, page, zoom), 5),
+        return {"kind": params["kind"], "line_bow_frac": round(line_bow(warp.forward, page, zoom), 5),
                 "max_displacement_frac": round(float(np.linalg.norm(moved, axis=1).max()) / page.width, 5),
                 "shade_range": [round(float(shade.min()), 4), round(float(shade.max()), 4)]}
 

@@ -64,6 +64,12 @@ def _stroke(kind: str, x0: float, x1: float, y0: float, y1: float, rng: np.rando
 class QuestionMarking(Op):
     subtype = "question_marking"
     family = "interference"
+    stage = "marks"
+    requirement = "needs question_token boxes in the page layout"
+
+    def applies(self, page: RenderedPage) -> bool:
+        return any(b.kind == "question_token" for b in page.layout)
+
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         tokens = _tokens(page)

@@ -29,6 +29,8 @@ def _small_size(params: dict[str, Any], width: int, height: int) -> tuple[int, i
 class Resolution(Op):
     subtype = "resolution"
     family = "camera"
+    stage = "camera"
+    stage_rank = 2
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         return {"scale": round(float(rng.uniform(*_TARGET[severity])), 4),

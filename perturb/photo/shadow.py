@@ -40,6 +40,7 @@ def shadow_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: i
 class Shadow(Op):
     subtype = "shadow"
     family = "quality"
+    stage = "lighting"
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         xs, ys, mask = coarse_content(page)

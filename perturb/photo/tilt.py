@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
-from perturb.photo.geometry import homography_map, move_boxes, page_corners, sample_desk, warp_homography
+from perturb.photo.fusion import GeometricOp, Warp
+from perturb.photo.geometry import homography_map, page_corners, sample_desk
 from synth.records import RenderedPage
 
 # |angle| in degrees per severity, inside MathReal's bins <=15 / 15-30 / >30 with a safety margin.
@@ -37,9 +37,10 @@ def corner_angle_deg(corners: np.ndarray) -> float:
     return float(np.degrees(np.arctan2(-dy, dx)))
 
 
-class Tilt(Op):
+class Tilt(GeometricOp):
     subtype = "tilt"
     family = "perspective"
+    stage_rank = 2
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         lo, hi = ANGLE_DEG[severity]
@@ -47,17 +48,16 @@ class Tilt(Op):
         return {"angle_deg": round(angle, 3), "margin_frac": round(float(rng.uniform(0.03, 0.08)), 4),
                 **sample_desk(rng)}
 
-    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+    def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
         m, w, h = tilt_matrix(params, page)
-        return warp_homography(image, m, w, h, params), move_boxes(page, homography_map(m), w, h)
+        return Warp(w, h, homography_map(m), homography_map(np.linalg.inv(m)), matrix=m)
 
-    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
-                page: RenderedPage) -> dict[str, Any]:
-        m, w, h = tilt_matrix(params, page)
-        corners = homography_map(m)(page_corners(page))
+    def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
+                     outline: np.ndarray) -> dict[str, Any]:
+        corners = warp.forward(page_corners(page))
         angle = corner_angle_deg(corners)
         return {"angle_deg": round(angle, 3), "abs_angle_deg": round(abs(angle), 3),
-                "canvas_growth": round(w * h / (before.shape[0] * before.shape[1]), 4),
+                "canvas_growth": round(warp.width * warp.height / (page.width * page.height), 4),
                 "page_corners": np.round(corners, 2).tolist()}
 
 

@@ -12,9 +12,11 @@ import pytest
 
 from perturb.photo import (
     REGISTRY,
+    background,
     bleed_through,
     degrade,
     exposure,
+    figure_marking,
     glare,
     keystone,
     noise,
@@ -31,15 +33,16 @@ from perturb.reasoning.base import clean_variant
 from render import render_page
 from synth.generators import get_family
 from synth.records import RenderedPage
+from tests.perturb.test_figure_marking import with_figure
 
 OPS = sorted(REGISTRY)
-GEOMETRIC = ["rotation", "tilt", "keystone", "paper_warp"]
+GEOMETRIC = ["rotation", "tilt", "keystone", "paper_warp", "background"]
 SEEDS = range(30)
 
 
 @cache
 def pages() -> tuple[tuple[np.ndarray, RenderedPage], ...]:
-    """Small real worksheets (60 dpi keeps the suite fast; params scale with dpi)."""
+    """Small real worksheets with a triangle figure (60 dpi keeps the suite fast; params scale with dpi)."""
     out = []
     for i, (family, qtype) in enumerate([("arithmetic.order_of_operations", "free"),
                                          ("algebra.linear.two_step", "mcq"),
@@ -47,7 +50,7 @@ def pages() -> tuple[tuple[np.ndarray, RenderedPage], ...]:
         p = get_family(family).build(np.random.default_rng(i), difficulty="hard", question_type=qtype,
                                      problem_id=f"p{i}")
         r = render_page(p, clean_variant(p), dpi=60)
-        out.append((r.pixels, r.page))
+        out.append(with_figure(r.pixels, r.page, np.random.default_rng(50 + i)))
     return tuple(out)
 
 
@@ -55,14 +58,16 @@ def _measured_value(op: str, measured: dict, params: dict) -> float:
     key = {"shadow": "content_coverage", "glare": "text_under_glare", "exposure": "contrast_retained",
            "tilt": "abs_angle_deg", "keystone": "keystone_ratio", "paper_warp": "line_bow_frac",
            "noise": "psnr_db", "resolution": "scale", "bleed_through": "bleed_contrast",
-           "question_marking": "marked_tokens", "jpeg": "quality"}[op]
+           "question_marking": "marked_tokens", "jpeg": "quality", "background": "page_area_frac",
+           "figure_marking": "marks"}[op]
     return measured[key]
 
 
 BINS = {"shadow": shadow.BINS, "glare": glare.BINS, "exposure": exposure.BINS, "tilt": tilt.BINS,
         "keystone": keystone.BINS, "paper_warp": paper_warp.BINS, "noise": noise.BINS,
         "resolution": resolution.BINS, "bleed_through": bleed_through.BINS,
-        "question_marking": question_marking.BINS, "jpeg": QUALITY}
+        "question_marking": question_marking.BINS, "jpeg": QUALITY, "background": background.BINS,
+        "figure_marking": figure_marking.BINS}
 # Bins whose lower edge is exclusive (a zero effect is not severity 1).
 OPEN_LOW = {"glare", "tilt"}
 

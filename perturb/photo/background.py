@@ -1,0 +1,88 @@
+"""Background: the sheet photographed lying on a desk, table or cloth, its edges in the frame.
+
+Severity is how much of the photo the sheet fills: the further the phone is held, the more desk
+shows and the fewer pixels the print gets. The frame keeps the input's size, so the print's
+effective resolution falls with the sheet's share of the frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.fusion import GeometricOp, Warp, page_outline, polygon_area
+from perturb.photo.geometry import sample_desk
+from synth.records import RenderedPage
+
+# Share of the photo's area covered by the sheet: 1 edges visible, sheet fills most of the frame;
+# 2 sheet about half the frame; 3 sheet small in a desk scene.
+BINS = {1: (0.70, 0.90), 2: (0.45, 0.70), 3: (0.20, 0.45)}
+_TARGET = {1: (0.72, 0.88), 2: (0.48, 0.67), 3: (0.23, 0.42)}
+# A hand-placed sheet is never exactly square to the frame, but stays well inside tilt's level 0.
+_MAX_ANGLE_DEG = 1.0
+_MARGIN_FRAC = 0.01  # smallest gap between the sheet and the frame edge, fraction of frame width
+
+
+def _matrix(params: dict[str, Any], frame_w: float, frame_h: float) -> np.ndarray:
+    """Similarity: input point -> photo point (scale about the anchor, turn, move to the centre)."""
+    k, a = float(params["scale"]), np.deg2rad(float(params["angle_deg"]))
+    c, s = np.cos(a) * k, np.sin(a) * k
+    ax, ay = params["anchor"]
+    cx, cy = params["centre_frac"][0] * frame_w, params["centre_frac"][1] * frame_h
+    return np.array([[c, s, cx - c * ax - s * ay], [-s, c, cy + s * ax - c * ay], [0.0, 0.0, 1.0]])
+
+
+def _affine_map(m: np.ndarray):
+    def forward(p: np.ndarray) -> np.ndarray:
+        return p @ m[:2, :2].T + m[:2, 2]
+
+    return forward
+
+
+class Background(GeometricOp):
+    subtype = "background"
+    family = "camera"
+    stage_rank = 3  # framing: after the sheet's shape and the camera's tilt, before the quarter turn
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        return self.sample_in_chain(rng, severity, page, page_outline(page))
+
+    def sample_in_chain(self, rng: np.random.Generator, severity: int, page: RenderedPage,
+                        outline: np.ndarray) -> dict[str, Any]:
+        w, h = float(page.width), float(page.height)
+        target = float(rng.uniform(*_TARGET[severity]))
+        angle = float(rng.uniform(-_MAX_ANGLE_DEG, _MAX_ANGLE_DEG))
+        lo, hi = outline.min(axis=0), outline.max(axis=0)
+        anchor = (lo + hi) / 2
+        scale = float(np.sqrt(target * w * h / polygon_area(outline)))
+        # Largest scale at which the turned outline still fits the frame with a margin.
+        a = np.deg2rad(angle)
+        rot = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+        half = np.abs((outline - anchor) @ rot.T).max(axis=0)
+        margin = _MARGIN_FRAC * w
+        scale = min(scale, float((w / 2 - margin) / half[0]), float((h / 2 - margin) / half[1]))
+        room = np.array([w / 2, h / 2]) - half * scale - margin
+        centre = np.array([w / 2, h / 2]) + rng.uniform(-1, 1, 2) * np.maximum(room, 0) * 0.8
+        return {"target_page_frac": round(target, 4), "scale": round(scale, 5), "angle_deg": round(angle, 3),
+                "anchor": np.round(anchor, 3).tolist(), "centre_frac": [round(float(centre[0] / w), 5),
+                                                                        round(float(centre[1] / h), 5)],
+                **sample_desk(rng)}
+
+    def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
+        m = _matrix(params, page.width, page.height)
+        return Warp(page.width, page.height, _affine_map(m), _affine_map(np.linalg.inv(m)), matrix=m)
+
+    def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
+                     outline: np.ndarray) -> dict[str, Any]:
+        placed = warp.forward(outline)
+        frac = polygon_area(placed) / (warp.width * warp.height)
+        lo, hi = placed.min(axis=0), placed.max(axis=0)
+        gaps = [lo[0], lo[1], warp.width - hi[0], warp.height - hi[1]]
+        return {"page_area_frac": round(frac, 4), "print_scale": params["scale"],
+                "effective_dpi": round(page.dpi * float(params["scale"]), 1),
+                "min_edge_gap_frac": round(float(min(gaps)) / warp.width, 4)}
+
+
+register(Background())

@@ -1,0 +1,225 @@
+"""Figure marking: a student's pen on the figure: a circled vertex, ticks on a side, an angle arc, a scribble.
+
+Marks are placed from the renderer's ``figure_<type>`` boxes. A page without a figure is not a
+page this op can act on: ``applies`` says so, the pipeline records a skip, and ``degrade``
+raises ``NotApplicableError`` rather than returning an unmarked page under a marking label.
+Marks are kept apart (their footprints never touch), so the number of marks can be read back
+from the pixels as the number of separate pen-ink blobs on the figure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo import register
+from perturb.photo.base import DegradationError, Op
+from perturb.photo.fields import luma
+from synth.records import Box, RenderedPage
+
+# Number of separate marks on the figure: 1 one marked element; 2 several, partly obscuring;
+# 3 extensive (four or more, scribbles included), heavily obscuring.
+BINS = {1: (1, 1), 2: (2, 3), 3: (4, 10_000)}
+PENS = {"blue": (30, 60, 175), "red": (200, 35, 45), "pencil": (95, 95, 100)}
+# Which mark goes on which primitive, and how likely it is chosen when both fit.
+_MARKS_FOR = {"point": ("circle", "arc"), "label": ("circle",), "segment": ("tick",), "angle_mark": ("arc",),
+              "right_angle": ("circle",), "tick_mark": ("circle",), "polygon": ("scribble",),
+              "face": ("scribble",), "circle": ("scribble",), "bar": ("scribble", "circle"),
+              "wedge": ("scribble",), "cell": ("scribble", "circle"), "object": ("circle", "scribble"),
+              "curve": ("circle",), "text": ("circle",)}
+# Footprint radius of each mark kind, inches; scribbles scale with the shape they cover.
+_RADIUS_IN = {"circle": 0.16, "arc": 0.3, "tick": 0.12}
+_GAP_IN = 0.08  # clear space between marks, so each stays one blob of ink
+_BLOB_IN = 0.025  # ink closer than this is joined when counting marks (double ticks, pen lifts)
+_COUNT = {1: (1, 1), 2: (2, 3), 3: (4, 6)}
+
+
+def _figure_boxes(page: RenderedPage) -> list[Box]:
+    return [b for b in page.layout if b.kind.startswith("figure_")]
+
+
+def _candidates(page: RenderedPage) -> list[dict[str, Any]]:
+    """Every place a mark could go: the mark kind, its footprint disc, and the element it marks."""
+    boxes = _figure_boxes(page)
+    if not boxes:
+        return []
+    fx0, fy0 = min(b.x0 for b in boxes), min(b.y0 for b in boxes)
+    fx1, fy1 = max(b.x1 for b in boxes), max(b.y1 for b in boxes)
+    centre = ((fx0 + fx1) / 2, (fy0 + fy1) / 2)
+    points = [((p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2) for p in boxes if p.kind == "figure_point"]
+    out = []
+    for b in boxes:
+        ptype = b.kind.removeprefix("figure_")
+        cx, cy = (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
+        inside = [p for p in points if b.x0 <= p[0] <= b.x1 and b.y0 <= p[1] <= b.y1]
+        if ptype == "polygon" and len(inside) >= 3:  # the vertices' centroid is inside; the box centre may not be
+            cx, cy = float(np.mean([p[0] for p in inside])), float(np.mean([p[1] for p in inside]))
+        for kind in _MARKS_FOR.get(ptype, ()):
+            if kind == "scribble":
+                r = 0.3 * min(b.x1 - b.x0, b.y1 - b.y0)
+                if r < 0.12 * page.dpi:
+                    continue
+            else:
+                span = 0.6 * np.hypot(b.x1 - b.x0, b.y1 - b.y0) if kind == "circle" else 0.0
+                r = max(_RADIUS_IN[kind] * page.dpi, span)
+            toward = float(np.degrees(np.arctan2(centre[1] - cy, centre[0] - cx)))
+            out.append({"kind": kind, "element": f"{b.kind}:{b.ref}", "centre": [round(cx, 2), round(cy, 2)],
+                        "radius": round(float(r), 2), "toward_deg": round(toward, 2),
+                        "box": [b.x0, b.y0, b.x1, b.y1]})
+    return out
+
+
+def _stroke(mark: dict[str, Any], rng: np.random.Generator) -> list[np.ndarray]:
+    """Polylines of one mark in page units."""
+    cx, cy = mark["centre"]
+    r = float(mark["radius"])
+    kind = mark["kind"]
+    if kind == "circle":
+        start = rng.uniform(0, 2 * np.pi)
+        t = np.linspace(start, start + 2 * np.pi + rng.uniform(0.25, 0.6), 72)
+        wob = 0.78 + 0.04 * np.sin(3 * t + rng.uniform(0, 6)) + np.linspace(0, 0.08, t.size)
+        squash = rng.uniform(0.85, 1.0)
+        return [np.stack([cx + r * wob * np.cos(t), cy + r * squash * wob * np.sin(t)], 1)]
+    if kind == "arc":
+        mid = np.deg2rad(float(mark["toward_deg"]))
+        span = np.deg2rad(rng.uniform(55, 85))
+        t = np.linspace(mid - span / 2, mid + span / 2, 32)
+        rr = 0.8 * r * (1 + 0.03 * np.sin(t * 5 + rng.uniform(0, 6)))
+        return [np.stack([cx + rr * np.cos(t), cy + rr * np.sin(t)], 1)]
+    if kind == "tick":
+        a = np.deg2rad(float(mark["tick_deg"]))
+        u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])  # across, along the side
+        n = int(mark.get("count", 2))
+        lines = []
+        for i in range(n):
+            off = (i - (n - 1) / 2) * 0.35 * r
+            base = np.array([cx, cy]) + v * off
+            t = np.linspace(-0.8 * r, 0.8 * r, 8)[:, None]
+            lines.append(base + t * u + v * rng.uniform(-0.04, 0.04) * r * t / r)
+        return lines
+    # scribble: back-and-forth hatching over the shape, one continuous pen path
+    a = rng.uniform(0, np.pi)
+    u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    passes = int(rng.integers(6, 11))
+    pts = []
+    for i in range(passes + 1):
+        s = -1 + 2 * i / passes
+        half = np.sqrt(max(0.0, 1 - s * s)) * rng.uniform(0.85, 1.0)
+        end = half if i % 2 == 0 else -half
+        pts.append(np.array([cx, cy]) + r * (s * v + end * u))
+    path = np.array(pts)
+    # Round the turns a little: a real scribble is a smooth zig-zag, not a polygon.
+    fine = np.concatenate([np.linspace(path[i], path[i + 1], 8, endpoint=False) for i in range(len(path) - 1)])
+    return [cv2.GaussianBlur(fine.astype(np.float64).reshape(-1, 1, 2), (1, 5), 1.0).reshape(-1, 2)]
+
+
+def _segment_angle(image: np.ndarray, box: list[float], sx: float, sy: float) -> float | None:
+    """Direction of the printed side near the box centre (principal axis of its ink), degrees."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2 * sx, (y0 + y1) / 2 * sy
+    rad = max(4, int(0.05 * max((x1 - x0) * sx, (y1 - y0) * sy, 40)))
+    win = image[max(0, int(cy) - rad):int(cy) + rad + 1, max(0, int(cx) - rad):int(cx) + rad + 1]
+    ys, xs = np.nonzero(win.min(axis=2) < 128)
+    if xs.size < 4:
+        return None
+    cov = np.cov(np.stack([xs, ys]).astype(np.float64))
+    vals, vecs = np.linalg.eigh(cov)
+    d = vecs[:, 1]
+    return float(np.degrees(np.arctan2(d[1], d[0])))
+
+
+def pen_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """Pixels where pen ink was added: clearly darker than before (pen over black print adds nothing)."""
+    return cv2.subtract(luma(before), luma(after)) > 13
+
+
+class FigureMarking(Op):
+    subtype = "figure_marking"
+    family = "interference"
+    stage = "marks"
+    stage_rank = 1
+    requirement = "needs figure_* boxes in the page layout (the page has no figure)"
+
+    def applies(self, page: RenderedPage) -> bool:
+        return bool(_figure_boxes(page))
+
+    def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        cands = _candidates(page)
+        lo, hi = _COUNT[severity]
+        want = int(rng.integers(lo, hi + 1))
+        gap = _GAP_IN * page.dpi
+        chosen: list[dict[str, Any]] = []
+        order = rng.permutation(len(cands))
+        if severity == 3:  # "extensive": cover a shape when there is one to cover
+            order = sorted(order, key=lambda i: cands[i]["kind"] != "scribble")[:1] + list(order)
+        for i in order:
+            c = cands[int(i)]
+            if any(c["element"] == m["element"] for m in chosen):
+                continue
+            if all(np.hypot(c["centre"][0] - m["centre"][0], c["centre"][1] - m["centre"][1])
+                   >= c["radius"] + m["radius"] + gap for m in chosen):
+                mark = {**c, "seed": int(rng.integers(2**31 - 1))}
+                if c["kind"] == "tick":
+                    mark["count"] = int(rng.integers(1, 3))
+                if c["kind"] != "arc":
+                    del mark["toward_deg"]
+                chosen.append(mark)
+            if len(chosen) == want:
+                break
+        if len(chosen) < lo:
+            raise DegradationError(f"figure_marking severity {severity} needs {lo} separate places to mark on"
+                                   f" the figure; this figure has room for {len(chosen)}")
+        pen = str(rng.choice(list(PENS), p=[0.5, 0.35, 0.15]))
+        rgb = np.clip(np.array(PENS[pen]) + rng.integers(-15, 16, 3), 0, 255)
+        return {"pen": pen, "rgb": [int(c) for c in rgb],
+                "width_px": round(float(rng.uniform(0.4, 0.7)) * page.dpi / 25.4, 3), "marks": chosen}
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        h, w = image.shape[:2]
+        sx, sy = w / page.width, h / page.height
+        mask = np.zeros((h, w), np.uint8)
+        shift = 4  # anti-aliased polylines with sub-pixel coordinates in 1/16 px
+        thick = max(1, round(float(params["width_px"]) * sx))
+        for mark in params["marks"]:
+            mark = dict(mark)
+            if mark["kind"] == "tick":
+                seg = _segment_angle(image, mark["box"], sx, sy)
+                mark["tick_deg"] = 90.0 + (seg if seg is not None else 0.0)
+            for line in _stroke(mark, np.random.default_rng(int(mark["seed"]))):
+                pts = np.round(line * [sx, sy] * (1 << shift)).astype(np.int32)
+                cv2.polylines(mask, [pts], False, 255, thickness=thick, lineType=cv2.LINE_AA, shift=shift)
+        ys, xs = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
+        out = image.copy()
+        if ys.size == 0:
+            return out, page
+        region = np.s_[ys[0]:ys[-1] + 1, xs[0]:xs[-1] + 1]
+        alpha = mask[region].astype(np.float32) / 255.0
+        ink = 1.0 - np.asarray(params["rgb"], np.float32) / 255.0
+        out[region] = cv2.multiply(image[region], 1.0 - alpha[..., None] * ink, dtype=cv2.CV_8U)
+        return out, page
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        pen = pen_mask(before, after).astype(np.uint8)
+        h, w = pen.shape
+        sx = w / page.width
+        blob = max(1, int(round(_BLOB_IN * page.dpi * sx)))
+        joined = cv2.dilate(pen, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * blob + 1, 2 * blob + 1)))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+        min_area = (2 * blob + 1) ** 2  # a stray speck is not a mark
+        marks = int((stats[1:, cv2.CC_STAT_AREA] >= min_area).sum()) if n > 1 else 0
+        # How much of the figure's own print now lies under pen ink.
+        sy = h / page.height
+        fig = np.zeros_like(pen, bool)
+        for b in _figure_boxes(page):
+            fig[int(b.y0 * sy):int(np.ceil(b.y1 * sy)), int(b.x0 * sx):int(np.ceil(b.x1 * sx))] = True
+        printed = (luma(before) < 128) & fig
+        covered = cv2.dilate(pen, np.ones((3, 3), np.uint8)).astype(bool)
+        return {"marks": marks, "kinds": sorted({m["kind"] for m in params["marks"]}),
+                "figure_print_covered": round(float((covered & printed).sum() / max(printed.sum(), 1)), 4),
+                "pen_pixel_frac": round(float(pen.mean()), 6)}
+
+
+register(FigureMarking())

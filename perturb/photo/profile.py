@@ -1,0 +1,124 @@
+"""Capture profiles: several ops applied together in physical order, consecutive geometry fused.
+
+A profile is a list of (subtype, severity). ``degrade_profile`` orders it by ``base.STAGES``
+(marks -> reverse -> lighting -> geometry -> camera, then each op's ``stage_rank``), gives each op
+its own generator keyed by its subtype (so adding an op to a profile does not reshuffle the
+others), applies the non-geometric ops one by one and every run of consecutive geometric ops as
+ONE remap, and returns one record per op in applied order. Replaying needs the same steps and
+the recorded params.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from perturb.photo.base import (
+    STAGES,
+    DegradationError,
+    Op,
+    ReversePage,
+    check_image,
+    check_severity,
+    get_op,
+    require_applicable,
+    strip_private,
+    with_reverse,
+)
+from perturb.photo.fusion import GeometricOp, desk_of, moved_page, page_outline, remap_chain
+from perturb.photo.geometry import move_boxes
+from synth.records import DegradationRecord, RenderedPage
+from synth.seeding import stable_hash
+
+Step = tuple[str, int]
+
+
+def physical_order(steps: Sequence[Step]) -> list[Step]:
+    """The steps sorted into the order light and paper see them; severity-0 steps dropped."""
+    seen: set[str] = set()
+    for subtype, severity in steps:
+        get_op(subtype)
+        check_severity(severity)
+        if subtype in seen:
+            raise DegradationError(f"profile lists {subtype!r} twice; give each op once with one severity")
+        seen.add(subtype)
+    live = [(s, v) for s, v in steps if v > 0]
+    return sorted(live, key=lambda sv: (STAGES.index(get_op(sv[0]).stage), get_op(sv[0]).stage_rank, sv[0]))
+
+
+def op_rng(rng: np.random.Generator, subtypes: Sequence[str]) -> dict[str, np.random.Generator]:
+    base = int(rng.integers(2**63 - 1))
+    return {s: np.random.default_rng(np.random.SeedSequence(base, spawn_key=(stable_hash(s),))) for s in subtypes}
+
+
+def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: np.random.Generator | None,
+                    *, params: Sequence[dict[str, Any]] | None = None, reverse: ReversePage | None = None,
+                    fuse: bool = True) -> tuple[np.ndarray, RenderedPage, tuple[DegradationRecord, ...]]:
+    """Apply a capture profile. ``params`` (one dict per applied op, in applied order) replays a recording.
+
+    ``fuse=False`` applies geometric ops one remap each (for benchmarks and comparisons).
+    """
+    check_image(image)
+    ordered = physical_order(steps)
+    if params is not None and len(params) != len(ordered):
+        raise DegradationError(f"replaying a profile needs one params dict per applied op ({len(ordered)}),"
+                               f" got {len(params)}")
+    if params is None and rng is None:
+        raise DegradationError("degrade_profile needs an rng to sample with, or params to replay")
+    rngs = op_rng(rng, [s for s, _ in ordered]) if params is None else {}
+    records: list[DegradationRecord] = []
+    i = 0
+    while i < len(ordered):
+        op = get_op(ordered[i][0])
+        j = i + 1
+        if isinstance(op, GeometricOp):
+            while j < len(ordered) and isinstance(get_op(ordered[j][0]), GeometricOp):
+                j += 1
+            image, page, recs = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None, fuse)
+        else:
+            image, page, rec = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
+                                       params[i] if params else None, reverse)
+            recs = [rec]
+        records.extend(recs)
+        i = j
+    return image, page, tuple(records)
+
+
+def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: np.random.Generator | None,
+            params: dict[str, Any] | None, reverse: ReversePage | None,
+            ) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
+    require_applicable(op, page)
+    p = params if params is not None else op.sample_params(rng, severity, page)
+    p = with_reverse(op, p, reverse)
+    out, new_page = op.apply(image, p, page)
+    return out, new_page, DegradationRecord(op.subtype, op.family, severity, strip_private(p),
+                                            op.measure(image, out, p, page))
+
+
+def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
+              params: Sequence[dict[str, Any]] | None, fuse: bool,
+              ) -> tuple[np.ndarray, RenderedPage, list[DegradationRecord]]:
+    """Sample each geometric op on the frame the previous ones leave (tracking the sheet's outline),
+    then remap once; unfused, remap op by op, each laying the sheet on its own desk."""
+    outline = page_outline(page)
+    current = page
+    warps, all_params, records = [], [], []
+    for k, (subtype, severity) in enumerate(steps):
+        op = get_op(subtype)
+        assert isinstance(op, GeometricOp)
+        p = params[k] if params is not None else op.sample_in_chain(rngs[subtype], severity, current, outline)
+        warp = op.warp(p, current)
+        records.append(DegradationRecord(subtype, op.family, severity, p, op.measure_warp(p, current, warp, outline)))
+        warps.append(warp)
+        all_params.append(p)
+        outline = warp.forward(outline)
+        # Only sizes and the layout matter for sampling the next op; the final boxes move once, below.
+        current = move_boxes(current, warp.forward, warp.width, warp.height, edge_samples=9 if warp.bends else 2)
+    if fuse:
+        return remap_chain(image, page, warps, desk_of(all_params)), moved_page(page, warps), records
+    frame = page
+    for warp, p in zip(warps, all_params, strict=True):
+        image, frame = remap_chain(image, frame, [warp], desk_of([p])), moved_page(frame, [warp])
+    return image, frame, records

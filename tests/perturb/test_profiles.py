@@ -1,0 +1,107 @@
+"""Capture profiles: physical order, replay, per-op records in their bins, and profiles in a run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from perturb.photo import tilt
+from perturb.photo.base import DegradationError, ReversePage
+from perturb.photo.profile import degrade_profile, physical_order
+from synth.config import load_config
+from synth.manifest import read_manifest
+from synth.pipeline import run
+from tests.conftest import tiny_config
+from tests.perturb.test_figure_marking import figure_pages
+from tests.perturb.test_photo_ops import pages
+
+DESK_LAMP = [("jpeg", 1), ("tilt", 2), ("glare", 2), ("background", 1), ("question_marking", 1),
+             ("bleed_through", 1)]
+
+
+def test_ops_run_in_physical_order_whatever_order_they_are_listed_in() -> None:
+    assert [s for s, _ in physical_order(DESK_LAMP)] == ["question_marking", "bleed_through", "glare", "tilt",
+                                                         "background", "jpeg"]
+    assert physical_order([("blur", 0), ("noise", 1)]) == [("noise", 1)]
+
+
+def test_an_op_listed_twice_is_refused() -> None:
+    with pytest.raises(DegradationError, match="'blur' twice"):
+        physical_order([("blur", 1), ("blur", 2)])
+
+
+def test_profile_records_every_op_and_replays_to_the_same_bytes() -> None:
+    img, page = pages()[0]
+    back, _ = pages()[1]
+    rev = ReversePage(back, "other-page")
+    out, new_page, recs = degrade_profile(img, page, DESK_LAMP, np.random.default_rng(9), reverse=rev)
+    again, again_page, again_recs = degrade_profile(img, page, DESK_LAMP, None, params=[r.params for r in recs],
+                                                    reverse=rev)
+    assert out.tobytes() == again.tobytes() and new_page == again_page
+    assert [r.subtype for r in recs] == [s for s, _ in physical_order(DESK_LAMP)]
+    assert [r.measured for r in recs] == [r.measured for r in again_recs]
+    assert json.loads(json.dumps([r.params for r in recs])) == [r.params for r in recs]
+    bleed = next(r for r in recs if r.subtype == "bleed_through")
+    assert bleed.params["source"] == "reverse_page" and bleed.params["reverse_ref"] == "other-page"
+
+
+def test_each_op_in_a_profile_still_lands_in_its_own_bin() -> None:
+    for seed in range(6):
+        img, page = pages()[seed % 3]
+        _, _, recs = degrade_profile(img, page, [("tilt", 3), ("shadow", 2), ("background", 2)],
+                                     np.random.default_rng(seed))
+        by = {r.subtype: r.measured for r in recs}
+        assert tilt.BINS[3][0] < by["tilt"]["abs_angle_deg"] <= tilt.BINS[3][1]
+        assert 0.30 <= by["shadow"]["content_coverage"] <= 0.60
+
+
+def test_bleed_through_shows_the_reverse_page_not_the_front() -> None:
+    img, page = pages()[0]
+    blank = np.full_like(img, 250)
+    out_blank, _, rec = degrade_profile(img, page, [("bleed_through", 3)], np.random.default_rng(0),
+                                        reverse=ReversePage(blank, "blank"))
+    out_real, _, _ = degrade_profile(img, page, [("bleed_through", 3)], None, params=[rec[0].params],
+                                     reverse=ReversePage(pages()[2][0], "page-2"))
+    # A blank reverse side darkens almost nothing; a printed one shows through.
+    paper = img.min(axis=2) > 200
+    assert np.abs(out_blank.astype(int) - img)[paper].mean() < 0.5 < np.abs(out_real.astype(int) - img)[paper].mean()
+
+
+def test_replaying_a_reverse_page_bleed_without_the_page_says_what_to_pass() -> None:
+    img, page = pages()[0]
+    _, _, recs = degrade_profile(img, page, [("bleed_through", 2)], np.random.default_rng(0),
+                                 reverse=ReversePage(pages()[1][0], "p1"))
+    with pytest.raises(DegradationError, match="pass degrade\\(..., reverse="):
+        degrade_profile(img, page, [("bleed_through", 2)], None, params=[recs[0].params])
+
+
+def test_packaged_profiles_config_is_valid_and_names_six_profiles() -> None:
+    cfg = load_config("capture_profiles")
+    assert [p.name for p in cfg.degrade.profiles][:3] == ["desk_lamp_tilted", "dim_phone_shot", "scanned_copy"]
+    assert len(cfg.degrade.profiles) == 6
+
+
+def test_a_run_with_profiles_writes_one_item_per_profile_with_ordered_records(tmp_path) -> None:
+    lamp = {"name": "lamp", "ops": [{"subtype": "tilt", "severity": 1}, {"subtype": "bleed_through", "severity": 1},
+                                    {"subtype": "jpeg", "severity": 1}]}
+    cfg = tiny_config(count=2, degrade={"ops": [{"subtype": "figure_marking", "severities": [1]}], "profiles": [lamp]})
+    run(cfg, tmp_path / "r")
+    rows = list(read_manifest(tmp_path / "r"))
+    prof = [r for r in rows if r["id"].endswith("-p1")]
+    assert len(prof) == 2
+    assert all([d["subtype"] for d in r["degradations"]] == ["bleed_through", "tilt", "jpeg"] for r in prof)
+    for r in prof:
+        index = int(r["base_id"].rsplit("-", 1)[1])
+        assert r["degradations"][0]["params"]["reverse_ref"] == f"tiny-{2 + index:06d}"
+    # The worksheets have no figure: figure_marking is skipped and counted, never faked.
+    assert not [r for r in rows if r["id"].endswith("-d1")]
+    stats = json.loads((tmp_path / "r" / "stats.json").read_text())
+    assert stats["counts"]["degradations"]["figure_marking:1:not_applicable"] == 2
+
+
+def test_figure_pages_take_figure_marking_inside_a_profile() -> None:
+    img, page = figure_pages()[0]
+    _, _, recs = degrade_profile(img, page, [("figure_marking", 2), ("keystone", 1)], np.random.default_rng(1))
+    assert recs[0].subtype == "figure_marking" and 2 <= recs[0].measured["marks"] <= 3
