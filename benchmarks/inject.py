@@ -9,7 +9,12 @@ uniform over the chosen ones (default: every registered family).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path and benchmarks/render.py would hide the `render` package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from perturb.reasoning import REGISTRY
 from perturb.reasoning.sweep import sweep
