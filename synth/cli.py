@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -35,7 +36,8 @@ def progress_bar() -> Progress:
 
 
 def _fail(exc: MathstressError) -> None:
-    console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    # Escaped: messages quote user input and install hints like `pip install "mathstress[ocr]"`.
+    console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(exc.exit_code)
 
 
@@ -128,6 +130,36 @@ def export(
 
 
 @app.command()
+def worksheet(
+    config: Annotated[str, typer.Argument(help="YAML config path, or a packaged config name.")] = "quickstart",
+    out_dir: Annotated[Optional[Path], typer.Option(
+        "--out", help="Folder for the PDFs (default: output.root/<name>-worksheets).")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N base problems.")] = None,
+    page: Annotated[str, typer.Option(help="Paper size: a4 or letter.")] = "a4",
+) -> None:
+    """Print PDF worksheets for a config: problems, a copy-by-hand pack and an answer key.
+
+    Item ids match `mathstress generate` with the same config, so photos of filled-in pages can
+    be joined to the run's labels (index.json says which id is on which page).
+    """
+    from render.worksheet import build_worksheets
+    from synth.config import load_config
+
+    try:
+        cfg = load_config(config)
+        dest = out_dir or Path(cfg.output.root) / f"{cfg.name}-worksheets"
+        result = build_worksheets(cfg, dest, limit=limit, page=page)
+    except MathstressError as exc:
+        _fail(exc)
+    for pack, path in result.files.items():
+        n = result.pages[pack]
+        out.print(f"wrote {path} ({n} page{'' if n == 1 else 's'})")
+    out.print(f"{result.problems} problems, {result.copies} solutions to copy; ids per page in {dest / 'index.json'}")
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+
+
+@app.command()
 def show(
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
     item_id: Annotated[str, typer.Argument(help="The item id (see manifest.jsonl).")],
@@ -203,18 +235,28 @@ def list_configs() -> None:
 @app.command("eval")
 def eval_command(
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
-    model: Annotated[str, typer.Option("--model", help="text-verifier, random, majority, or openai:<model>.")],
-    task: Annotated[list[str], typer.Option("--task", help="detect, localize, categorize (repeat or comma-list).")],
+    task: Annotated[list[str], typer.Option("--task", help=(
+        "detect, localize, categorize, categorize-errorradar, categorize-mmerror, presence, correct, solve, "
+        "solvable, transcribe (repeat or comma-list)."))],
+    model: Annotated[str, typer.Option("--model", help=(
+        "ocr-verifier (default; needs the ocr extra), tesseract-verifier, text-verifier, random, majority, "
+        "or openai:<model>."))] = "ocr-verifier",
     base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, max=512, help="Model calls in flight.")] = 8,
     runs: Annotated[int, typer.Option(min=1, max=100, help="Repeats per item (run index is in the cache key).")] = 1,
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Re-call stored failures.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output folder (default: RUN/eval/<model>).")] = None,
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items of the manifest.")] = None,
-    input_mode: Annotated[str, typer.Option("--input", help="image (page + question) or text (steps).")] = "image",
+    input_mode: Annotated[str, typer.Option("--input", help=(
+        "image (the page) or text (no image: steps as text; question only for solve and solvable)."))] = "image",
     seed: Annotated[int, typer.Option(help="Seed of the random baseline and of the bootstrap.")] = 0,
     max_retries: Annotated[int, typer.Option(min=0, max=50, help="HTTP retries per call (openai client).")] = 6,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds per HTTP request (openai client).")] = 120.0,
+    price_in: Annotated[Optional[float], typer.Option(
+        "--price-in", min=0, help="US dollars per million prompt tokens (cost when the endpoint reports none).")
+    ] = None,
+    price_out: Annotated[Optional[float], typer.Option(
+        "--price-out", min=0, help="US dollars per million completion tokens.")] = None,
 ) -> None:
     """Evaluate a model on a run folder; re-running the same command resumes from the cache.
 
@@ -226,15 +268,17 @@ def eval_command(
     try:
         task_ids = [t.strip() for value in task for t in value.split(",") if t.strip()]
         tasks = [get_task(t) for t in dict.fromkeys(task_ids)]
-        adapter = get_model(model, base_url=base_url, seed=seed, max_retries=max_retries, timeout=timeout)
+        adapter = get_model(model, base_url=base_url, seed=seed, max_retries=max_retries, timeout=timeout,
+                            price_in=price_in, price_out=price_out)
         with progress_bar() as bar:
             bars: dict[str, int] = {}
 
             def update(task_id: str, c) -> None:  # c: synth.evaluate.Counts
                 if task_id not in bars:
                     bars[task_id] = bar.add_task(task_id, total=c.total)
+                cost = "" if c.cost is None else f" · ${c.cost:.4f}"
                 bar.update(bars[task_id], completed=c.done, total=c.total,
-                           description=f"{task_id} [dim]cached {c.cached} · failed {c.failed}[/]")
+                           description=f"{task_id} [dim]cached {c.cached} · failed {c.failed}{cost}[/]")
 
             result = evaluate_run(run_dir, adapter, tasks, out_dir=out_dir, runs=runs, concurrency=concurrency,
                                   retry_errors=retry_errors, limit=limit, input_mode=input_mode, seed=seed,
@@ -245,15 +289,16 @@ def eval_command(
     except MathstressError as exc:
         _fail(exc)
     table = Table(title=f"{adapter.id} on {run_dir}")
-    for col in ("task", "ok", "failed", "cached", "called", "acc", "bal acc", "F1", "unparsed"):
+    for col in ("task", "ok", "failed", "cached", "called", "acc", "bal acc", "F1", "CER", "unparsed", "cost"):
         table.add_column(col)
-    for tid in (t.id for t in tasks):
+    for tid in result.counts:
         t = result.results["tasks"][tid]
         m, c = t["metrics"], t["counts"]
         f1 = m.get("f1", m.get("macro_f1"))
         table.add_row(tid, str(c["answered"]), str(c["failed"]), str(c["cached"]), str(c["called"]),
                       *(f"{v:.3f}" if isinstance(v, float) else "—" for v in
-                        (m.get("accuracy"), m.get("balanced_accuracy"), f1)), str(m.get("unparsed", 0)))
+                        (m.get("accuracy"), m.get("balanced_accuracy"), f1, m.get("cer"))),
+                      str(m.get("unparsed", 0)), "—" if c.get("cost") is None else f"${c['cost']:.4f}")
     out.print(table)
     out.print(f"wrote {result.out_dir / 'results.json'} (report: mathstress report {result.out_dir})")
 
@@ -261,12 +306,14 @@ def eval_command(
 @app.command("report")
 def report_command(
     eval_dir: Annotated[Path, typer.Argument(help="An evaluation folder (RUN/eval/<model>).")],
+    compare: Annotated[Optional[list[Path]], typer.Option(
+        "--compare", help="Another evaluation folder of the same run: adds Cohen's kappa (repeatable).")] = None,
 ) -> None:
-    """Write report.md from an evaluation folder's results.json."""
+    """Write report.md and report.html (with plots) from an evaluation folder's results.json."""
     from synth.evaluate import write_report
 
     try:
-        path = write_report(eval_dir)
+        path = write_report(eval_dir, compare=compare or ())
     except MathstressError as exc:
         _fail(exc)
-    out.print(f"wrote {path}")
+    out.print(f"wrote {path} and {path.with_name('report.html')}")

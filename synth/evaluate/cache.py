@@ -28,6 +28,18 @@ CREATE TABLE IF NOT EXISTS responses (
     created_at REAL NOT NULL
 )
 """
+# Token usage and cost, when the endpoint reports them (added after the first schema; see _migrate).
+_USAGE_COLUMNS = {"prompt_tokens": "INTEGER", "completion_tokens": "INTEGER", "cost": "REAL"}
+_OCR_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ocr (
+    key          TEXT PRIMARY KEY,
+    engine       TEXT NOT NULL,
+    image_sha256 TEXT NOT NULL,
+    lines        TEXT NOT NULL,
+    seconds      REAL NOT NULL,
+    created_at   REAL NOT NULL
+)
+"""
 
 
 def request_key(*, model: str, endpoint: str, prompt: str, image_sha256: str | None, params: dict[str, Any],
@@ -52,6 +64,16 @@ class Stored:
     response: str | None
     error: str | None
     truncated: bool
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+
+
+_COLUMNS = "key, task, item_id, run_index, status, response, error, truncated, prompt_tokens, completion_tokens, cost"
+
+
+def _stored(row: tuple) -> Stored:
+    return Stored(*row[:7], truncated=bool(row[7]), prompt_tokens=row[8], completion_tokens=row[9], cost=row[10])
 
 
 class ResponseCache:
@@ -64,6 +86,15 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
+        self._db.execute(_OCR_SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        # Stores written before usage was recorded lack these columns; add them in place.
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
+        for name, kind in _USAGE_COLUMNS.items():
+            if name not in have:
+                self._db.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
 
     def close(self) -> None:
         self._db.close()
@@ -75,20 +106,22 @@ class ResponseCache:
         self.close()
 
     def get(self, key: str) -> Stored | None:
-        row = self._db.execute(
-            "SELECT key, task, item_id, run_index, status, response, error, truncated FROM responses WHERE key = ?",
-            (key,)).fetchone()
-        return None if row is None else Stored(*row[:7], truncated=bool(row[7]))
+        row = self._db.execute(f"SELECT {_COLUMNS} FROM responses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else _stored(row)
 
     def put_ok(self, key: str, *, model: str, endpoint: str, task: str, item_id: str, run_index: int,
-               response: str, truncated: bool, latency_s: float) -> None:
+               response: str, truncated: bool, latency_s: float, prompt_tokens: int | None = None,
+               completion_tokens: int | None = None, cost: float | None = None) -> None:
         self._db.execute(
             "INSERT INTO responses (key, model, endpoint, task, item_id, run_index, status, response, error,"
-            " truncated, latency_s, created_at) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, NULL, ?, ?, ?)"
+            " truncated, latency_s, prompt_tokens, completion_tokens, cost, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, NULL, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(key) DO UPDATE SET status='ok', response=excluded.response, error=NULL,"
-            " truncated=excluded.truncated, latency_s=excluded.latency_s, attempts=attempts+1,"
+            " truncated=excluded.truncated, latency_s=excluded.latency_s, prompt_tokens=excluded.prompt_tokens,"
+            " completion_tokens=excluded.completion_tokens, cost=excluded.cost, attempts=attempts+1,"
             " created_at=excluded.created_at",
-            (key, model, endpoint, task, item_id, run_index, response, int(truncated), latency_s, time.time()))
+            (key, model, endpoint, task, item_id, run_index, response, int(truncated), latency_s, prompt_tokens,
+             completion_tokens, cost, time.time()))
 
     def put_error(self, key: str, *, model: str, endpoint: str, task: str, item_id: str, run_index: int,
                   error: str, latency_s: float) -> None:
@@ -104,7 +137,21 @@ class ResponseCache:
         return dict(self._db.execute("SELECT status, COUNT(*) FROM responses GROUP BY status").fetchall())
 
     def __iter__(self) -> Iterator[Stored]:
-        cur = self._db.execute(
-            "SELECT key, task, item_id, run_index, status, response, error, truncated FROM responses ORDER BY rowid")
-        for row in cur:
-            yield Stored(*row[:7], truncated=bool(row[7]))
+        for row in self._db.execute(f"SELECT {_COLUMNS} FROM responses ORDER BY rowid"):
+            yield _stored(row)
+
+    # -- OCR results: one row per (engine, settings, image hash), shared by every task -------------
+    def get_ocr(self, key: str) -> tuple[list[Any], float] | None:
+        row = self._db.execute("SELECT lines, seconds FROM ocr WHERE key = ?", (key,)).fetchone()
+        return None if row is None else (json.loads(row[0]), float(row[1]))
+
+    def put_ocr(self, key: str, *, engine: str, image_sha256: str, lines: list[Any], seconds: float) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO ocr (key, engine, image_sha256, lines, seconds, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (key, engine, image_sha256, json.dumps(lines, ensure_ascii=False), seconds, time.time()))
+
+    def ocr_seconds(self, engine: str) -> list[float]:
+        """Seconds each stored page took to read with ``engine`` (for per-page timing reports)."""
+        return [float(r[0]) for r in self._db.execute("SELECT seconds FROM ocr WHERE engine = ? ORDER BY rowid",
+                                                      (engine,))]

@@ -17,7 +17,7 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from synth.evaluate.tasks import NO_ERROR, Task
+from synth.evaluate.tasks import NO_ERROR, NO_ERROR_LABEL, Task
 from synth.manifest import variant_label
 from synth.records import Item
 
@@ -36,6 +36,14 @@ class Scored:
     gold: Hashable
     pred: Hashable | None
     correct: bool
+    credit: float | None = None  # partial credit in [0, 1] (loose accuracy, 1 - CER); None means float(correct)
+    family: str = ""             # the problem family (generator id)
+    error_family: str = ""       # the injected error's family, "" for no-error items
+    image_role: str = ""
+
+    def __post_init__(self) -> None:
+        if self.credit is None:
+            object.__setattr__(self, "credit", float(self.correct))
 
 
 def conditions_of(item: Item) -> tuple[str, ...]:
@@ -54,8 +62,15 @@ def score(task: Task, item: Item, run_index: int, response: str) -> Scored:
     """Parse one stored response and compare it with the item's gold label."""
     gold = task.gold(item)
     pred = task.parse(response)
+    if task.credit is not None:
+        credit = float(task.credit(item, pred))
+        correct = credit >= 1.0
+    else:
+        correct = pred is not None and pred == gold
+        credit = float(correct)
+    error = item.variant.error
     return Scored(item.id, item.base_id, variant_label(item), conditions_of(item), run_index, gold, pred,
-                  pred is not None and pred == gold)
+                  correct, credit, item.problem.family, error.family if error else "", item.problem.image_role)
 
 
 # -- task metrics ---------------------------------------------------------------------------
@@ -116,12 +131,101 @@ def summarize(task: Task, scored: Sequence[Scored]) -> dict[str, Any]:
         out["accuracy"] = float(accuracy_score([str(g) for g in gold], [str(x) for x in pred]))
         out |= processbench_f1([s.gold for s in scored], [s.pred for s in scored])
     elif task.metric == "multiclass":
-        out |= classification_metrics(gold, pred, task.labels or sorted({str(g) for g in gold}))
+        labels = task.labels or sorted({str(g) for g in gold})
+        out |= classification_metrics(gold, pred, labels) | {"per_class": per_class_metrics(gold, pred, labels)}
+        if NO_ERROR_LABEL in labels:
+            out["presence"] = presence_metrics(gold, pred)
+    elif task.metric == "answer":
+        out |= {"accuracy": float(np.mean([s.correct for s in scored])),          # strict
+                "loose_accuracy": float(np.mean([s.credit for s in scored]))}
+    elif task.metric == "transcribe":
+        out |= transcription_metrics(scored)
+    elif task.metric == "solvability":
+        out |= {"accuracy": float(np.mean([s.correct for s in scored]))} | solvability_rates(scored)
+        out["by_image_role"] = {role: solvability_rates([s for s in scored if s.image_role == role])
+                                for role in sorted({s.image_role for s in scored})}
     else:
         raise ValueError(f"task {task.id} has unknown metric kind {task.metric!r}")
-    out["by_variant"] = {v: float(np.mean([s.correct for s in scored if s.variant == v]))
-                         for v in sorted({s.variant for s in scored})}
+    out["by_variant"] = _mean_by(scored, lambda s: s.variant)
+    out["by_family"] = _mean_by(scored, lambda s: s.family)
+    out["by_error_family"] = _mean_by([s for s in scored if s.error_family], lambda s: s.error_family)
+    out["worst_case"] = worst_case(scored)
     return out
+
+
+def _mean_by(scored: Sequence[Scored], key: Any) -> dict[str, float]:
+    """Mean credit per group (credit is the 0/1 score for closed tasks)."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for s in scored:
+        groups[key(s)].append(s.credit)
+    return {k: float(np.mean(v)) for k, v in sorted(groups.items())}
+
+
+def per_class_metrics(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """Precision, recall, F1 and support per gold label (ErrorRadar reports all three per category)."""
+    g, p = [str(x) for x in gold], [str(x) for x in pred]
+    labels = [str(x) for x in labels]
+    prec, rec, f1, support = precision_recall_fscore_support(g, p, labels=labels, average=None, zero_division=0)
+    return {label: {"precision": float(prec[i]), "recall": float(rec[i]), "f1": float(f1[i]),
+                    "support": int(support[i])} for i, label in enumerate(labels)}
+
+
+def presence_metrics(gold: Sequence[Any], pred: Sequence[Any]) -> dict[str, Any]:
+    """MMErroR EPD read as binary presence (any type counts as "error"), so false alarms are visible."""
+    g = ["error" if str(x) != NO_ERROR_LABEL else "no_error" for x in gold]
+    p = ["error" if str(x) not in (NO_ERROR_LABEL, UNPARSED) else str(x) for x in pred]
+    return classification_metrics(g, p, ["no_error", "error"])
+
+
+def transcription_metrics(scored: Sequence[Scored]) -> dict[str, Any]:
+    """Mean CER per item, pooled CER (edits over all gold characters) and the share read exactly."""
+    from synth.evaluate.textdist import levenshtein, normalize_for_cer
+
+    rates, edits, chars = [], 0, 0
+    for s in scored:
+        g, p = normalize_for_cer(str(s.gold)), normalize_for_cer(str(s.pred or ""))
+        d = levenshtein(p, g)
+        edits += d
+        chars += len(g)
+        rates.append(d / len(g) if g else float(bool(p)))
+    return {"cer": float(np.mean(rates)), "cer_median": float(np.median(rates)),
+            "pooled_cer": edits / chars if chars else None,
+            "exact": float(np.mean([r == 0 for r in rates])), "accuracy": float(np.mean([r == 0 for r in rates]))}
+
+
+def solvability_rates(scored: Sequence[Scored]) -> dict[str, Any]:
+    """Seeing Is Solving: refusal, guess-wrong and lucky-correct rates (they sum to 1 when all parse)."""
+    from synth.evaluate.tasks import REFUSED
+
+    n = len(scored)
+    if not n:
+        return {"n": 0}
+    refused = sum(s.pred == REFUSED for s in scored)
+    right = sum(s.correct for s in scored)
+    unparsed = sum(s.pred is None for s in scored)
+    return {"n": n, "refusal_rate": refused / n, "guess_wrong_rate": (n - refused - right - unparsed) / n,
+            "lucky_correct_rate": right / n, "unparsed_rate": unparsed / n}
+
+
+def worst_case(scored: Sequence[Scored]) -> dict[str, Any]:
+    """DynaMath worst-case accuracy: a base problem counts only if every item derived from it is right.
+
+    Runs are averaged per item first, so an item is "right" on the majority of its runs
+    (ties count wrong). Variant items of a base are its clean control, its errors, its
+    superficial controls and its degraded photos.
+    """
+    per_item: dict[str, list[float]] = defaultdict(list)
+    base_of: dict[str, str] = {}
+    for s in scored:
+        per_item[s.item_id].append(float(s.correct))
+        base_of[s.item_id] = s.base_id
+    bases: dict[str, list[bool]] = defaultdict(list)
+    for item_id, values in per_item.items():
+        bases[base_of[item_id]].append(float(np.mean(values)) > 0.5)
+    if not bases:
+        return {"n_bases": 0}
+    return {"n_bases": len(bases), "accuracy": float(np.mean([all(v) for v in bases.values()])),
+            "mean_items_per_base": float(np.mean([len(v) for v in bases.values()]))}
 
 
 # -- paired deltas --------------------------------------------------------------------------
@@ -145,7 +249,7 @@ def bootstrap_delta(clean: np.ndarray, variant: np.ndarray, *, seed: int, n_boot
 
 
 def paired_deltas(scored: Sequence[Scored], *, seed: int = 0, n_boot: int = 2000) -> list[dict[str, Any]]:
-    """Accuracy change clean -> variant per condition, on the base problems that have both.
+    """Accuracy (mean credit) change clean -> variant per condition, on the base problems that have both.
 
     Scores are averaged over runs (and over a base's several variants of one condition) before
     pairing, so each base problem is one cluster.
@@ -154,9 +258,9 @@ def paired_deltas(scored: Sequence[Scored], *, seed: int = 0, n_boot: int = 2000
     by_cond: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in scored:
         if s.variant == "clean":
-            clean[s.base_id].append(float(s.correct))
+            clean[s.base_id].append(s.credit)
         for cond in s.conditions:
-            by_cond[cond][s.base_id].append(float(s.correct))
+            by_cond[cond][s.base_id].append(s.credit)
     rows = []
     for cond in sorted(by_cond):
         bases = sorted(b for b in by_cond[cond] if b in clean)
@@ -185,3 +289,34 @@ def run_stability(scored: Sequence[Scored]) -> dict[str, Any] | None:
         "majority_accuracy": float(np.mean([np.mean([s.correct for s in v]) > 0.5 for v in per_item])),
         "consistency": float(np.mean([len({str(s.pred) for s in v}) == 1 for v in per_item])),
     }
+
+
+# -- agreement between models -----------------------------------------------------------------
+def majority_correct(records: Sequence[dict[str, Any]]) -> dict[str, bool]:
+    """Item id -> right on the majority of its answered runs (ties wrong), from response records."""
+    runs: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        if r.get("status") == "ok" and "correct" in r:
+            runs[r["item_id"]].append(bool(r["correct"]))
+    return {item: float(np.mean(v)) > 0.5 for item, v in runs.items()}
+
+
+def kappa(a: dict[str, bool], b: dict[str, bool]) -> dict[str, Any]:
+    """Cohen's kappa on two models' item-level correctness, over the items both answered.
+
+    Seeing Is Solving reports it on majority-correct labels with the 2x2 contingency counts;
+    kappa is None when it is undefined (both models constant and equal).
+    """
+    from sklearn.metrics import cohen_kappa_score
+
+    items = sorted(a.keys() & b.keys())
+    if not items:
+        return {"n": 0, "kappa": None}
+    x, y = [a[i] for i in items], [b[i] for i in items]
+    both = {"both_right": sum(p and q for p, q in zip(x, y)), "only_a": sum(p and not q for p, q in zip(x, y)),
+            "only_b": sum(q and not p for p, q in zip(x, y)), "both_wrong": sum(not (p or q) for p, q in zip(x, y))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        value = float(cohen_kappa_score(x, y, labels=[False, True]))
+    return {"n": len(items), "kappa": None if np.isnan(value) else value,
+            "agreement": float(np.mean([p == q for p, q in zip(x, y)])), "contingency": both}

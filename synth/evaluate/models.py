@@ -34,6 +34,16 @@ class Request:
     run_index: int
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A response with the usage the endpoint reported (a model may also return a plain str)."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None       # US dollars: reported by the endpoint, or from the user's prices
+
+
 class ModelCallError(Exception):
     """A call that produced no answer (HTTP failure, timeout, empty reply); stored, never scored."""
 
@@ -45,7 +55,7 @@ class Model(Protocol):
 
     def prepare(self, task: Task, items: Sequence[Item]) -> None: ...
 
-    async def respond(self, request: Request) -> str: ...
+    async def respond(self, request: Request) -> str | Reply: ...
 
     async def aclose(self) -> None: ...
 
@@ -61,7 +71,8 @@ def register_model(name: str) -> Callable[[Callable[..., Model]], Callable[..., 
 
 
 def get_model(spec: str, **options: Any) -> Model:
-    """``text-verifier``, ``random``, ``majority`` or ``openai:<model>`` (options: base_url, seed, ...)."""
+    """``ocr-verifier``, ``tesseract-verifier``, ``text-verifier``, ``random``, ``majority`` or
+    ``openai:<model>`` (options: base_url, seed, ...)."""
     name, _, arg = spec.partition(":")
     factory = MODELS.get(name)
     if factory is None:
@@ -82,13 +93,25 @@ class _Offline:
         return None
 
 
+def _closed_only(model_id: str, task: Task) -> None:
+    if not task.closed:
+        raise ConfigError(f"the {model_id} baseline picks from a fixed label set; the {task.id} task has open "
+                          "answers (use ocr-verifier for transcribe, or an openai:<model> endpoint)")
+
+
 @register_model("text-verifier")
 class TextVerifier(_Offline):
     """Upper bound: the true step text, re-checked by our verifier, answered as text."""
 
+    TASKS = ("detect", "localize")
+
     def __init__(self, arg: str = "", **_: Any) -> None:
         self.id = "text-verifier"
         self.params: dict[str, Any] = {}
+
+    def prepare(self, task: Task, items: Sequence[Item]) -> None:
+        if task.id not in self.TASKS:
+            raise ConfigError(f"text-verifier answers {', '.join(self.TASKS)}; it cannot answer {task.id}")
 
     async def respond(self, request: Request) -> str:
         from synth.verifier import verify
@@ -120,6 +143,9 @@ class RandomGuess(_Offline):
         self.seed = int(seed)
         self.params = {"seed": self.seed}
 
+    def prepare(self, task: Task, items: Sequence[Item]) -> None:
+        _closed_only(self.id, task)
+
     async def respond(self, request: Request) -> str:
         task, item = request.task, request.item
         choices = task.choices(item)
@@ -137,6 +163,7 @@ class Majority(_Offline):
         self._label: dict[str, Any] = {}
 
     def prepare(self, task: Task, items: Sequence[Item]) -> None:
+        _closed_only(self.id, task)
         counts = Counter(task.gold(item) for item in items)
         if counts:
             label = counts.most_common(1)[0][0]
@@ -167,6 +194,8 @@ class OpenAIChat:
     temperature: float = 0.0
     max_tokens: int = 1024
     seed: int | None = None
+    price_in: float | None = None    # US dollars per million prompt tokens (cost when the endpoint reports none)
+    price_out: float | None = None   # US dollars per million completion tokens
     id: str = field(init=False)
     endpoint: str = field(init=False)
     params: dict[str, Any] = field(init=False)
@@ -175,6 +204,8 @@ class OpenAIChat:
     def __post_init__(self) -> None:
         if not self.model:
             raise ConfigError("give the served model name as openai:<model>, e.g. openai:gpt-4o-mini")
+        if (self.price_in is None) != (self.price_out is None) or min(self.price_in or 0, self.price_out or 0) < 0:
+            raise ConfigError("give both --price-in and --price-out (US dollars per million tokens, >= 0), or neither")
         if self.max_retries < 0 or self.timeout <= 0:
             raise ConfigError(f"max_retries must be >= 0 and timeout > 0, got {self.max_retries}, {self.timeout}")
         self.id = f"openai:{self.model}"
@@ -196,7 +227,7 @@ class OpenAIChat:
                                        timeout=self.timeout)
         return self._client
 
-    async def respond(self, request: Request) -> str:
+    async def respond(self, request: Request) -> Reply:
         import openai
 
         content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
@@ -213,7 +244,22 @@ class OpenAIChat:
         text = choices[0].message.content if choices and choices[0].message is not None else None
         if not isinstance(text, str) or not text.strip():
             raise ModelCallError("empty response")
-        return text
+        return self._with_usage(text, getattr(reply, "usage", None))
+
+    def _with_usage(self, text: str, usage: Any) -> Reply:
+        def count(name: str) -> int | None:
+            value = getattr(usage, name, None)
+            return value if isinstance(value, int) and value >= 0 else None
+
+        prompt, completion = count("prompt_tokens"), count("completion_tokens")
+        # Some gateways (OpenRouter, LiteLLM proxies) report the charge; otherwise use the user's prices.
+        reported = getattr(usage, "cost", None)
+        if reported is None and isinstance(getattr(usage, "model_extra", None), dict):
+            reported = usage.model_extra.get("cost")
+        cost = float(reported) if isinstance(reported, (int, float)) and not isinstance(reported, bool) else None
+        if cost is None and self.price_in is not None and prompt is not None and completion is not None:
+            cost = (prompt * self.price_in + completion * (self.price_out or 0.0)) / 1e6
+        return Reply(text, prompt, completion, cost)
 
     async def aclose(self) -> None:
         if self._client is not None:

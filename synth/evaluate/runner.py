@@ -12,7 +12,7 @@ from typing import Literal
 
 from synth.errors import ConfigError, RunError
 from synth.evaluate.cache import ResponseCache, request_key
-from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Request
+from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Reply, Request
 from synth.evaluate.tasks import Task, prompt_for
 from synth.manifest import from_row, read_manifest
 from synth.records import Item
@@ -28,17 +28,26 @@ class Outcome:
     response: str | None
     error: str | None
     cached: bool
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
 
 
 @dataclass(frozen=True)
 class Counts:
-    """Progress so far: done = answered + failed; cached = served from the store without a call."""
+    """Progress so far: done = answered + failed; cached = served from the store without a call.
+
+    ``cost`` (US dollars) sums the answers used, cached or new, that carry one; None when none do.
+    """
 
     total: int
     done: int
     cached: int
     failed: int
     called: int
+    cost: float | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 ProgressFn = Callable[[Counts], None]
@@ -78,6 +87,8 @@ def plan(run_dir: str | Path, task: Task, items: Sequence[Item], *, runs: int = 
         raise ConfigError(f"--runs must be >= 1, got {runs}")
     if input_mode not in ("image", "text"):
         raise ConfigError(f"input mode must be image or text, got {input_mode!r}")
+    if task.needs_image and input_mode != "image":
+        raise ConfigError(f"the {task.id} task reads the page image; run it with --input image")
     run_dir = Path(run_dir)
     hashes: dict[Path, str] = {}
     requests = []
@@ -113,11 +124,19 @@ async def collect(requests: Sequence[Request], model: Model, cache: ResponseCach
         raise ConfigError(f"--concurrency must be >= 1, got {concurrency}")
     total = len(requests)
     outcomes: list[Outcome | None] = [None] * total
-    state = {"done": 0, "cached": 0, "failed": 0, "called": 0}
+    state = {"done": 0, "cached": 0, "failed": 0, "called": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    spent: list[float] = []
+
+    def add_usage(o: Outcome) -> None:
+        state["prompt_tokens"] += o.prompt_tokens or 0
+        state["completion_tokens"] += o.completion_tokens or 0
+        if o.cost is not None:
+            spent.append(o.cost)
 
     def report() -> None:
         if progress is not None:
-            progress(Counts(total, state["done"], state["cached"], state["failed"], state["called"]))
+            progress(Counts(total, state["done"], state["cached"], state["failed"], state["called"],
+                            float(sum(spent)) if spent else None, state["prompt_tokens"], state["completion_tokens"]))
 
     keys = [request_key(model=model.id, endpoint=model.endpoint, prompt=r.prompt, image_sha256=r.image_sha256,
                         params=model.params, run_index=r.run_index, item_id=r.item.id) for r in requests]
@@ -127,7 +146,10 @@ async def collect(requests: Sequence[Request], model: Model, cache: ResponseCach
         if stored is None or (stored.status == "error" and retry_errors):
             pending.append(i)
             continue
-        outcomes[i] = Outcome(req, key, stored.status, stored.response, stored.error, cached=True)
+        outcomes[i] = Outcome(req, key, stored.status, stored.response, stored.error, cached=True,
+                              prompt_tokens=stored.prompt_tokens, completion_tokens=stored.completion_tokens,
+                              cost=stored.cost)
+        add_usage(outcomes[i])
         state["done"] += 1
         state["cached"] += 1
         state["failed"] += stored.status == "error"
@@ -144,7 +166,9 @@ async def collect(requests: Sequence[Request], model: Model, cache: ResponseCach
             state["called"] += 1
             start = time.perf_counter()
             try:
-                text = await model.respond(req)
+                answer = await model.respond(req)
+                reply = answer if isinstance(answer, Reply) else Reply(answer)
+                text = reply.text
                 if not isinstance(text, str) or not text.strip():
                     raise ModelCallError("empty response")
             except ModelCallError as exc:
@@ -155,8 +179,11 @@ async def collect(requests: Sequence[Request], model: Model, cache: ResponseCach
             else:
                 latency = time.perf_counter() - start
                 text, truncated = bound_response(text)
-                cache.put_ok(key, response=text, truncated=truncated, latency_s=latency, **meta)
-                outcomes[i] = Outcome(req, key, "ok", text, None, cached=False)
+                usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                         "cost": reply.cost}
+                cache.put_ok(key, response=text, truncated=truncated, latency_s=latency, **usage, **meta)
+                outcomes[i] = Outcome(req, key, "ok", text, None, cached=False, **usage)
+                add_usage(outcomes[i])
         state["done"] += 1
         report()
 
@@ -171,6 +198,11 @@ def model_slug(model_id: str) -> str:
     return slug[:80] or "model"
 
 
+def result_key(task: Task, input_mode: InputMode) -> str:
+    """The task's name in results.json: `detect` with the page image, `detect@text` without it."""
+    return task.id if input_mode == "image" else f"{task.id}@{input_mode}"
+
+
 def default_out_dir(run_dir: str | Path, model_id: str) -> Path:
     return Path(run_dir) / "eval" / model_slug(model_id)
 
@@ -179,7 +211,7 @@ def default_out_dir(run_dir: str | Path, model_id: str) -> Path:
 class EvalResult:
     out_dir: Path
     results: dict
-    counts: dict[str, Counts]   # per task
+    counts: dict[str, Counts]   # per result key (see result_key)
 
 
 def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, out_dir: str | Path | None = None,
@@ -198,24 +230,33 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
     items = load_items(run_dir, limit=limit)
     counts: dict[str, Counts] = {}
     scored_by_task = {}
+    planned = []
+    for task in tasks:   # plan and prepare every task first, so a task the model cannot answer fails fast
+        requests = plan(run_dir, task, items, runs=runs, input_mode=input_mode)
+        model.prepare(task, [r.item for r in requests if r.run_index == 0])
+        planned.append((task, requests))
     with ResponseCache(out / "cache.sqlite") as cache:
-        for task in tasks:
-            requests = plan(run_dir, task, items, runs=runs, input_mode=input_mode)
-            model.prepare(task, [r.item for r in requests if r.run_index == 0])
+        bind = getattr(model, "bind_store", None)
+        if bind is not None:
+            bind(cache)
+        for task, requests in planned:
+            key = result_key(task, input_mode)
             last: list[Counts] = []
 
-            def update(c: Counts, task_id: str = task.id, last: list[Counts] = last) -> None:
+            def update(c: Counts, key: str = key, last: list[Counts] = last) -> None:
                 last[:] = [c]
                 if progress is not None:
-                    progress(task_id, c)
+                    progress(key, c)
 
             outcomes = asyncio.run(_collect_and_close(requests, model, cache, concurrency, retry_errors, update))
-            counts[task.id] = last[-1] if last else Counts(0, 0, 0, 0, 0)
-            scored_by_task[task.id] = (task, outcomes)
+            counts[key] = last[-1] if last else Counts(0, 0, 0, 0, 0)
+            scored_by_task[key] = (task, outcomes)
+        engine = getattr(getattr(model, "engine", None), "name", None)
+        ocr_seconds = cache.ocr_seconds(engine) if engine else []
     results = write_results(out, run_dir=run_dir, model=model, scored_by_task={
         tid: score_outcomes(task, outcomes) for tid, (task, outcomes) in scored_by_task.items()},
         counts=counts, settings={"runs": runs, "limit": limit, "input": input_mode, "seed": seed,
-                                 "n_boot": n_boot}, seed=seed, n_boot=n_boot)
+                                 "n_boot": n_boot}, seed=seed, n_boot=n_boot, ocr_seconds=ocr_seconds)
     return EvalResult(out, results, counts)
 
 

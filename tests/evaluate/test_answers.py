@@ -1,0 +1,135 @@
+"""Answer extraction and equivalence for correct, solve, solvable, presence and the projected label sets."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synth.evaluate.answers import answers_match, boxed, part_credit, split_parts
+from synth.evaluate.tasks import (
+    NA,
+    REFUSED,
+    get_task,
+    parse_corrected,
+    parse_solution_answers,
+    parse_solvable,
+    parse_transcript,
+)
+from synth.evaluate.textdist import cer, levenshtein
+
+
+@pytest.mark.parametrize(("pred", "gold", "same"), [
+    ("-5", "-5", True),
+    ("x = −5", "-5", True),                 # the value after the last "=", and U+2212 is a minus
+    ("x = -10/2", "-5", True),
+    ("\\frac{1}{2}", "0.5", True),
+    ("5 cm", "5", True),                     # a unit after the value is not part of it
+    ("5", "-5", False),
+    ("2x", "2", False),
+    ("__import__('os')", "5", False),
+    ("", "5", False),
+])
+def test_answers_match_by_value_through_the_safe_parser(pred: str, gold: str, same: bool) -> None:
+    assert answers_match(pred, gold) is same
+
+
+def test_boxed_reads_nested_braces_and_skips_unbalanced_ones() -> None:
+    assert boxed(r"so \boxed{\frac{1}{2}} and \boxed{x = 3}") == [r"\frac{1}{2}", "x = 3"]
+    assert boxed(r"\boxed{1 + \boxed{") == []
+
+
+def test_loose_credit_is_the_share_of_sub_answers_and_extras_cost() -> None:
+    gold = split_parts("5; -75")
+    assert part_credit(["5"], gold) == 0.5                  # MathReal: "5" for "5 or -75" earns 0.5
+    assert part_credit(["-75", "5"], gold) == 1.0           # order does not matter
+    assert part_credit(["5", "6", "-75"], gold) == pytest.approx(2 / 3)
+    assert part_credit(["5", "5"], gold) == 0.5             # one prediction matches one gold part
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Step 2 drops a sign.\nCorrected Answer: $x = -5$", "x = -5"),
+    ("**Corrected Answer:** \\boxed{12}", "12"),
+    ("Everything checks out.\nCorrected Answer: NA", NA),
+    ("Corrected answer: none", NA),
+    ("The answer is 12", None),               # FERMAT's field is required
+])
+def test_parse_corrected(text: str, expected: str | None) -> None:
+    assert parse_corrected(text) == expected
+
+
+def test_correct_task_credits_the_true_answer_on_errors_and_na_on_clean_items(tiny_run) -> None:
+    from synth.evaluate import load_items
+
+    items = load_items(tiny_run)
+    wrong = next(i for i in items if not i.variant.is_correct)
+    clean = next(i for i in items if i.variant.is_correct)
+    task = get_task("correct")
+    truth = wrong.problem.answer_value
+    assert task.credit(wrong, parse_corrected(f"Corrected Answer: {truth}")) == 1.0
+    assert task.credit(wrong, parse_corrected("Corrected Answer: NA")) == 0.0
+    assert task.credit(wrong, parse_corrected(f"Corrected Answer: {wrong.variant.shown_answer}")) == 0.0
+    assert task.credit(clean, parse_corrected("Corrected Answer: NA")) == 1.0
+    assert task.credit(clean, parse_corrected(f"Corrected Answer: {clean.problem.answer_value}")) == 1.0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("so x is 4, hence \\boxed{x = 4}", ("x = 4",)),
+    ("\\boxed{3} and \\boxed{-2}", ("3", "-2")),
+    ("Final answer: 3 or -2", ("3", "-2")),
+    ("I think it is about four.", None),
+])
+def test_solve_extracts_boxed_then_final_answer_lines(text: str, expected: tuple[str, ...] | None) -> None:
+    assert parse_solution_answers(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"solution": {"isSolvable": false, "required_information": ["the side length"], "steps": [],'
+     ' "answer": null}}', REFUSED),
+    ('```json\n{"solution": {"isSolvable": true, "steps": [], "answer": {"value": "12", "units": "cm"}}}\n```', "12"),
+    ('{"solution": {"isSolvable": true, "answer": {"value": 7}}}', "7"),
+    ("I cannot solve this without the figure.", None),       # free text is never read as a refusal
+    ('{"solution": {"isSolvable": "no"}}', None),
+])
+def test_parse_solvable_reads_only_the_json_verdict(text: str, expected: str | None) -> None:
+    assert parse_solvable(text) == expected
+
+
+@pytest.mark.parametrize(("task_id", "text", "expected"), [
+    ("presence", "The steps are fine.\nAnswer: No Error", "no_error"),
+    ("presence", "Answer: Error Present, B", "B"),
+    ("presence", "Answer: D_Knowledge_Deployment_Error", "D"),
+    ("categorize-mmerror", "Error Type: A", "A"),
+    ("categorize-mmerror", "Error Type: Reasoning Error", "B"),
+    ("categorize-errorradar", "Error Category: Calculation Error", "CAL"),
+    ("categorize-errorradar", "Error Category: MIS", "MIS"),
+    ("categorize-errorradar", "Error Category: Misinterpretation of the Question", "MIS"),
+    ("categorize-errorradar", "Error Category: Arithmetic", None),
+])
+def test_projected_label_sets_parse_codes_and_names(task_id: str, text: str, expected: str | None) -> None:
+    assert get_task(task_id).parse(text) == expected
+
+
+def test_transcripts_drop_headers_and_step_labels() -> None:
+    text = "**Question:** Solve 2x = 6.\nAnswer:\nStep 1: x = 6 ÷ 2\n2. x = 3"
+    assert parse_transcript(text) == "Solve 2x = 6.\nx = 6 ÷ 2\nx = 3"
+
+
+def _reference_levenshtein(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[:], i
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+    return row[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab−×x1 ", max_size=14), st.text(alphabet="ab−×x1 ", max_size=14))
+def test_levenshtein_equals_the_textbook_recurrence(a: str, b: str) -> None:
+    assert levenshtein(a, b) == _reference_levenshtein(a, b)
+
+
+def test_cer_ignores_spacing_and_minus_sign_variants() -> None:
+    assert cer("10x+8-8 = -42-8", "10x + 8 − 8 = −42 − 8") == 0.0
+    assert cer("10x = -5O", "10x = −50") == pytest.approx(1 / 7)

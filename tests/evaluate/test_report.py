@@ -1,0 +1,146 @@
+"""report.html with plots, kappa between models, worst-case accuracy and the with/without-image protocol."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from synth.evaluate import evaluate_run, get_model, get_task, kappa, load_items, worst_case
+from synth.evaluate.metrics import Scored, solvability_rates
+from synth.evaluate.models import Request
+from synth.evaluate.plots import severity_series
+from synth.evaluate.tasks import REFUSED
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _scored(item: str, base: str, correct: bool, run: int = 0, pred: object = "x") -> Scored:
+    return Scored(item, base, "clean" if item == base else "error", (), run, "g", pred, correct)
+
+
+def test_worst_case_counts_a_base_only_when_every_item_is_right() -> None:
+    scored = [_scored("b1", "b1", True), _scored("b1-e1", "b1", True), _scored("b1-d1", "b1", True),
+              _scored("b2", "b2", True), _scored("b2-e1", "b2", False)]
+    assert worst_case(scored) == {"n_bases": 2, "accuracy": 0.5, "mean_items_per_base": 2.5}
+
+
+def test_worst_case_takes_the_majority_over_runs_first() -> None:
+    scored = [_scored("b1", "b1", ok, run=i) for i, ok in enumerate((True, True, False))]
+    assert worst_case(scored)["accuracy"] == 1.0
+
+
+def test_kappa_is_one_for_identical_judgements_and_zero_for_chance_agreement() -> None:
+    a = {"i1": True, "i2": False, "i3": True, "i4": False}
+    assert kappa(a, dict(a))["kappa"] == 1.0
+    k = kappa(a, {"i1": True, "i2": True, "i3": False, "i4": False, "only-b": True})
+    assert k["n"] == 4 and k["kappa"] == 0.0 and k["agreement"] == 0.5
+    assert k["contingency"] == {"both_right": 1, "only_a": 1, "only_b": 1, "both_wrong": 1}
+
+
+def test_solvability_rates_split_refusals_wrong_guesses_and_lucky_answers() -> None:
+    scored = [_scored("a", "a", False, pred=REFUSED), _scored("b", "b", False, pred="7"),
+              _scored("c", "c", True, pred="5"), _scored("d", "d", False, pred=None)]
+    rates = solvability_rates(scored)
+    assert (rates["refusal_rate"], rates["guess_wrong_rate"], rates["lucky_correct_rate"], rates["unparsed_rate"]) \
+        == (0.25, 0.25, 0.25, 0.25)
+
+
+def test_severity_series_starts_at_the_clean_twins() -> None:
+    deltas = [{"kind": "degradation", "detail": "blur:3", "n_bases": 4, "clean_accuracy": 1.0,
+               "variant_accuracy": 0.5, "ci95": [-0.75, -0.25]},
+              {"kind": "degradation", "detail": "blur:1", "n_bases": 4, "clean_accuracy": 1.0,
+               "variant_accuracy": 1.0, "ci95": [0.0, 0.0]},
+              {"kind": "degradation", "detail": "blur:1+jpeg:2", "n_bases": 4, "clean_accuracy": 1.0,
+               "variant_accuracy": 0.0, "ci95": [-1.0, -1.0]}]
+    assert severity_series(deltas) == {"blur": [(0, 1.0, 1.0, 1.0), (1, 1.0, 1.0, 1.0), (3, 0.5, 0.25, 0.75)]}
+
+
+class WithoutImageRefuses:
+    """A fake model for the Seeing Is Solving protocol: answers right with the image, refuses without it."""
+
+    id = "fake-solver"
+    endpoint = "local"
+    params: dict = {}
+
+    def prepare(self, task, items) -> None:
+        return None
+
+    async def respond(self, request: Request) -> str:
+        label = request.item.problem.answer_value if request.image_path is not None else REFUSED
+        return request.task.answer(label)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_with_and_without_image_are_separate_results_with_refusal_rates(tiny_run: Path, tmp_path: Path) -> None:
+    task = get_task("solvable")
+    evaluate_run(tiny_run, WithoutImageRefuses(), [task], out_dir=tmp_path)
+    both = evaluate_run(tiny_run, WithoutImageRefuses(), [task], out_dir=tmp_path, input_mode="text")
+    with_image, without = both.results["tasks"]["solvable"], both.results["tasks"]["solvable@text"]
+    assert with_image["metrics"]["accuracy"] == 1.0 and with_image["metrics"]["refusal_rate"] == 0.0
+    assert without["metrics"]["refusal_rate"] == 1.0 and without["metrics"]["lucky_correct_rate"] == 0.0
+    roles = {item.problem.image_role for item in load_items(tiny_run)}
+    assert set(without["metrics"]["by_image_role"]) == roles
+    prompts = [json.loads(x) for x in (tmp_path / "responses" / "solvable@text.jsonl").open()]
+    assert len(prompts) == len(load_items(tiny_run))
+
+
+def _images(html: str) -> list[bytes]:
+    return [base64.b64decode(m) for m in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)]
+
+
+@pytest.mark.slow   # ten plots and two evaluations: 7-9 s on the shared machine
+def test_report_writes_html_with_plots_and_kappa_against_another_model(tiny_run: Path, tmp_path: Path) -> None:
+    tasks = [get_task("detect"), get_task("localize")]
+    evaluate_run(tiny_run, get_model("text-verifier"), tasks, out_dir=tmp_path / "tv")
+    evaluate_run(tiny_run, get_model("random", seed=1), tasks, out_dir=tmp_path / "rnd", runs=3)
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "tv"), "--compare", str(tmp_path / "rnd")])
+    assert result.exit_code == 0, result.output
+
+    html = (tmp_path / "tv" / "report.html").read_text()
+    images = _images(html)
+    # detect and localize each: accuracy vs severity (tiny_run has blur 1 and 3), confusion (detect), family bars.
+    assert len(images) == 5 and all(png.startswith(PNG) for png in images)
+    assert html.count("<figcaption>Accuracy against severity per degradation subtype") == 2
+    assert html.count("<figcaption>Confusion matrix (rows gold") == 1
+    results = json.loads((tmp_path / "tv" / "results.json").read_text())
+    comparisons = {c["task"]: c for c in results["comparisons"]}
+    assert set(comparisons) == {"detect", "localize"}
+    assert comparisons["detect"]["model_b"] == "random" and comparisons["detect"]["n"] == len(load_items(tiny_run))
+    assert comparisons["detect"]["kappa"] == pytest.approx(0.0, abs=0.5)   # the upper bound vs chance
+    md = (tmp_path / "tv" / "report.md").read_text()
+    assert "## Agreement with other models" in md and "worst-case accuracy" in md
+
+    # The same results give the same report bytes (plots included).
+    first = (tmp_path / "tv" / "report.html").read_bytes()
+    CliRunner().invoke(app, ["report", str(tmp_path / "tv"), "--compare", str(tmp_path / "rnd")])
+    assert (tmp_path / "tv" / "report.html").read_bytes() == first
+
+
+def test_report_escapes_strings_from_results(tiny_run: Path, tmp_path: Path) -> None:
+    evaluate_run(tiny_run, get_model("majority"), [get_task("detect")], out_dir=tmp_path)
+    path = tmp_path / "results.json"
+    results = json.loads(path.read_text())
+    results["model"]["id"] = "<script>alert(1)</script>"
+    path.write_text(json.dumps(results))
+    assert CliRunner().invoke(app, ["report", str(tmp_path)]).exit_code == 0
+    html = (tmp_path / "report.html").read_text()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert _images(html) and all(png.startswith(PNG) for png in _images(html))   # figures are embedded
+
+
+def test_compare_refuses_an_evaluation_of_another_run(tiny_run: Path, tmp_path: Path) -> None:
+    evaluate_run(tiny_run, get_model("majority"), [get_task("detect")], out_dir=tmp_path / "a")
+    evaluate_run(tiny_run, get_model("majority"), [get_task("detect")], out_dir=tmp_path / "b")
+    other = json.loads((tmp_path / "b" / "results.json").read_text())
+    other["manifest_sha256"] = "0" * 64
+    (tmp_path / "b" / "results.json").write_text(json.dumps(other))
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "a"), "--compare", str(tmp_path / "b")])
+    assert result.exit_code == 2 and "different run folder" in result.output
