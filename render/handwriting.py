@@ -54,7 +54,7 @@ WRITER_NAMES = {"kalam": "Kalam", "caveat": "Caveat", "indie_flower": "Indie Flo
                 "shadows_into_light": "Shadows Into Light"}
 INKS = {"blue": (30, 50, 135), "black": (32, 32, 40), "pencil": (88, 88, 96)}
 INK_WEIGHTS = {"blue": 0.45, "black": 0.35, "pencil": 0.2}
-DIGIT_HEIGHT_EM = 0.7  # every writer's digits are normalised to this height, so fonts differ in shape only
+DIGIT_HEIGHT_EM = 0.7  # every writer's median digit is normalised to this height, so fonts differ in shape only
 
 
 @dataclass(frozen=True)
@@ -190,6 +190,13 @@ def stroked(path: str, char: str) -> bool:
     return char in STROKES and ord(char) not in _cmap(path)
 
 
+@cache
+def _digit_height(path: str, size: int) -> float:
+    """Median ink height of the ten digits: some fonts draw a small 0 and tall 4-9, so one digit misleads."""
+    heights = [bottom - top for top, bottom in (ink_rows(path, size, d) for d in "0123456789")]
+    return max(1.0, float(np.median(heights)))
+
+
 class HandFace:
     """Layout metrics for one writer: the font's glyphs, normalised to a common digit height."""
 
@@ -197,8 +204,7 @@ class HandFace:
         self.writer = writer
         self.path = font_path(writer.font)
         self._ref = 200
-        top, bottom = ink_rows(self.path, self._ref, "0")
-        self.norm = DIGIT_HEIGHT_EM * self._ref / max(1, bottom - top)  # font size per em
+        self.norm = DIGIT_HEIGHT_EM * self._ref / _digit_height(self.path, self._ref)  # font size per em
         self.axis = 0.3
         self.rule = writer.pen
         self._cache: dict[str, tuple[float, float, float]] = {}

@@ -9,6 +9,7 @@ contains its ink; rasterizing a subset of keys draws, e.g., one step alone in it
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
@@ -19,16 +20,25 @@ from render.handwriting import Hand, Writer, sample_line, sample_writer
 from render.typeset import (
     SANS,
     SANS_BOLD,
+    Face,
+    GlyphOp,
     InkGlyph,
     InkLayer,
     InkMark,
     InkRect,
+    Laid,
     PrintedFace,
+    Row,
+    Sym,
     TypesetError,
     font,
     lay_ink,
+    layout,
     layout_lines,
+    mark_bounds,
+    moved,
     parse,
+    parse_inline,
 )
 from synth.records import Box, Problem, RenderedPage, Variant
 from synth.seeding import stage_rng
@@ -41,6 +51,7 @@ RULE_RGB = (170, 195, 225)
 MARGIN_RGB = (225, 150, 150)
 INK_RGB = (25, 25, 30)
 SHRINK = (1.0, 0.86, 0.74, 0.64, 0.55)  # tried in turn when a solution does not fit the page
+RULE_PITCH_IN = 0.37  # exercise-book ruling (9.4 mm): a line with a radical or exponents fits on one rule
 
 
 @dataclass(frozen=True)
@@ -136,17 +147,28 @@ def _multiply(pixels: np.ndarray, fig: np.ndarray, x: int, y: int) -> None:
 
 
 class _Composer:
+    """Places a page top to bottom; ``y`` is the lowest ink (or layout bottom) placed so far.
+
+    Every line asks :meth:`_baseline` where to sit: just below what is above it, and on ruled
+    paper on the next free rule, so a normal line takes one rule and only a taller one (a stacked
+    fraction) takes two. Handwritten lines are placed by the ink their jittered marks will leave.
+    """
+
     def __init__(self, problem: Problem, variant: Variant, *, page: str, paper: str, dpi: int, style: str,
-                 writer: Writer | None, seed: int, scale: float) -> None:
+                 writer: Writer | None, seed: int, scale: float, show_solution: bool,
+                 handwritten_question: bool) -> None:
         w_in, h_in = PAGE_INCHES[page]
         self.problem, self.variant, self.paper, self.dpi, self.style, self.seed = (
             problem, variant, paper, dpi, style, seed)
+        self.show_solution = show_solution
+        self.hand_question = handwritten_question and writer is not None
         self.width, self.height = int(round(w_in * dpi)), int(round(h_in * dpi))
         self.margin = round((0.8 if page == "a4" else 0.45) * dpi)
         self.size = max(8, round(12 * dpi / 72 * scale))
         self.line_h = round(self.size * 1.6)
-        self.pitch = max(8, round(0.3 * dpi * scale))
+        self.pitch = max(8, round(RULE_PITCH_IN * dpi * scale))
         self.rule_top = self.margin + self.pitch
+        self.ruled = paper in ("lined", "grid")
         self.face = PrintedFace()
         self.writer = writer
         self.hand_size = 0.21 * dpi * scale * (writer.size if writer else 1.0)
@@ -155,6 +177,25 @@ class _Composer:
         self.fixed: list[Box] = []
         self.figures: list[PlacedFigure] = []
         self.y = float(self.margin)
+        ascent, descent = font(SANS, self.size).getmetrics()
+        self.text_ascent, self.text_descent = float(ascent), float(descent)
+
+    # -- vertical placement
+    def _snap(self, baseline: float) -> float:
+        """On ruled paper text sits on the rules: move the baseline down to the next rule."""
+        if not self.ruled:
+            return float(np.ceil(baseline))
+        step = self.pitch if self.paper == "lined" else max(6, self.pitch // 2)
+        k = max(0.0, np.ceil((baseline - self.rule_top) / step))
+        return float(self.rule_top + k * step - 1)
+
+    def _baseline(self, ascent: float, gap: float) -> float:
+        """Baseline for a line rising ``ascent`` above it, at least ``gap`` below everything placed."""
+        return self._snap(self.y + gap + ascent)
+
+    def _gap(self, plain: float) -> float:
+        # Rules already separate lines, so ruled paper needs only clearance between ink.
+        return self.size * (0.3 if self.ruled else plain)
 
     # -- printed words
     def text(self, key: str, text: str, x: float, baseline: float, bold: bool = False) -> float:
@@ -163,26 +204,10 @@ class _Composer:
         self.printed.append((key, InkGlyph(path, text, x, baseline, size)))
         return x + font(path, size).getlength(text)
 
-    def words(self, kind: str, words: list[str], first_ref: int, x0: float, *, line_kind: str | None,
-              line_no: int) -> tuple[int, int]:
-        """Wrap ``words`` from ``x0``; each word is a token box; returns (next token ref, next line number)."""
-        f = font(SANS, self.size)
-        space = f.getlength(" ")
-        right = self.width - self.margin
-        x, ref = x0, first_ref
-        baseline = self.y + self.size
-        for word in words:
-            wlen = f.getlength(word)
-            if x > x0 and x + wlen > right:
-                baseline += self.line_h
-                line_no += 1
-                x = x0
-            key = f"{kind}:{ref}" + (f"|{line_kind}:{line_no}" if line_kind else "")
-            self.printed.append((key, InkGlyph(SANS, word, x, baseline, self.size)))
-            x += wlen + space
-            ref += 1
-        self.y = baseline + self.line_h - self.size
-        return ref, line_no + 1
+    def heading(self, key: str, text: str, gap: float) -> None:
+        baseline = self._baseline(self.text_ascent * 1.1, gap)
+        self.text(key, text, self.margin, baseline, bold=True)
+        self.y = baseline + self.text_descent
 
     # -- sections
     def header(self) -> None:
@@ -190,9 +215,12 @@ class _Composer:
         number = int(rng.integers(1, 21))
         if self.paper == "exam":
             self._exam_header(number)
+        elif self.hand_question:
+            hand = Hand(self.writer, stage_rng(self.seed, "render:header"))  # type: ignore[arg-type]
+            laid = layout(Row((Sym(f"Q{number}.", "text"),)), hand.face, self.hand_size)
+            self._hand_lines([[("header:problem", laid, float(self.margin))]], hand, gap=0.0)
         else:
-            self.text("header:problem", f"Question {number}", self.margin, self.y + self.size * 1.1, bold=True)
-            self.y += self.line_h * 1.5
+            self.heading("header:problem", f"Question {number}", 0.0)
 
     def _exam_header(self, number: int) -> None:
         m, size = self.margin, self.size
@@ -211,7 +239,7 @@ class _Composer:
         marks = f"[{min(6, 1 + len(self.variant.steps) // 2)} marks]"
         right = self.width - m - font(SANS, size).getlength(marks)
         self.text("header:marks", marks, right, self.y + size * 1.1)
-        self.y += self.line_h * 1.5
+        self.y += size * 1.1 + self.text_descent
 
     def _frame(self, key: str, x0: float, y0: float, x1: float, y1: float) -> None:
         t = float(max(1, round(self.size * 0.08)))
@@ -220,14 +248,34 @@ class _Composer:
         self.fixed.append(Box(*key.split(":", 1), x0, y0, x1, y1))
 
     def question(self) -> None:
-        words = self.problem.question_text.split()
-        self.words("question_token", words, 0, self.margin, line_kind="question_line", line_no=1)
-        if self.problem.choices:
-            self.y += self.size * 0.4
-            for letter, choice in zip("ABCDE", self.problem.choices):
-                self.text(f"choice:{letter}", f"({letter}) {choice}", self.margin + self.size, self.y + self.size)
-                self.y += self.line_h
-        self.y += self.line_h * 0.6
+        gap = self.size * 0.9
+        if self.hand_question:
+            hand = Hand(self.writer, stage_rng(self.seed, "render:question"))  # type: ignore[arg-type]
+            size = self.hand_size
+            tokens = [(laid, f"question_token:{n}") for n, laid in enumerate(
+                _token_layouts(self.problem.question_text, hand.face, size, self.problem.id))]
+            lines = _wrap(tokens, self.margin, self.width - self.margin, hand.face.metrics(" ", "text")[0] * size)
+            keyed = [[(f"{key}|question_line:{n}", laid, x) for laid, key, x in line]
+                     for n, line in enumerate(lines, start=1)]
+            self._hand_lines(keyed, hand, gap=gap)
+            for letter, choice in zip("ABCDE", self.problem.choices or ()):
+                laid = layout(Row((Sym(f"({letter}) {choice}", "text"),)), hand.face, size)
+                self._hand_lines([[(f"choice:{letter}", laid, self.margin + self.size)]], hand, gap=self.size * 0.3)
+            return
+        tokens = [(laid, f"question_token:{n}") for n, laid in enumerate(
+            _token_layouts(self.problem.question_text, self.face, self.size, self.problem.id))]
+        lines = _wrap(tokens, self.margin, self.width - self.margin, font(SANS, self.size).getlength(" "))
+        for n, line in enumerate(lines, start=1):
+            ascent = max(self.text_ascent, *(laid.ascent for laid, _, _ in line))
+            descent = max(self.text_descent, *(laid.descent for laid, _, _ in line))
+            baseline = self._baseline(ascent, gap if n == 1 else self._gap(0.4))
+            for laid, key, x in line:
+                self.printed.extend((f"{key}|question_line:{n}", m) for m in self.face.marks(laid.ops, x, baseline))
+            self.y = baseline + descent
+        for letter, choice in zip("ABCDE", self.problem.choices or ()):
+            baseline = self._baseline(self.text_ascent, self._gap(0.4))
+            self.text(f"choice:{letter}", f"({letter}) {choice}", self.margin + self.size, baseline)
+            self.y = baseline + self.text_descent
 
     def figure(self) -> None:
         fig = self.problem.figure
@@ -240,22 +288,30 @@ class _Composer:
         if w > self.width - 2 * self.margin:
             raise ValueError(f"{self.problem.id}: the {fig.kind} figure is {w} px wide; the page has "
                              f"{self.width - 2 * self.margin} px between margins (make spec['size_in'] smaller)")
-        x, y = (self.width - w) // 2, int(round(self.y))
+        x, y = (self.width - w) // 2, int(round(self.y + self.size))
         boxes = tuple(Box(b.kind, b.ref, b.x0 + x, b.y0 + y, b.x1 + x, b.y1 + y) for b in drawn.boxes)
         whole = Box("figure", fig.kind, float(x), float(y), float(x + w), float(y + h))
         self.figures.append(PlacedFigure(drawn.pixels, x, y, (whole, *boxes)))
-        self.y += h + self.line_h * 0.6
+        self.y = y + h
 
     def solution(self) -> None:
         if self.style == "printed":
-            self.text("header:solution", "Solution", self.margin, self.y + self.size * 1.1, bold=True)
-            self.y += self.line_h * 1.3
+            self.heading("header:solution", "Solution", self.size * 1.2)
             for step in self.variant.steps:
                 self._printed_step(step.index, step.latex)
         else:
-            self.y += self.line_h * 0.3
-            for step in self.variant.steps:
-                self._hand_step(step.index, step.latex)
+            for n, step in enumerate(self.variant.steps):
+                self._hand_step(step.index, step.latex, gap=self.size * 1.0 if n == 0 else self._hand_gap())
+
+    def working(self) -> None:
+        """Question-only pages: blank working space down to an answer area at the foot of the page."""
+        bottom = self.height - self.margin - self.size * (3.4 if self.paper == "exam" else 2.0)
+        top = self.y + self.size
+        if bottom - top < 2 * self.size:
+            bottom = top + 2 * self.size  # the page is full: a small area; compose_page shrinks the type
+        self.fixed.append(Box("working_area", "working", float(self.margin), top, float(self.width - self.margin),
+                              bottom))
+        self.y = bottom
 
     def _lines(self, index: int, latex: str, face: object, size: float, x0: float) -> list:
         try:
@@ -268,73 +324,134 @@ class _Composer:
         x0 = self.margin + self.size * 2.2
         lines = self._lines(index, latex, self.face, self.size, x0)
         for n, laid in enumerate(lines):
-            baseline = self.y + max(laid.ascent, self.size * 0.75)
+            baseline = self._baseline(max(laid.ascent, self.size * 0.75), self._gap(0.55))
             if n == 0:
                 self.text(f"step_number:{index}", f"{index}.", self.margin, baseline)
             x = x0 + (self.size * 1.5 if n else 0.0)
             self.printed.extend((f"step:{index}", m) for m in self.face.marks(laid.ops, x, baseline))
-            self.y = baseline + max(laid.descent, self.size * 0.25) + self.size * 0.55
+            self.y = baseline + max(laid.descent, self.size * 0.25)
 
-    def _hand_step(self, index: int, latex: str) -> None:
+    def _hand_step(self, index: int, latex: str, gap: float) -> None:
         assert self.writer is not None
         hand = Hand(self.writer, stage_rng(self.seed, "render:step", index))
         size = self.hand_size
         x0 = self.margin + size * 2.0
         lines = self._lines(index, latex, hand.face, size, x0 + size * 2.5)
-        j = hand.jit
-        stray = (3 * j.position + 1.3 * j.drift + j.size) * size  # how far jittered ink may leave its layout
         for n, laid in enumerate(lines):
-            baseline = self._snap(self.y + laid.ascent + stray + size * 0.1)
             line = sample_line(hand.rng, self.writer)
             x = x0 + (size * 1.5 if n else 0.0)
+            marks: list[tuple[str, InkMark]] = []
             if n == 0:
                 num = layout_lines(parse(f"{index}."), hand.face, size, 1e9)[0]
-                number = hand.marks(num.ops, self.margin, baseline, size, line)
-                self.hand.extend((f"step_number:{index}", m) for m in number)
+                marks.extend((f"step_number:{index}", m) for m in hand.marks(num.ops, self.margin, 0.0, size, line))
                 if hand.rng.random() < hand.jit.cross_out:
-                    word, strikes, width = hand.cross_out(x, baseline, size, line)
-                    self.hand.extend((f"step:{index}|crossed_out:{index}", m) for m in (*word, *strikes))
+                    word, strikes, width = hand.cross_out(x, 0.0, size, line)
+                    marks.extend((f"step:{index}|crossed_out:{index}", m) for m in (*word, *strikes))
                     x += width
-            self.hand.extend((f"step:{index}", m) for m in hand.marks(laid.ops, x, baseline, size, line))
-            self.y = baseline + laid.descent + stray + size * 0.1
+            marks.extend((f"step:{index}", m) for m in hand.marks(laid.ops, x, 0.0, size, line))
+            self._put_hand(marks, gap if n == 0 else self._hand_gap())
 
-    def _snap(self, baseline: float) -> float:
-        """On ruled paper a hand writes on the rules: move the baseline down to the next rule."""
-        if self.paper not in ("lined", "grid"):
-            return baseline
-        step = self.pitch if self.paper == "lined" else max(6, self.pitch // 2)
-        k = np.ceil((baseline - self.rule_top) / step)
-        return float(self.rule_top + k * step - 1)
+    def _hand_gap(self) -> float:
+        """Clearance between handwritten lines: on ruled paper the rules part them, so ink may come close."""
+        return 1.0 if self.ruled else self.size * 0.5
+
+    def _hand_lines(self, lines: list[list[tuple[str, Laid, float]]], hand: Hand, gap: float) -> None:
+        """Write laid-out tokens by hand, one drifting line each, placed below what is on the page."""
+        for n, line in enumerate(lines):
+            drift = sample_line(hand.rng, self.writer)  # type: ignore[arg-type]
+            marks = [(key, m) for key, laid, x in line for m in hand.marks(laid.ops, x, 0.0, self.hand_size, drift)]
+            self._put_hand(marks, gap if n == 0 else self._hand_gap())
+
+    def _put_hand(self, marks: list[tuple[str, InkMark]], gap: float) -> None:
+        """Place marks sampled at baseline 0 so their ink clears everything above by ``gap``."""
+        if not marks:
+            return
+        bounds = [mark_bounds(m) for _, m in marks]
+        top, bottom = min(b[1] for b in bounds), max(b[3] for b in bounds)
+        baseline = self._snap(self.y + gap - top)
+        self.hand.extend((key, moved(m, 0.0, baseline)) for key, m in marks)
+        self.y = baseline + bottom + 1  # +1: glyph positions round to whole pixels when moved
 
     def answer(self) -> None:
         size = self.size
-        self.y += self.line_h * 0.4
         if self.paper == "exam":
             x0, x1 = self.width - self.margin - 3.2 * self.dpi, self.width - self.margin
-            top = self.y
+            top = self.y + size * 0.8
             self.text("header:answer", "Answer", x0 + size * 0.4, top + size * 1.2, bold=True)
             self._frame("answer_area:answer", x0, top, x1, top + size * 3.4)
             self.y = top + size * 3.4
             return
-        end = self.text("header:answer", "Answer:", self.margin, self.y + size, bold=True)
+        baseline = self._baseline(self.text_ascent * 1.1, size * 0.8)
+        end = self.text("header:answer", "Answer:", self.margin, baseline, bold=True)
         x0 = end + size
-        base = self.y + size + 2
-        self.printed.append(("header:answer_line", InkRect(x0, base, x0 + 2 * self.dpi, base + 1)))
-        self.fixed.append(Box("answer_area", "answer", x0, self.y - size * 0.5, x0 + 2 * self.dpi, base + 3))
-        self.y = base + 3
+        self.printed.append(("header:answer_line", InkRect(x0, baseline + 2, x0 + 2 * self.dpi, baseline + 3)))
+        self.fixed.append(Box("answer_area", "answer", x0, baseline - size * 1.5, x0 + 2 * self.dpi, baseline + 3))
+        self.y = baseline + 3
 
     def draft(self, hand_rgb: tuple[int, int, int], meta: RenderedPage) -> Draft:
         return Draft(self.width, self.height, self.paper, self.pitch, self.rule_top, self.margin,
                      tuple(self.printed), tuple(self.hand), hand_rgb, tuple(self.figures), tuple(self.fixed), meta)
 
 
+def question_tokens(text: str) -> list[str]:
+    """The question's tokens: its words, except that a mixed number (``1 5/7``) is one token."""
+    words = text.split()
+    out: list[str] = []
+    for word in words:
+        if out and _WHOLE.fullmatch(out[-1]) and _FRACTION_START.match(word):
+            out[-1] = f"{out[-1]} {word}"
+        else:
+            out.append(word)
+    return out
+
+
+_WHOLE = re.compile(r"[−-]?\d+")
+_FRACTION_START = re.compile(r"\d+/\d+(?![\w(]|\.\d)")
+
+
+def _token_layouts(text: str, face: Face, size: float, problem_id: str) -> list[Laid]:
+    """Each question token laid out: keyboard math (``a^9``, ``3/4``, ``√2``) typeset, words as they are."""
+    out = []
+    printed = isinstance(face, PrintedFace)
+    if printed:
+        ascent, descent = font(SANS, round(size)).getmetrics()
+    for token in question_tokens(text):
+        try:
+            row = parse_inline(token)
+        except TypesetError as exc:
+            raise TypesetError(f"{problem_id} question: {exc}") from None
+        if row is None and printed:  # a plain word: the font's own metrics, no ink measuring
+            out.append(Laid(font(SANS, round(size)).getlength(token), float(ascent), float(descent),
+                            (GlyphOp(token, "text", 0.0, 0.0, size),)))
+        else:
+            out.append(layout(row if row is not None else Row((Sym(token, "text"),)), face, size))
+    return out
+
+
+def _wrap(tokens: list[tuple[Laid, str]], x0: float, right: float, space: float,
+          ) -> list[list[tuple[Laid, str, float]]]:
+    """Greedy line breaking of laid-out tokens; returns lines of (layout, key, x)."""
+    lines: list[list[tuple[Laid, str, float]]] = [[]]
+    x = x0
+    for laid, key in tokens:
+        if lines[-1] and x + laid.width > right:
+            lines.append([])
+            x = x0
+        lines[-1].append((laid, key, x))
+        x += laid.width + space
+    return [line for line in lines if line]
+
+
 def compose_page(problem: Problem, variant: Variant, *, page: str = "a4", paper: str = "plain", dpi: int = 100,
                  style: Literal["printed", "handwritten"] = "printed", writer: Writer | None = None,
-                 seed: int = 0) -> Draft:
+                 seed: int = 0, show_solution: bool = True, handwritten_question: bool = False) -> Draft:
     """Lay out the page and sample its handwriting; shrinks the type when the solution would not fit.
 
     ``seed`` keys every random choice (``stage_rng(seed, "render:step", i)`` per step), so the clean
-    page and its variants share all steps before the first edited one.
+    page and its variants share all steps before the first edited one. ``show_solution=False``
+    draws the question (and figure) over blank working space and an empty answer area, the way a
+    photographed worksheet looks before it is done; ``handwritten_question`` (handwritten style
+    only) has the writer copy the question out by hand too.
     """
     if page not in PAGE_INCHES:
         raise ValueError(f"page must be one of {sorted(PAGE_INCHES)}, got {page!r}")
@@ -342,35 +459,45 @@ def compose_page(problem: Problem, variant: Variant, *, page: str = "a4", paper:
         raise ValueError(f"paper must be one of {PAPERS}, got {paper!r}")
     if style not in STYLES:
         raise ValueError(f"style must be one of {STYLES}, got {style!r}")
+    if handwritten_question and style != "handwritten":
+        raise ValueError("handwritten_question needs style='handwritten' (a printed page has no writer)")
     if style == "handwritten" and writer is None:
         writer = sample_writer(stage_rng(seed, "render:writer"), neatness=1)
-    hand_rgb = writer.rgb if (writer and style == "handwritten") else INK_RGB
+    hand = style == "handwritten" and writer is not None
+    hand_rgb = writer.rgb if (writer and hand) else INK_RGB
     for scale in SHRINK:
         c = _Composer(problem, variant, page=page, paper=paper, dpi=dpi, style=style,
-                      writer=writer if style == "handwritten" else None, seed=seed, scale=scale)
+                      writer=writer if hand else None, seed=seed, scale=scale, show_solution=show_solution,
+                      handwritten_question=handwritten_question)
         c.header()
         c.question()
         c.figure()
-        c.solution()
+        if show_solution:
+            c.solution()
+        else:
+            c.working()
         c.answer()
         if c.y <= c.height - c.margin * 0.5:
             break
     else:
-        raise ValueError(f"{problem.id}: the solution does not fit on a {page} page at {dpi} dpi even at "
+        what = "solution" if show_solution else "question"
+        raise ValueError(f"{problem.id}: the {what} does not fit on a {page} page at {dpi} dpi even at "
                          f"{SHRINK[-1]:.0%} type size; use page: a4 or fewer steps")
-    hand = style == "handwritten" and writer is not None
     meta = RenderedPage(style=style, font=writer.name if hand else "DejaVu Sans", paper=paper,
-                        ink=writer.ink if hand else "black", dpi=dpi, width=c.width, height=c.height)
+                        ink=writer.ink if hand else "black", dpi=dpi, width=c.width, height=c.height,
+                        neatness=writer.neatness if hand else None, show_solution=show_solution,
+                        handwritten_question=handwritten_question)
     return c.draft(hand_rgb, meta)
 
 
 def render_page(problem: Problem, variant: Variant, *, page: str = "a4", paper: str = "plain", dpi: int = 100,
                 style: Literal["printed", "handwritten"] = "printed", writer: Writer | None = None,
-                seed: int = 0) -> PageImage:
+                seed: int = 0, show_solution: bool = True, handwritten_question: bool = False) -> PageImage:
     """Draw the question, figure and the variant's steps; every line, token, step and figure primitive
     gets a box. Same arguments, same bytes."""
     return compose_page(problem, variant, page=page, paper=paper, dpi=dpi, style=style, writer=writer,
-                        seed=seed).rasterize()
+                        seed=seed, show_solution=show_solution,
+                        handwritten_question=handwritten_question).rasterize()
 
 
 def sample_hand(rng: np.random.Generator, *, style: str, handwritten_share: float | None = None,

@@ -10,6 +10,7 @@ hand-drawn strokes) share fractions, scripts and radicals.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -290,6 +291,118 @@ def reading(node: Node) -> str:
     if isinstance(node, Fenced):
         return node.left + reading(node.body) + node.right
     return ""
+
+
+# ------------------------------------------------------------------------------------ inline math in prose
+# Question text is prose with math written the way a keyboard allows (``3a^9``, ``t^(−1)``, ``3/4``,
+# ``√2/2``). A word-level scanner turns those spots into box-tree nodes; nothing is evaluated and
+# anything it does not recognise stays literal text, so a question never fails to render.
+
+INLINE_FUNCTIONS = ("sin", "cos", "tan")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# A number over a whole number, not glued to letters or brackets on either side (``m/s`` and
+# ``(x+1)/(x−1)`` stay inline: a school question writes unit rates and long quotients that way).
+_NUMERIC_FRACTION = re.compile(r"(\d+(?:\.\d+)?)/(\d+)(?![\w(]|\.\d)")
+_OPERAND_SIGNS = ("−", "-", "+")
+MIXED_NUMBER_GAP_EM = 0.12
+
+
+def _fraction_at(text: str, i: int) -> re.Match[str] | None:
+    if i > 0 and (text[i - 1].isalnum() or text[i - 1] in ")./"):
+        return None
+    return _NUMERIC_FRACTION.match(text, i)
+
+
+def _operand(text: str, i: int) -> tuple[Row, int] | None:
+    """The exponent or radicand starting at ``i``: ``(…)`` (brackets dropped), a signed number or a letter."""
+    if i >= len(text):
+        return None
+    if text[i] == "(":
+        depth = 0
+        for j in range(i, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                inner = text[i + 1:j]
+                return (_inline_row(inner) if inner else None), j + 1  # type: ignore[return-value]
+        return None
+    sign = text[i] if text[i] in _OPERAND_SIGNS else ""
+    m = _NUMBER.match(text, i + len(sign))
+    if m:
+        return Row((Sym(CHAR_MAP.get(sign, sign) + m.group(), "text"),)), m.end()
+    if not sign and text[i].isalpha():
+        return Row((Sym(text[i], "text"),)), i + 1
+    return None
+
+
+def _split_base(plain: list[str]) -> Sym:
+    """Take the base of a ``^`` off the end of a pending text run: a function name or one character."""
+    run = "".join(plain)
+    for name in INLINE_FUNCTIONS:
+        if run.endswith(name) and not run[:-len(name)][-1:].isalpha():
+            del plain[-len(name):]
+            return Sym(name, "text")
+    return Sym(plain.pop(), "text")
+
+
+def _inline_row(text: str) -> Row:
+    items: list[Node] = []
+    plain: list[str] = []
+
+    def flush() -> None:
+        if plain:
+            items.append(Sym("".join(plain), "text"))
+            plain.clear()
+
+    i = 0
+    while i < len(text):
+        c = text[i]
+        frac = _fraction_at(text, i) if c.isdigit() else None
+        if frac:
+            flush()
+            items.append(Frac(Row((Sym(frac.group(1), "text"),)), Row((Sym(frac.group(2), "text"),))))
+            i = frac.end()
+            continue
+        if c == " ":
+            flush()
+            items.append(Space(MIXED_NUMBER_GAP_EM))
+            i += 1
+            continue
+        if c == "√" and (found := _operand(text, i + 1)) and found[0] is not None:
+            flush()
+            node: Node = Sqrt(found[0])
+            i = found[1]
+            den = re.match(r"/(\d+)(?![\w(]|\.\d)", text[i:])
+            if den:  # √2/2: the root over a number, as a stacked fraction
+                node = Frac(Row((node,)), Row((Sym(den.group(1), "text"),)))
+                i += den.end()
+            items.append(node)
+            continue
+        if c == "^" and (plain or items) and (found := _operand(text, i + 1)) and found[0] is not None:
+            base = _split_base(plain) if plain else items.pop()
+            flush()
+            items.append(Script(base, found[0], None))
+            i = found[1]
+            continue
+        plain.append(c)
+        i += 1
+    flush()
+    return Row(tuple(items))
+
+
+def parse_inline(text: str) -> Row | None:
+    """Keyboard math in one question token as a box tree, or None when it holds none (plain text).
+
+    Handles exponents (``3a^9``, ``t^(−1)``, ``tan^2``), numeric fractions (``3/4``, a mixed number
+    ``1 5/7``) and roots (``√2``, ``√2/2``); letters stay upright, like the prose around them.
+    """
+    if len(text) > MAX_LATEX_CHARS:
+        raise TypesetError(f"question token is {len(text)} characters; the limit is {MAX_LATEX_CHARS}")
+    if "^" not in text and "√" not in text and "/" not in text:
+        return None
+    row = _inline_row(text)
+    if all(isinstance(n, Sym) for n in row.items):
+        return None
+    return row
 
 
 # ------------------------------------------------------------------------------------ layout
@@ -806,3 +919,41 @@ def delim_strokes(op: DelimOp, x: float, y: float) -> list[tuple[tuple[float, fl
                  (c, mid + 0.05 * (bottom - top)), (c, bottom - 0.1 * (bottom - top)), (a, bottom))]
     cx = (x0 + x1) / 2
     return [((cx, top), (cx, bottom))]
+
+
+# ------------------------------------------------------------------------------------ mark geometry
+
+
+def mark_bounds(mark: InkMark) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) that contains every pixel :class:`InkLayer` can ink for ``mark``.
+
+    Lets a composer place a line by the ink it will leave, before anything is rasterized.
+    """
+    if isinstance(mark, InkRect):
+        return mark.x0, mark.y0, max(mark.x0 + 1, mark.x1), max(mark.y0 + 1, mark.y1)
+    if isinstance(mark, InkStroke):
+        pts = np.asarray(mark.points, float)
+        reach = max(1, int(round(mark.width))) / 2 + 1.5  # half the pen plus OpenCV's anti-aliased fringe
+        lo, hi = np.floor(pts.min(axis=0) - reach), np.ceil(pts.max(axis=0) + reach)
+        return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+    mask, dx, dy = glyph_mask(mark.path, int(round(mark.size)), mark.text)
+    h, w = mask.shape
+    if mark.rotate == 0.0 and mark.shear == 0.0:
+        x, y = int(round(mark.x)) + dx, int(round(mark.y)) + dy
+        return float(x), float(y), float(x + w), float(y + h)
+    th = np.deg2rad(mark.rotate)
+    c, s = np.cos(th), np.sin(th)
+    a = np.array([[c, s], [-s, c]]) @ np.array([[1.0, -mark.shear], [0.0, 1.0]])
+    corners = np.array([[dx, dy], [dx + w, dy], [dx, dy + h], [dx + w, dy + h]], float) @ a.T
+    lo = np.floor(corners.min(axis=0) + (mark.x, mark.y)) - 1
+    hi = np.ceil(corners.max(axis=0) + (mark.x, mark.y)) + 1
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+
+
+def moved(mark: InkMark, dx: float, dy: float) -> InkMark:
+    """``mark`` translated by (dx, dy) page px."""
+    if isinstance(mark, InkGlyph):
+        return replace(mark, x=mark.x + dx, y=mark.y + dy)
+    if isinstance(mark, InkStroke):
+        return replace(mark, points=tuple((x + dx, y + dy) for x, y in mark.points))
+    return replace(mark, x0=mark.x0 + dx, y0=mark.y0 + dy, x1=mark.x1 + dx, y1=mark.y1 + dy)

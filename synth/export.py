@@ -46,15 +46,20 @@ def hf_features():  # noqa: ANN201 - datasets is imported lazily (it is slow to 
         "steps": Sequence(Value("string")),
         "is_correct": Value("bool"), "error_family": Value("string"), "error_subtype": Value("string"),
         "first_error_step": Value("int32"), "propagated": Value("bool"), "answer_changed": Value("bool"),
+        "error_count": Value("int32"), "other_error_subtypes": Sequence(Value("string")),
+        "other_first_error_steps": Sequence(Value("int32")),
         "shown_answer": Value("string"), "explanation": Value("string"),
         "errorradar": Value("string"), "fermat": Value("string"), "mmerror": Value("string"),
         "control_subtype": Value("string"), "degradation": Value("string"), "severity": Value("int32"),
+        "profile": Value("string"),
+        "render_style": Value("string"), "neatness": Value("int32"), "show_solution": Value("bool"),
         "image": Image(), "clean_image": Image(), "row": Value("string"),
     })
 
 
 def hf_record(run_dir: Path, row: dict[str, Any]) -> dict[str, Any]:
     err = row["error"] or {}
+    others = row.get("errors") or []  # errors after the first (inject.errors_per_variant > 1)
     proj = err.get("projections") or {}
     deg = row["degradations"][0] if row["degradations"] else None
     return {
@@ -66,10 +71,15 @@ def hf_record(run_dir: Path, row: dict[str, Any]) -> dict[str, Any]:
         "error_family": err.get("family"), "error_subtype": err.get("subtype"),
         "first_error_step": err.get("first_error_step", -1) if err else -1,
         "propagated": err.get("propagated"), "answer_changed": err.get("answer_changed"),
+        "error_count": (1 + len(others)) if err else 0, "other_error_subtypes": [e["subtype"] for e in others],
+        "other_first_error_steps": [e["first_error_step"] for e in others],
         "shown_answer": row["shown_answer"], "explanation": err.get("explanation"),
         "errorradar": proj.get("errorradar"), "fermat": proj.get("fermat"), "mmerror": proj.get("mmerror"),
         "control_subtype": (row["control"] or {}).get("subtype"),
         "degradation": deg["subtype"] if deg else None, "severity": deg["severity"] if deg else 0,
+        "profile": row.get("profile"),
+        "render_style": (row["render"] or {}).get("style"), "neatness": (row["render"] or {}).get("neatness"),
+        "show_solution": (row["render"] or {}).get("show_solution"),
         "image": _image(run_dir, row["image"]), "clean_image": _image(run_dir, row["clean_image"]),
         "row": json.dumps(row, ensure_ascii=False, separators=(",", ":")),
     }
@@ -97,8 +107,8 @@ def export_hf(run_dir: Path, dest: Path, progress: ProgressFn | None = None) -> 
         for row in _rows_with_progress(run_dir, progress):
             counts[row["variant"]] += 1
             families[row["family"]] += 1
-            if row["error"]:
-                subtypes[row["error"]["subtype"]] += 1
+            for e in ([row["error"]] if row["error"] else []) + (row.get("errors") or []):
+                subtypes[e["subtype"]] += 1
             for d in row["degradations"]:
                 degradations[f"{d['subtype']} (severity {d['severity']})"] += 1
             yield hf_record(run_dir, row)

@@ -63,15 +63,18 @@ def to_row(item: Item) -> dict[str, Any]:
                    "inputs": list(s.inputs), "bbox": _bbox(boxes, "step", str(s.index))} for s in v.steps],
         "clean_steps": len(p.steps),
         "error": to_jsonable(v.error),
+        "errors": to_jsonable(v.errors),
         "control": to_jsonable(v.control),
         "is_correct": v.is_correct,
         "shown_answer": v.shown_answer,
         "render": None if item.render is None else {
-            k: getattr(item.render, k) for k in ("style", "font", "paper", "ink", "dpi", "width", "height")},
+            k: getattr(item.render, k) for k in ("style", "font", "paper", "ink", "dpi", "width", "height",
+                                                 "neatness", "show_solution", "handwritten_question")},
         "layout": None if item.render is None else [
             {"kind": b.kind, "ref": b.ref, "bbox": [round(b.x0, 2), round(b.y0, 2), round(b.x1, 2), round(b.y1, 2)]}
             for b in item.render.layout],
         "degradations": to_jsonable(item.degradations),
+        "profile": item.profile,
         "image": item.image,
         "clean_image": item.clean_image,
         "seed": item.seed,
@@ -101,7 +104,8 @@ def from_row(row: dict[str, Any]) -> Item:
     )
     kind = "clean" if row["variant"] == "degraded" else row["variant"]
     variant = Variant(kind=kind, steps=steps, shown_answer=row["shown_answer"], is_correct=row["is_correct"],
-                      error=from_jsonable(ErrorLabel, row["error"]), control=from_jsonable(Control, row["control"]))
+                      error=from_jsonable(ErrorLabel, row["error"]), control=from_jsonable(Control, row["control"]),
+                      errors=from_jsonable(tuple[ErrorLabel, ...], row.get("errors", [])))
     render = None
     if row["render"] is not None:
         layout = tuple(Box(b["kind"], b["ref"], *b["bbox"]) for b in row["layout"])
@@ -109,7 +113,8 @@ def from_row(row: dict[str, Any]) -> Item:
     return Item(id=row["id"], base_id=row["base_id"], index=row["index"], seed=row["seed"], problem=problem,
                 variant=variant, render=render,
                 degradations=from_jsonable(tuple[DegradationRecord, ...], row["degradations"]),
-                image=row["image"], clean_image=row["clean_image"], versions=row["versions"])
+                image=row["image"], clean_image=row["clean_image"], versions=row["versions"],
+                profile=row.get("profile"))
 
 
 def dumps_row(row: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 from perturb.photo import REGISTRY as PHOTO_OPS
 from perturb.photo import degrade
 from perturb.photo.base import ReversePage
+from perturb.photo.handwritten import page_text
 from perturb.photo.profile import degrade_profile
 from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
@@ -204,6 +205,7 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     if clean_pixels is None:
         return
     reverse = _reverse_page(config, index) if _needs_reverse(config) else None
+    text = page_text(problem, variants[0][1])  # the words handwritten_* ops write (the clean, correct ones)
     n = 0
     for op in config.degrade.ops:
         for severity in op.severities:
@@ -217,7 +219,8 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
                 continue
             with _Timer(stats, "degrade"):
                 rng = stage_rng(seed, f"degrade:{op.subtype}", severity, n)
-                pixels, page, record = degrade(clean_pixels, clean_page, op.subtype, severity, rng, reverse=reverse)
+                pixels, page, record = degrade(clean_pixels, clean_page, op.subtype, severity, rng, reverse=reverse,
+                                               text=text)
             item_id = f"{bid}-d{n}"
             yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
                        variant=variants[0][1], render=page, degradations=(record,),
@@ -229,10 +232,10 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
             continue
         with _Timer(stats, "degrade"):
             rng = stage_rng(seed, f"profile:{profile.name}")
-            pixels, page, records = degrade_profile(clean_pixels, clean_page, steps, rng, reverse=reverse)
+            pixels, page, records = degrade_profile(clean_pixels, clean_page, steps, rng, reverse=reverse, text=text)
         item_id = f"{bid}-p{k}"
         yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
-                   variant=variants[0][1], render=page, degradations=records,
+                   variant=variants[0][1], render=page, degradations=records, profile=profile.name,
                    image=f"images/{item_id}.png", clean_image=clean_image, versions=versions()), pixels
 
 

@@ -92,7 +92,11 @@ class Control:
 
 @dataclass(frozen=True)
 class Variant:
-    """The solution as shown: clean, with one verified error, or a superficial no-error edit."""
+    """The solution as shown: clean, with verified errors, or a superficial no-error edit.
+
+    ``error`` is the error that comes first in the solution; ``errors`` holds any others
+    (``inject.errors_per_variant`` above 1), in the order of their first wrong step.
+    """
 
     kind: VariantKind
     steps: tuple[Step, ...]
@@ -100,6 +104,7 @@ class Variant:
     is_correct: bool
     error: ErrorLabel | None = None
     control: Control | None = None
+    errors: tuple[ErrorLabel, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,9 @@ class RenderedPage:
     width: int
     height: int
     layout: tuple[Box, ...] = ()
+    neatness: int | None = None  # the writer's 1 neat / 2 irregular / 3 messy; None for printed pages
+    show_solution: bool = True  # False: question, figure and empty working space only (render.show_solution)
+    handwritten_question: bool = False  # the question too is written by the page's writer
 
 
 @dataclass(frozen=True)
@@ -150,6 +158,7 @@ class Item:
     image: str | None = None
     clean_image: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
+    profile: str | None = None  # the capture profile (degrade.profiles name) that took this photo, if any
 
 
 # ---------------------------------------------------------------- JSON round-trip

@@ -17,6 +17,7 @@ from render.typeset import (
     layout,
     layout_lines,
     parse,
+    parse_inline,
     reading,
     reading_rows,
 )
@@ -112,3 +113,36 @@ def test_long_line_breaks_before_operators_and_every_piece_fits() -> None:
     assert all(line.width <= whole * 0.45 for line in lines)
     assert sum(len([o for o in line.ops if isinstance(o, GlyphOp)]) for line in lines) == len(
         [o for o in layout(row, FACE, 30.0).ops if isinstance(o, GlyphOp)])
+
+
+@pytest.mark.parametrize(("word", "read"), [
+    ("3a^9", "3a9"), ("t^(−1)", "t−1"), ("(4p^2)^3", "(4p2)3"), ("tan^2", "tan2"), ("6/7", "67"),
+    ("1 5/7", "157"), ("√2/2", "√22"), ("x^2,", "x2,"), ("2^(1/2)", "212"),
+])
+def test_keyboard_math_in_a_question_word_becomes_scripts_fractions_and_roots(word: str, read: str) -> None:
+    row = parse_inline(word)
+    assert row is not None and reading(row) == read
+    assert not any(isinstance(n, Sym) and "^" in n.text for n in row.items)
+
+
+@pytest.mark.parametrize("word", ["Simplify", "m/s", "km/h", "45°", "1/2.5", "a^", "^2", "(x+1)/(x−1)", "y/x"])
+def test_prose_units_and_unfinished_math_stay_literal(word: str) -> None:
+    row = parse_inline(word)
+    assert row is None or all(isinstance(n, Sym) for n in row.items)
+
+
+def test_inline_exponent_is_raised_and_fraction_is_stacked() -> None:
+    laid = layout(parse_inline("3a^9"), FACE, 30.0)
+    a, nine = _glyph(laid.ops, "a"), _glyph(laid.ops, "9")
+    assert nine.y < a.y - 0.3 * a.size and nine.size < 0.8 * a.size
+    frac = layout(parse_inline("3/4"), FACE, 30.0)
+    bar = next(o for o in frac.ops if isinstance(o, RuleOp))
+    assert _glyph(frac.ops, "3").y < bar.y < _glyph(frac.ops, "4").y
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab12^/√()−.- ", max_size=30))
+def test_any_question_word_lays_out_without_error(text: str) -> None:
+    row = parse_inline(text)
+    if row is not None:
+        layout(row, FACE, 20.0)
