@@ -1,0 +1,433 @@
+"""Math commonsense with a picture: a point on a number line, time between two clocks, counting an array."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy
+
+from synth.generators import expr as E
+from synth.generators import register
+from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.generators.statistics import effective_readings, mal_chain, pick, rational, reduce_steps, sample_role
+from synth.records import Figure, Given
+
+# ---------------------------------------------------------------- number line
+
+
+@register
+class NumberLine(Family):
+    """The value at a marked point from two labelled marks and the equal divisions between them.
+
+    easy/medium label the two ends; hard labels two marks inside the line, so the division size
+    comes from the gap between them and P may lie outside it.
+    """
+
+    id = "commonsense.number_line"
+    domain = "commonsense"
+    subdomain = "number_line"
+    grade_band = "3-6"
+    figure_kind = "number_line"
+    image_roles = ("required", "useful")
+    malrules = (
+        MalRule("count_ticks_not_gaps", "invalid_inference", "divides by the number of tick marks instead of the "
+                "number of gaps between them"),
+        MalRule("each_tick_is_one", "invalid_assumption", "assumes every small division is worth 1"),
+    )
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        while True:
+            if difficulty == "easy":
+                n = int(pick(rng, (4, 5, 10)))
+                start = int(rng.integers(0, 40)) * 10
+                width = n * int(pick(rng, (2, 5, 10, 20)))
+                decimal, i, j = True, 0, n
+            elif difficulty == "medium":
+                n = int(pick(rng, (3, 4, 5, 6, 8)))
+                start = int(rng.integers(0, 20))
+                width = int(pick(rng, (1, 2, 3)))
+                decimal, i, j = n in (4, 5, 8) and bool(rng.random() < 0.5), 0, n
+            else:
+                n = int(pick(rng, (8, 10, 12)))
+                i = int(rng.integers(1, 4))
+                j = i + int(pick(rng, (2, 3, 4, 5, 6)))
+                start = -int(rng.integers(1, 7))
+                width = int(pick(rng, (1, 2, 3, 4)))
+                decimal = bool(rng.random() < 0.5) and E.is_decimal(Fraction(width, j - i))
+            if j > n:
+                continue
+            k = int(pick(rng, [m for m in range(1, n) if m not in (i, j)]))
+            if Fraction(width, j - i) == 1:
+                continue
+            return {"start": start, "end": start + width, "n": n, "labels": [i, j], "ks": [k], "decimal": decimal,
+                    "image_role": sample_role(rng)}
+
+    def _tree(self, params: dict[str, Any], *, extra_tick: bool = False, unit: bool = False) -> E.Node:
+        i, j = params["labels"]
+        gaps: E.Node = j if i == 0 else ["group", ["-", j, i]]
+        if extra_tick:
+            gaps = ["group", ["+", gaps, 1]]
+        size: E.Node = 1 if unit else ["group", ["/", ["group", ["-", params["end"], params["start"]]], gaps]]
+        k = params["ks"][0]
+        steps: E.Node = k if i == 0 else ["group", ["-", k, i]]
+        return ["+", params["start"], ["*", steps, size]]
+
+    def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        d = Derivation(overrides)
+        reduce_steps(d, self._tree(params), first_rule="division_size", decimal=params["decimal"])
+        return d.steps
+
+    def initial(self, params: dict[str, Any]) -> sympy.Basic:
+        return E.sym(self._tree(params))
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Place the point by linear interpolation between the two labelled marks.
+        (i, j), (k,) = params["labels"], params["ks"]
+        s, e = Fraction(params["start"]), Fraction(params["end"])
+        return rational(s + (e - s) * Fraction(k - i, j - i))
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        v = self.target(params)
+        return E.num_text(v, decimal=params["decimal"]), E.num_latex(v, decimal=params["decimal"])
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule == "count_ticks_not_gaps":
+            return mal_chain(self, params, self._tree(params, extra_tick=True), "division_size",
+                             decimal=params["decimal"])
+        if rule == "each_tick_is_one":
+            return mal_chain(self, params, self._tree(params, unit=True), "division_size", decimal=params["decimal"])
+        return None
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        n, (i, j) = params["n"], params["labels"]
+        elements: list[dict[str, Any]] = [{"id": "axis", "type": "axis"}]
+        for t in range(n + 1):
+            label = E.num_text(params["start"]) if t == i else E.num_text(params["end"]) if t == j else None
+            elements.append({"id": f"tick_{t}", "type": "tick", "index": t, "text": label})
+        elements.append({"id": "point_P", "type": "point", "index": params["ks"][0], "text": "P"})
+        return Figure("number_line", {"size_in": [4.6, 0.9], "divisions": n, "elements": elements})
+
+    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
+        useful = params["image_role"] == "useful"
+        i, j = params["labels"]
+        return (Given("first label", str(params["start"]), "text" if useful else f"figure:tick_{i}"),
+                Given("second label", str(params["end"]), "text" if useful else f"figure:tick_{j}"),
+                Given("divisions between labels", str(j - i), "text" if useful else "figure:axis"),
+                Given("divisions to P", str(params["ks"][0] - i), "text" if useful else "figure:point_P"))
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        (k,), n, (i, j) = params["ks"], params["n"], params["labels"]
+        moves = tuple([k + s] for s in (1, -1) if 0 < k + s < n and k + s not in (i, j))
+        out = [Reading("ks", "point_P", "miscount", moves)]
+        if i == 0:  # the labels are the ends: a miscount of all the divisions
+            out.append(Reading("labels", "axis", "miscount", ([0, n + 1], [0, n - 1])))
+        else:
+            out.append(Reading("labels", f"tick_{j}", "miscount", ([i, j + 1], [i, j - 1]) if j - 1 > i else
+                               ([i, j + 1],)))
+        return effective_readings(self, params, out)
+
+    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        i, j = params["labels"]
+        return {**params, "form": "decimal" if params["decimal"] else "fraction", "ends": i == 0,
+                "start": E.num_text(params["start"]), "end": E.num_text(params["end"]), "gaps": j - i,
+                "k1": params["ks"][0] - i}
+
+
+# ---------------------------------------------------------------- clocks
+
+
+def _clock_text(h: int, m: int) -> str:
+    return f"{h}:{m:02d}"
+
+
+@register
+class ClockInterval(Family):
+    """Minutes between the times on two clocks (medium, hard: across noon; hard: compared with a plan)."""
+
+    id = "commonsense.clock.interval"
+    domain = "commonsense"
+    subdomain = "time"
+    grade_band = "3-5"
+    figure_kind = "clock"
+    image_roles = ("required", "useful")
+    malrules = (
+        MalRule("hour_hand_as_minutes", "incorrect_fact", "swaps the hands: reads the hour hand as the minutes"),
+        MalRule("decimal_time", "formula_misuse", "subtracts the times as if an hour had 100 minutes"),
+    )
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        step = 1 if difficulty == "hard" else 5
+        while True:
+            h1 = int(rng.integers(1, 12)) if difficulty == "easy" else int(rng.integers(8, 12))
+            m1 = int(rng.integers(0, 60 // step)) * step
+            length = int(rng.integers(20, 180 if difficulty == "easy" else 300))
+            length -= (m1 + length) % step
+            start = h1 * 60 + m1
+            end = start + length
+            h2, m2 = divmod(end, 60)
+            if difficulty == "easy" and h2 > 12 or length < 15:
+                continue
+            if difficulty != "easy" and h2 <= 12:
+                continue
+            if m1 == 0 or m2 == 0 or (m1 // 5) % 12 == h1 % 12:
+                continue
+            params = {"h1": h1, "m1": m1, "h2": h2, "m2": m2, "pm": difficulty != "easy",
+                      "context": int(rng.integers(len(_CLOCK_CONTEXTS))), "image_role": sample_role(rng)}
+            if difficulty == "hard":
+                params["plan"] = int(rng.integers(1, 4)) * 60 + int(pick(rng, (0, 15, 30, 45)))
+                if params["plan"] == length:
+                    continue
+            return params
+
+    @staticmethod
+    def _minutes(h: int, m: int, *, hundred: bool = False) -> E.Node:
+        return ["group", ["+", ["*", h, 100 if hundred else 60], m]]
+
+    def _tree(self, params: dict[str, Any], *, swap: bool = False, hundred: bool = False) -> E.Node:
+        h1, m1 = (params["m1"] // 5 or 12, params["h1"] * 5 % 60) if swap else (params["h1"], params["m1"])
+        h2 = params["h2"]
+        hour2: E.Node = h2 if not params["pm"] else ["group", ["+", h2 - 12, 12]]
+        node: E.Node = ["-", ["group", ["+", ["*", hour2, 100 if hundred else 60], params["m2"]]],
+                        self._minutes(h1, m1, hundred=hundred)]
+        if "plan" in params:
+            hours, minutes = divmod(params["plan"], 60)
+            node = ["-", node, self._minutes(hours, minutes)] if minutes else ["-", node, ["*", hours, 60]]
+        return node
+
+    def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        d = Derivation(overrides)
+        reduce_steps(d, self._tree(params), first_rule="times_in_minutes")
+        return d.steps
+
+    def initial(self, params: dict[str, Any]) -> sympy.Basic:
+        return E.sym(self._tree(params))
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Count on: to the next full hour, whole hours, then the minutes past.
+        h1, m1, h2, m2 = params["h1"], params["m1"], params["h2"], params["m2"]
+        minutes = (60 - m1) + (h2 - h1 - 1) * 60 + m2
+        return sympy.Integer(minutes - params.get("plan", 0))
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        v = int(self.target(params))
+        return f"{v} minutes", rf"{v}\ \text{{minutes}}"
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule == "hour_hand_as_minutes":
+            if params["m1"] % 5:
+                return None
+            return mal_chain(self, params, self._tree(params, swap=True), "times_in_minutes")
+        if rule == "decimal_time":
+            return mal_chain(self, params, self._tree(params, hundred=True), "times_in_minutes")
+        return None
+
+    def _captions(self, params: dict[str, Any]) -> tuple[str, str]:
+        a, b = _CLOCK_CONTEXTS[params["context"]][:2]
+        if params["pm"]:
+            return f"{a} (morning)", f"{b} (afternoon)"
+        return a, b
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        elements: list[dict[str, Any]] = []
+        for i, caption in enumerate(self._captions(params), start=1):
+            h, m = params[f"h{i}"] % 12 or 12, params[f"m{i}"]
+            elements += [{"id": f"face_{i}", "type": "face", "slot": i - 1, "hour": h, "minute": m},
+                         {"id": f"hand_hour_{i}", "type": "hand", "slot": i - 1, "hand": "hour", "hour": h,
+                          "minute": m},
+                         {"id": f"hand_minute_{i}", "type": "hand", "slot": i - 1, "hand": "minute", "hour": h,
+                          "minute": m},
+                         {"id": f"label_{i}", "type": "label", "slot": i - 1, "text": caption}]
+        return Figure("clock", {"size_in": [4.4, 2.5], "faces": 2, "elements": elements})
+
+    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
+        useful = params["image_role"] == "useful"
+        out = []
+        for i in (1, 2):
+            for part in ("h", "m"):
+                hand = "hour" if part == "h" else "minute"
+                out.append(Given(f"{part}{i}", str(params[f"{part}{i}"]), "text" if useful else
+                                 f"figure:hand_{hand}_{i}"))
+        if "plan" in params:
+            out.append(Given("plan", str(params["plan"]), "text", "min"))
+        return tuple(out)
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        out = []
+        for i in (1, 2):
+            h, m = params[f"h{i}"], params[f"m{i}"]
+            # Past the half hour the hour hand is nearly at the next number: the classic misread.
+            hour_misread = (h + 1,) if m >= 30 else ((h - 1,) if h > 1 else ())
+            out.append(Reading(f"h{i}", f"hand_hour_{i}", "misread_value", hour_misread))
+            out.append(Reading(f"m{i}", f"hand_minute_{i}", "misread_value",
+                               tuple(v for v in (m + 5, m - 5) if 0 <= v < 60)))
+        return effective_readings(self, params, out)
+
+    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        a, b, event = _CLOCK_CONTEXTS[params["context"]]
+        plan_h, plan_m = divmod(params.get("plan", 0), 60)
+        plan = f"{plan_h} hour{'s' if plan_h > 1 else ''}" + (f" {plan_m} minutes" if plan_m else "")
+        return {**params, "event": event, "start_label": a.lower(), "end_label": b.lower(),
+                "t1": _clock_text(params["h1"], params["m1"]) + (" am" if params["pm"] else ""),
+                "t2": _clock_text(params["h2"] % 12 or 12, params["m2"]) + (" pm" if params["pm"] else ""),
+                "plan_text": plan, "has_plan": "plan" in params}
+
+
+_CLOCK_CONTEXTS = (
+    ("Start", "Finish", "a school trip"),
+    ("Leaves", "Arrives", "a train journey"),
+    ("Starts", "Ends", "a football tournament"),
+    ("Begins", "Ends", "a baking class"),
+    ("Sets off", "Gets home", "a bike ride"),
+)
+
+
+# ---------------------------------------------------------------- counting objects
+
+_SHAPES = ("apple", "star", "dot", "egg")
+_CONTAINERS = {"apple": ("apples", "crate"), "star": ("stars", "sticker sheet"), "dot": ("counters", "board"),
+               "egg": ("eggs", "tray")}
+
+
+@register
+class CountingObjects(Family):
+    """Objects in rows and columns with gaps: rows × columns − missing (medium: two groups; hard: shared out)."""
+
+    id = "commonsense.counting.objects"
+    domain = "commonsense"
+    subdomain = "counting"
+    grade_band = "2-4"
+    figure_kind = "object_array"
+    image_roles = ("required", "useful")
+    malrules = (
+        MalRule("ignore_missing", "invalid_assumption", "counts the array as if it were full"),
+        MalRule("add_rows_and_columns", "formula_misuse", "adds the number of rows and columns instead of "
+                "multiplying"),
+    )
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        groups_n = 1 if difficulty == "easy" else 2
+        shape = str(pick(rng, _SHAPES))
+        while True:
+            groups = []
+            for _ in range(groups_n):
+                rows, cols = int(rng.integers(2, 6)), int(rng.integers(3, 8))
+                k = int(rng.integers(1, min(6, rows * cols // 3) + 1))
+                cells = sorted(int(c) for c in rng.choice(rows * cols, size=k, replace=False))
+                groups.append({"rows": rows, "cols": cols, "missing": cells})
+            params = {"shape": shape, "groups": groups, "image_role": sample_role(rng)}
+            if difficulty == "hard":
+                total = sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
+                sharers = [s for s in (2, 3, 4, 5, 6) if total % s == 0]
+                if not sharers:
+                    continue
+                params["share"] = int(pick(rng, sharers))
+            return params
+
+    def _tree(self, params: dict[str, Any], *, full: bool = False, add: bool = False) -> E.Node:
+        terms: list[E.Node] = []
+        for g in params["groups"]:
+            array: E.Node = ["+" if add else "*", g["rows"], g["cols"]]
+            if add:
+                array = ["group", array]
+            terms.append(array if full else ["-", array, len(g["missing"])] if len(terms) == 0 else
+                         ["group", ["-", array, len(g["missing"])]])
+        node = terms[0]
+        for t in terms[1:]:
+            node = ["+", node, t]
+        if "share" in params:
+            node = ["/", ["group", node], params["share"]]
+        return node
+
+    def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        d = Derivation(overrides)
+        reduce_steps(d, self._tree(params), first_rule="rows_times_columns")
+        return d.steps
+
+    def initial(self, params: dict[str, Any]) -> sympy.Basic:
+        return E.sym(self._tree(params))
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Count the objects that are there, one by one.
+        present = sum(1 for g in params["groups"] for cell in range(g["rows"] * g["cols"]) if cell not in g["missing"])
+        return rational(Fraction(present, params.get("share", 1)))
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule == "ignore_missing":
+            if "share" in params and sum(g["rows"] * g["cols"] for g in params["groups"]) % params["share"]:
+                return None  # a pupil would notice the share is not whole
+            return mal_chain(self, params, self._tree(params, full=True), "rows_times_columns")
+        if rule == "add_rows_and_columns":
+            if any(g["rows"] + g["cols"] == g["rows"] * g["cols"] for g in params["groups"]):
+                return None
+            tree = self._tree(params, add=True)
+            if "share" in params and E.value(tree).denominator != 1:
+                return None
+            return mal_chain(self, params, tree, "rows_times_columns")
+        return None
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        noun, container = _CONTAINERS[params["shape"]]
+        elements: list[dict[str, Any]] = []
+        for gi, g in enumerate(params["groups"]):
+            name = "AB"[gi]
+            elements.append({"id": f"tray_{name}", "type": "polygon", "group": gi})
+            elements.append({"id": f"label_{name}", "type": "label", "group": gi,
+                             "text": f"{container.capitalize()} {name}" if len(params["groups"]) > 1 else
+                             container.capitalize()})
+            for cell in range(g["rows"] * g["cols"]):
+                r, c = divmod(cell, g["cols"])
+                elements.append({"id": f"object_{name}_{r}_{c}", "type": "object", "group": gi, "row": r, "col": c,
+                                 "present": cell not in g["missing"]})
+        widest = max(g["cols"] for g in params["groups"])
+        tallest = max(g["rows"] for g in params["groups"])
+        n = len(params["groups"])
+        width = round(min(5.6, n * (widest * 0.36 + 0.35)), 2)
+        return Figure("object_array", {"size_in": [width, round(tallest * 0.36 + 0.6, 2)], "shape": params["shape"],
+                                       "groups": [[g["rows"], g["cols"]] for g in params["groups"]],
+                                       "elements": elements})
+
+    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
+        useful = params["image_role"] == "useful"
+        out = []
+        for gi, g in enumerate(params["groups"]):
+            name = "AB"[gi]
+            for key in ("rows", "cols"):
+                out.append(Given(f"{key} {name}", str(g[key]), "text" if useful else f"figure:tray_{name}"))
+            first_gap = divmod(g["missing"][0], g["cols"])
+            out.append(Given(f"missing {name}", str(len(g["missing"])), "text" if useful else
+                             f"figure:object_{name}_{first_gap[0]}_{first_gap[1]}"))
+        if "share" in params:
+            out.append(Given("people sharing", str(params["share"]), "text"))
+        return tuple(out)
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        groups = params["groups"]
+        out = []
+        for gi, g in enumerate(groups):
+            name = "AB"[gi]
+            for key, kind in (("rows", "miscount"), ("cols", "miscount")):
+                wrong = []
+                for delta in (1, -1):
+                    changed = dict(g, **{key: g[key] + delta})
+                    size = changed["rows"] * changed["cols"]
+                    if changed[key] >= 1 and all(c < size for c in g["missing"]):
+                        wrong.append([changed if j == gi else h for j, h in enumerate(groups)])
+                out.append(Reading("groups", f"tray_{name}", kind, tuple(wrong)))
+            spare = [c for c in range(g["rows"] * g["cols"]) if c not in g["missing"]]
+            fewer = dict(g, missing=g["missing"][1:])
+            more = dict(g, missing=sorted([*g["missing"], spare[0]])) if spare else None
+            options = [fewer] + ([more] if more else [])
+            r, c = divmod(g["missing"][0], g["cols"])
+            out.append(Reading("groups", f"object_{name}_{r}_{c}", "miscount",
+                               tuple([o if j == gi else h for j, h in enumerate(groups)] for o in options)))
+        return effective_readings(self, params, out)
+
+    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        noun, container = _CONTAINERS[params["shape"]]
+        g = params["groups"]
+        desc = [f"{x['rows']} rows of {x['cols']} with {len(x['missing'])} missing" for x in g]
+        return {**params, "noun": noun, "container": container, "two": len(g) == 2, "desc": " and ".join(desc),
+                "share": params.get("share")}
