@@ -142,6 +142,9 @@ def generate_problem(config: RunConfig, index: int, stats: ShardStats, plan: Bas
             difficulty = _pick(rng, config.generate.difficulties)
             question_type = _pick(rng, config.generate.question_types)
     family = get_family(family_id)
+    if question_type not in family.question_types:
+        # Only a quota run's reverse pages get here (weighted configs offer every type in every family).
+        question_type = "free"
     for attempt in range(MAX_GENERATE_ATTEMPTS):
         keys = (attempt,) if redraw == 0 else (attempt, redraw)
         with _Timer(stats, "generate"):

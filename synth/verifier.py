@@ -11,7 +11,7 @@ from sympy.core.relational import Relational
 
 from synth.generators import get_family
 from synth.generators.base import Family
-from synth.mathparse import MathParseError, equivalent, parse_math
+from synth.mathparse import MathParseError, _clearly_differ, equivalent, parse_math
 from synth.presentation import ShownLine, presentation_faults, read_line
 from synth.records import Problem, Step
 
@@ -77,8 +77,18 @@ def same_value(a: sympy.Basic, b: sympy.Basic) -> bool:
         return _solutions(a) == _solutions(b)
     if a == b:
         return True
+    # Each line is compared with the line before and with the question, so expanding each value
+    # once (cached) and comparing the expansions settles the usual case, equal values, cheaply.
+    # expand(a) == expand(b) implies expand(a - b) == 0; otherwise the original test decides.
+    if _expanded(a) == _expanded(b):
+        return True
     diff = sympy.expand(a - b)
     return diff == 0
+
+
+@lru_cache(maxsize=8192)
+def _expanded(value: sympy.Basic) -> sympy.Basic:
+    return sympy.expand(value)
 
 
 _ORDER = (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)
@@ -142,6 +152,7 @@ def _polynomial_key(eq: sympy.Eq) -> tuple[sympy.Basic, ...] | None:
     return tuple(poly.sqf_part().monic().all_coeffs())
 
 
+@lru_cache(maxsize=4096)
 def _solutions(eq: sympy.Eq) -> tuple[object, ...]:
     free = sorted(eq.free_symbols, key=lambda s: s.name)
     if not free:
@@ -209,8 +220,11 @@ def _equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
         return True
     if diff.is_Rational:
         return False
-    if sympy.expand(diff) == 0:
+    if _expanded(answer) == _expanded(truth) or sympy.expand(diff) == 0:
         return True
+    # Exact (or 30-digit) values that differ at a probe point prove the answers differ: skip simplify.
+    if _clearly_differ(answer, truth):
+        return False
     return bool(sympy.simplify(diff) == 0)
 
 

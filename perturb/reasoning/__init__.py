@@ -14,6 +14,6 @@ def register(injector: Injector) -> Injector:
     return injector
 
 
-from perturb.reasoning import computational, conceptual, notational, superficial, visual  # noqa: E402,F401
+from perturb.reasoning import computational, conceptual, notational, presentation, superficial, visual  # noqa: E402,F401
 
 __all__ = ["REGISTRY", "Injector", "inject", "register"]

@@ -26,6 +26,9 @@ class Intent:
     explanation: str
     edit: dict[str, Any]
     display_step: int | None = None  # notational errors: the one line whose text says other than its value
+    # presentation errors: the subtype the verifier's presentation checker must find (and nothing else
+    # may be wrong: the math stays right)
+    presentation: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class Injector:
     subtype: str
     version: int = 1
     splices: bool = False  # offers a non-propagated form via ``unpropagated``
+    edits_text: bool = False  # edits only the shown lines (never re-derives), so it can stack on another error
 
     @property
     def id(self) -> str:
@@ -138,6 +142,11 @@ def _disagreement(intent: Intent, verdict: Verdict) -> str | None:
     first = verdict.first_error_step
     if first is None:
         return "no_op"
+    shown = {kind for kind in verdict.presentation if kind}
+    if shown != ({intent.presentation} if intent.presentation else set()):
+        return "presentation_mismatch"
+    if intent.presentation and not (all(verdict.local_valid) and all(verdict.global_correct)):
+        return "changed_math"
     misdisplayed = tuple(i for i, ok in enumerate(verdict.parses, start=1) if not ok)
     if misdisplayed != ((intent.display_step,) if intent.display_step else ()):
         return "display_mismatch"

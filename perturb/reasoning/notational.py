@@ -38,6 +38,8 @@ def _edited(step: Step, text: str, latex: str) -> Step:
 class _Notational(Injector):
     """Shared loop: pick a line by placement, rewrite its text (and LaTeX); the value stays as meant."""
 
+    edits_text = True
+
     def edit(self, step: Step, rng: np.random.Generator) -> tuple[str, str, str] | None:
         """(new text, new LaTeX, what changed) or None when this line offers nothing to rewrite."""
         raise NotImplementedError

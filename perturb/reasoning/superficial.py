@@ -11,6 +11,7 @@ from perturb.reasoning import register
 from perturb.reasoning.base import ControlAttempt, Injector, Skip
 from synth.generators.base import Family
 from synth.mathparse import parse_math, to_text
+from synth.presentation import read_line, with_label, with_unit
 from synth.records import Problem, Step
 from synth.verifier import REMARK
 
@@ -79,8 +80,8 @@ class EquivalentFormat(Injector):
     @staticmethod
     def _shown(family: Family, problem: Problem) -> str | None:
         last = problem.steps[-1]
-        if " or " in last.text:
-            return None
+        if " or " in last.text or problem.params.get("answer_form"):
+            return None  # a requested form makes another form of the answer an error (format_ignored)
         answer = family.answer_of(parse_math(last.value))
         if not isinstance(answer, sympy.Rational):
             return None
@@ -99,10 +100,15 @@ class EquivalentFormat(Injector):
         shown = self._shown(family, problem)
         if shown is None:
             return Skip("no_equivalent_form")
-        head, sep, _ = last.text.rpartition("= ")
+        line = read_line(last.text)
+        head, sep, _ = line.math.rpartition("= ")
         text = f"{head}{sep}{shown}" if sep else shown
         latex_head, lsep, _ = last.latex.rpartition("= ")
         latex = f"{latex_head}{lsep}{shown.replace('−', '-')}" if lsep else shown.replace("−", "-")
+        if line.unit:  # keep the worded label and the unit the line was written with
+            text, latex = with_unit(text, latex, line.unit)
+        if line.label:
+            text, latex = with_label(text, latex, line.label)
         edited = Step(index=last.index, rule=last.rule, value=last.value, text=text, latex=latex, inputs=last.inputs)
         return ControlAttempt(problem.steps[:-1] + (edited,), {"step": last.index, "from": last.text, "to": text})
 

@@ -11,6 +11,7 @@ import sympy
 from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, MalRule, StepDraft
+from synth.presentation import Vocabulary, label_last
 
 _step = E.add_step
 
@@ -72,7 +73,7 @@ class ColumnAddition(Family):
             rest = [a // (10 * p) * 10 * p for a in addends]
             node = _chain([*rest, E.leaf(done)])
             _step(d, f"add_column:{_PLACES[i]}" + (":carry" if carried else ""), node, done)
-        return d.steps
+        return label_last(d.steps, "Sum")
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule != "dropped_carry":
@@ -94,6 +95,9 @@ class ColumnAddition(Family):
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return sympy.Integer(sum(params["addends"]))
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        return Vocabulary({"sum": self.initial(params)})
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         return sympy.Integer(int("".join(reversed(_digit_sum(params["addends"])))))
@@ -166,7 +170,7 @@ class ColumnSubtraction(Family):
                 _step(d, f"borrow:{_PLACES[i]}", _chain([*rest, column, E.leaf(done)]))
             done = d.compute(done + t_val - b_val)
             _step(d, f"subtract_column:{_PLACES[i]}", _chain([*rest, E.leaf(done)]), done)
-        return d.steps
+        return label_last(d.steps, "Difference")
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule != "smaller_from_larger":
@@ -188,6 +192,9 @@ class ColumnSubtraction(Family):
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return sympy.Integer(params["top"] - params["bottom"])
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        return Vocabulary({"difference": self.initial(params)})
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Counting up from the smaller number (a different route from column borrowing).
@@ -227,7 +234,7 @@ class ColumnMultiplication(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         a, b = params["a"], params["b"]
         parts = [b // 10**i % 10 * 10**i for i in range(len(str(b)))]  # ones first, as in the column method
-        return self._worked(a, parts, overrides, "split_multiplier")
+        return label_last(self._worked(a, parts, overrides, "split_multiplier"), "Product")
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule != "place_value_dropped":
@@ -252,6 +259,9 @@ class ColumnMultiplication(Family):
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return sympy.Integer(params["a"] * params["b"])
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        return Vocabulary({"product": self.initial(params)})
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Lattice (digit-by-digit) products summed by place value: independent of the chain.

@@ -12,6 +12,7 @@ import sympy
 from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, MalRule, StepDraft
+from synth.presentation import form_request
 
 _step = E.add_step
 
@@ -70,7 +71,7 @@ class DecimalOperations(Family):
                      "b": _random_decimal(rng, 2, 20, 2), "c": _random_decimal(rng, 1, 5, 1)}
                 ok = True
             if ok and self.initial(p) > 0:
-                return p
+                return {**p, "answer_form": "decimal"}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
@@ -172,4 +173,5 @@ class DecimalOperations(Family):
         node = (["-", ["+", params["a"], params["b"]], params["c"]] if k == "add_sub" else
                 ["*", params["a"], params["b"]] if k == "multiply" else
                 ["-", ["+", ["*", params["a"], params["n"]], params["b"]], params["c"]])
-        return {**params, "expression": E.text(node), "latex": E.latex(node)}
+        return {**params, "expression": E.text(node), "latex": E.latex(node),
+                "form_request": form_request(params["answer_form"])}

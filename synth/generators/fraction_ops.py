@@ -13,6 +13,7 @@ import sympy
 from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, MalRule, StepDraft
+from synth.presentation import Vocabulary, form_request, label_last
 
 _step = E.add_step
 
@@ -73,7 +74,7 @@ class AddUnlikeFractions(Family):
             lcd = lcm(*dens)
             if total <= 0 or lcd > 120 or (difficulty != "easy" and lcd == int(np.prod(dens))):
                 continue  # medium and hard need a common denominator smaller than the product
-            return {"fractions": [[n, d] for n, d in zip(nums, dens)], "signs": signs}
+            return {"fractions": [[n, d] for n, d in zip(nums, dens)], "signs": signs, "answer_form": "fraction"}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         fracs, signs = params["fractions"], params["signs"]
@@ -99,7 +100,10 @@ class AddUnlikeFractions(Family):
         top = d.compute(E.sym(combined))
         _step(d, "evaluate_numerator", ["frac", E.leaf(top), lcd], top)
         _lowest_terms_steps(d, top, lcd, self.initial(params))
-        return d.steps
+        return label_last(d.steps, "Sum") if all(s == "+" for s in signs) else d.steps
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        return Vocabulary({"sum": self.initial(params)}) if all(s == "+" for s in params["signs"]) else None
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         fracs, signs = params["fractions"], params["signs"]
@@ -142,7 +146,8 @@ class AddUnlikeFractions(Family):
                              [(s, ["frac", *f]) for s, f in zip(params["signs"], params["fractions"][1:])])
         words = [f"{n}/{d}" for n, d in params["fractions"]]
         return {**params, "expression": E.text(node), "latex": E.latex(node), "words": words,
-                "all_add": all(s == "+" for s in params["signs"]), "n": len(words)}
+                "all_add": all(s == "+" for s in params["signs"]), "n": len(words),
+                "form_request": form_request(params["answer_form"])}
 
 
 @register
@@ -173,7 +178,7 @@ class MultiplyDivideFractions(Family):
             num, den = (fa.numerator * fb.numerator, fa.denominator * fb.denominator) if op == "*" else (
                 fa.numerator * fb.denominator, fa.denominator * fb.numerator)
             if gcd(num, den) > 1 and num < 400 and den < 400:
-                return {"a": a, "b": b, "whole": whole, "op": op}
+                return {"a": a, "b": b, "whole": whole, "op": op, "answer_form": "fraction"}
 
     @staticmethod
     def _improper(f: list[int], whole: int) -> Fraction:
@@ -204,7 +209,14 @@ class MultiplyDivideFractions(Family):
         den = int(E.value(["*", left[2], right[2]]))
         _step(d, "multiply_numerators", ["frac", E.leaf(num), den], num)
         _lowest_terms_steps(d, num, den, self.initial(params))
-        return d.steps
+        return label_last(d.steps, self._term(params))
+
+    @staticmethod
+    def _term(params: dict[str, Any]) -> str:
+        return "Product" if params["op"] == "*" else "Quotient"
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        return Vocabulary({self._term(params): self.initial(params)})
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         (an, ad), (bn, bd), whole, op = params["a"], params["b"], params["whole"], params["op"]
@@ -268,5 +280,6 @@ class MultiplyDivideFractions(Family):
         a, b = word(params["a"], params["whole"][0]), word(params["b"], params["whole"][1])
         sign, tsign = ("×", r"\times") if params["op"] == "*" else ("÷", r"\div")
         return {**params, "left": a, "right": b, "multiply": params["op"] == "*",
+                "form_request": form_request(params["answer_form"]),
                 "expression": f"{a} {sign} {b}",
                 "latex": f"{tex(params['a'], params['whole'][0])} {tsign} {tex(params['b'], params['whole'][1])}"}

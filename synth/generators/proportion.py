@@ -13,6 +13,7 @@ import sympy
 from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, MalRule, StepDraft
+from synth.presentation import Vocabulary, label_last, unit_last
 
 _step = E.add_step
 _dec = E.dec
@@ -70,7 +71,19 @@ class RatioShare(Family):
             _step(d, "parts_difference", ["*", _dec(one), parts], k)
         answer = d.compute(one * E.sym(parts))
         _step(d, "scale_up", _dec(answer), answer)
-        return d.steps
+        return label_last(d.steps, self._label(params))
+
+    @staticmethod
+    def _label(params: dict[str, Any]) -> str:
+        return f"{params['names'][params['who']]}'s share" if params["ask"] == "share" else "Difference"
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        """Everyone's share by name (a contextual swap names the wrong person), or the difference asked for."""
+        names, ratio = params["names"], params["ratio"]
+        if params["ask"] != "share":
+            return Vocabulary({"difference": self.target(params)}, tuple(n.lower() for n in names))
+        shares = {f"{n}'s share": sympy.Rational(params["total"] * r, sum(ratio)) for n, r in zip(names, ratio)}
+        return Vocabulary(shares, tuple(n.lower() for n in names))
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         ratio = params["ratio"]
@@ -225,18 +238,23 @@ class UnitConversion(Family):
         if difficulty == "easy":
             kind = sorted(_MIXED)[int(rng.integers(len(_MIXED)))]
             factor = _MIXED[kind][2][0]
-            return {"level": "mixed", "kind": kind, "big": int(rng.integers(1, 20)),
-                    "small": int(rng.integers(1, factor))}
+            return self._with_unit({"level": "mixed", "kind": kind, "big": int(rng.integers(1, 20)),
+                                    "small": int(rng.integers(1, factor))})
         if difficulty == "medium":
             kind = sorted(_TWO_STEP)[int(rng.integers(len(_TWO_STEP)))]
             f1, f2 = _TWO_STEP[kind][2]
             amount = Fraction(int(rng.integers(2, 40)), int(rng.choice([1, 2, 4])))
             down = bool(rng.random() < 0.5)
             value = amount if down else amount * f1 * f2  # going up starts from the small unit
-            return {"level": "two_factor", "kind": kind, "to_small": down, "amount": E.decimal_text(value)}
+            return self._with_unit({"level": "two_factor", "kind": kind, "to_small": down,
+                                    "amount": E.decimal_text(value)})
         to_ms = bool(rng.random() < 0.5)
         speed = int(rng.integers(2, 45)) * (18 if to_ms else 5)  # whole numbers both ways
-        return {"level": "speed", "to_ms": to_ms, "amount": speed}
+        return self._with_unit({"level": "speed", "to_ms": to_ms, "amount": speed})
+
+    def _with_unit(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The answer's unit, declared so the verifier can check the unit written after the answer."""
+        return {**params, "answer_unit": self.question_context(params)["to_unit"]}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
@@ -248,7 +266,7 @@ class UnitConversion(Family):
             _step(d, "multiply", ["+", E.leaf(b), small], b)
             total = d.compute(b + small)
             _step(d, "add", E.leaf(total), total)
-            return d.steps
+            return unit_last(d.steps, params["answer_unit"])
         if params["level"] == "two_factor":
             f1, f2 = _TWO_STEP[params["kind"]][2]
             if not params["to_small"]:  # going up, the small unit's factor comes first
@@ -260,7 +278,7 @@ class UnitConversion(Family):
             _step(d, "first_factor", [op, _dec(first), f2], first)
             answer = d.compute(E.sym([op, _dec(first), f2]))
             _step(d, "second_factor", _dec(answer), answer)
-            return d.steps
+            return unit_last(d.steps, params["answer_unit"])
         speed = params["amount"]
         hour: E.Node = ["group", ["*", 60, 60]]
         node = ["/", ["*", speed, 1000], hour] if params["to_ms"] else ["/", ["*", speed, hour], 1000]
@@ -274,7 +292,7 @@ class UnitConversion(Family):
         _step(d, "multiply", node, top)
         answer = d.compute(E.sym(node))
         _step(d, "divide", _dec(answer), answer)
-        return d.steps
+        return unit_last(d.steps, params["answer_unit"])
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         d = Derivation()
@@ -285,7 +303,7 @@ class UnitConversion(Family):
             _step(d, "mal:" + rule, ["+", ["*", big, factor], small])
             _step(d, "multiply", ["+", big * factor, small], sympy.Integer(big * factor))
             _step(d, "add", big * factor + small, sympy.Integer(big * factor + small))
-            return d.steps
+            return unit_last(d.steps, params["answer_unit"])
         if rule == "wrong_direction" and level == "two_factor":
             f1, f2 = _TWO_STEP[params["kind"]][2]
             if params["to_small"]:
@@ -297,7 +315,7 @@ class UnitConversion(Family):
             _step(d, "first_factor", [op, _dec(first), f2], first)
             answer = E.sym([op, _dec(first), f2])
             _step(d, "second_factor", _dec(answer), answer)
-            return d.steps
+            return unit_last(d.steps, params["answer_unit"])
         if rule == "sixty_seconds_in_an_hour" and level == "speed":
             speed = params["amount"]
             node = ["/", ["*", speed, 1000], 60] if params["to_ms"] else ["/", ["*", speed, 60], 1000]
@@ -307,7 +325,7 @@ class UnitConversion(Family):
             _step(d, "multiply", node, sympy.Integer(top))
             answer = E.sym(node)
             _step(d, "divide", _dec(answer), answer)
-            return d.steps
+            return unit_last(d.steps, params["answer_unit"])
         return None
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:

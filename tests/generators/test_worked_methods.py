@@ -25,7 +25,7 @@ def _texts(family_id: str, params: dict) -> list[str]:
 def test_column_addition_marks_each_carry() -> None:
     family = get_family("arithmetic.multi_digit.addition")
     steps = family.derive({"addends": [4567, 2858]})
-    assert [s.text for s in steps] == ["4560 + 2850 + 15", "4500 + 2800 + 125", "4000 + 2000 + 1425", "7425"]
+    assert [s.text for s in steps] == ["4560 + 2850 + 15", "4500 + 2800 + 125", "4000 + 2000 + 1425", "Sum: 7425"]
     assert [s.rule.endswith(":carry") for s in steps] == [True, True, True, False]
 
 
@@ -43,19 +43,19 @@ def test_column_subtraction_shows_each_borrow() -> None:
 
 def test_multiplication_shows_partial_products_then_their_sum() -> None:
     assert _texts("arithmetic.multi_digit.multiplication", {"a": 347, "b": 26}) == [
-        "347 × 6 + 347 × 20", "2082 + 347 × 20", "2082 + 6940", "9022"]
+        "347 × 6 + 347 × 20", "2082 + 347 × 20", "2082 + 6940", "Product: 9022"]
 
 
 def test_unlike_fractions_use_the_lowest_common_denominator() -> None:
     texts = _texts("arithmetic.fractions.add_unlike", {"fractions": [[1, 4], [1, 6]], "signs": ["+"]})
     assert texts == ["(1 × 3)/(4 × 3) + (1 × 2)/(6 × 2)", "3/12 + (1 × 2)/(6 × 2)", "3/12 + 2/12",
-                     "(3 + 2)/12", "5/12"]
+                     "(3 + 2)/12", "Sum: 5/12"]
 
 
 def test_fraction_division_multiplies_by_the_reciprocal() -> None:
     texts = _texts("arithmetic.fractions.multiply_divide",
                    {"a": [2, 3], "b": [4, 9], "whole": [0, 0], "op": "/"})
-    assert texts[0] == "2/3 × 9/4" and texts[-1] == "3/2"
+    assert texts[0] == "2/3 × 9/4" and texts[-1] == "Quotient: 3/2"
 
 
 def test_decimal_addition_lines_up_the_places() -> None:

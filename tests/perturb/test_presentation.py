@@ -1,0 +1,176 @@
+"""Presentation errors: right math, wrong words, unit, form, name or order, as the verifier's checker finds them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import sympy
+
+from perturb.reasoning import REGISTRY, inject
+from perturb.reasoning.base import Funnel
+from synth.generators import get_family
+from synth.presentation import Vocabulary, form_fault, label_fault, name_faults, order_faults, read_line
+from synth.records import Problem
+from synth.verifier import parse_step, same_value, verify
+
+# Families where each subtype has something to act on.
+FAMILIES = {
+    "format_ignored": ("arithmetic.fractions.add_unlike", "arithmetic.fractions.multiply_divide",
+                       "arithmetic.decimals.operations"),
+    "incorrect_units": ("arithmetic.units.conversion",),
+    "variable_misnaming": ("algebra.linear.two_step", "algebra.linear.both_sides", "algebra.inequalities.linear"),
+    "logic_disruption": ("arithmetic.order_of_operations", "algebra.linear.brackets", "arithmetic.ratio.share"),
+    "terminology_swap": ("arithmetic.multi_digit.addition", "arithmetic.multi_digit.subtraction",
+                         "arithmetic.fractions.multiply_divide"),
+    "contextual_swap": ("arithmetic.ratio.share",),
+}
+
+
+def _problems(family_id: str, n: int):
+    family = get_family(family_id)
+    for seed in range(n):
+        yield family.build(np.random.default_rng(seed), difficulty=("easy", "medium", "hard")[seed % 3],
+                           question_type="free", problem_id=f"p{seed}")
+
+
+def _problem(family_id: str, seed: int = 0, difficulty: str = "easy") -> Problem:
+    return get_family(family_id).build(np.random.default_rng(seed), difficulty=difficulty, question_type="free",
+                                       problem_id="p")
+
+
+def _with_last_text(problem: Problem, text: str) -> tuple:
+    return (*problem.steps[:-1], dataclasses.replace(problem.steps[-1], text=text))
+
+
+@pytest.mark.parametrize("subtype", sorted(FAMILIES))
+def test_each_presentation_error_keeps_the_math_and_is_found_by_the_checker(subtype: str) -> None:
+    funnel, kept = Funnel(), 0
+    for family_id in FAMILIES[subtype]:
+        for problem in _problems(family_id, 9):
+            v = inject(problem, subtype, np.random.default_rng(int(problem.id[1:])), funnel=funnel)
+            if v is None:
+                continue
+            kept += 1
+            verdict = verify(problem, v.steps)
+            k = v.error.first_error_step
+            assert [i for i, kind in enumerate(verdict.presentation, 1) if kind][0] == k
+            assert {kind for kind in verdict.presentation if kind} == {subtype}
+            assert all(verdict.local_valid) and all(verdict.global_correct) and verdict.answer_correct
+            assert not v.error.answer_changed and not v.is_correct
+            assert v.error.family == "presentation" and v.error.projections["fermat"] == "PR"
+            assert [s.text for s in v.steps] != [s.text for s in problem.steps]
+    assert kept >= 6, funnel.as_dict()
+
+
+def test_every_presentation_subtype_is_registered_as_a_text_edit() -> None:
+    for subtype in FAMILIES:
+        assert REGISTRY[subtype].edits_text, subtype
+
+
+def test_clean_solutions_with_labels_units_and_forms_verify() -> None:
+    families = {f for fams in FAMILIES.values() for f in fams}
+    for family_id in sorted(families):
+        for problem in _problems(family_id, 6):
+            verdict = verify(problem, problem.steps)
+            assert verdict.fully_correct and not any(verdict.presentation), (family_id, problem.steps)
+
+
+def test_worded_lines_and_units_read_back_as_their_math() -> None:
+    assert read_line("Chen's share: 60") == read_line("Chen's share: 60")
+    assert read_line("Chen's share: 60").label == "Chen's share"
+    assert read_line("Sum: 345 cm").unit == "cm" and read_line("Sum: 345 cm").math == "345"
+    assert read_line("30 m/s").unit == "m/s" and read_line("2x + 3 = 11").label is None
+    assert parse_step("Sum: 345 cm") == 345 and parse_step("Ben's share: 3 × 20") == 60
+    assert read_line("1:2:3").label is None  # a ratio is not a label
+
+
+def test_the_question_states_the_requested_form() -> None:
+    for problem in _problems("arithmetic.fractions.add_unlike", 6):
+        assert problem.params["answer_form"] == "fraction"
+        assert "simplest form" in problem.question_text
+    for problem in _problems("arithmetic.decimals.operations", 3):
+        assert "as a decimal" in problem.question_text
+
+
+def test_a_correct_value_in_the_wrong_form_is_format_ignored() -> None:
+    assert form_fault("3/5", "fraction") is None and form_fault("6/10", "fraction") == "format_ignored"
+    assert form_fault("0.6", "fraction") == "format_ignored" and form_fault("x = 7", "fraction") is None
+    assert form_fault("42.08", "decimal") is None and form_fault("1052/25", "decimal") == "format_ignored"
+    problem = next(p for p in _problems("arithmetic.fractions.add_unlike", 12) if p.steps[-1].text.endswith("3/5"))
+    verdict = verify(problem, _with_last_text(problem, problem.steps[-1].text.replace("3/5", "0.6")))
+    assert verdict.answer_correct and verdict.presentation[-1] == "format_ignored" and not verdict.fully_correct
+
+
+def test_equivalent_format_stays_a_no_error_control_when_a_form_is_requested() -> None:
+    control = REGISTRY["equivalent_format"]
+    for problem in _problems("arithmetic.fractions.add_unlike", 6):
+        assert not control.applies(get_family(problem.family), problem)
+        assert inject(problem, "equivalent_format", np.random.default_rng(0)) is None
+    # Where no form is asked for, it still makes a correct variant, keeping label and unit.
+    problem = _problem("arithmetic.units.conversion")
+    v = inject(problem, "equivalent_format", np.random.default_rng(0))
+    assert v is not None and v.kind == "superficial"
+    assert v.steps[-1].text.endswith(".0 " + problem.params["answer_unit"])
+
+
+def test_a_wrong_unit_is_flagged_and_a_missing_one_is_not() -> None:
+    problem = _problem("arithmetic.units.conversion")
+    unit = problem.params["answer_unit"]
+    number = read_line(problem.steps[-1].text).math
+    wrong = "km" if unit != "km" else "m"
+    assert verify(problem, _with_last_text(problem, f"{number} {wrong}")).presentation[-1] == "incorrect_units"
+    assert verify(problem, _with_last_text(problem, number)).fully_correct
+
+
+def test_a_label_is_checked_against_the_problems_vocabulary() -> None:
+    vocab = Vocabulary({"Ava's share": sympy.Integer(20), "Ben's share": sympy.Integer(40)}, ("ava", "ben"))
+    assert label_fault("Ben's share", sympy.Integer(40), True, vocab, same_value) is None
+    assert label_fault("Ava's share", sympy.Integer(40), True, vocab, same_value) == "contextual_swap"
+    assert label_fault("Zoe's share", sympy.Integer(40), True, vocab, same_value) == "contextual_swap"
+    assert label_fault("Ben's product", sympy.Integer(40), True, vocab, same_value) == "terminology_swap"
+    # A miscalculated line keeps its label: that mistake is the number's, not the word's.
+    assert label_fault("Ben's share", sympy.Integer(41), False, vocab, same_value) is None
+
+
+def test_a_slip_on_a_labelled_line_is_not_also_a_presentation_error() -> None:
+    for problem in _problems("arithmetic.multi_digit.addition", 6):
+        v = inject(problem, "final_number", np.random.default_rng(1))
+        assert v is not None and v.steps[-1].text.startswith("Sum: ")
+        assert not any(verify(problem, v.steps).presentation)
+
+
+def test_a_consistent_rename_is_fine_but_a_change_midway_is_not() -> None:
+    x, y = frozenset({"x"}), frozenset({"y"})
+    assert name_faults([y, y, None, y], "x") == [False, False, False, False]
+    assert name_faults([x, x, y, y], "x") == [False, False, True, True]
+    assert name_faults([x, y, x], "x") == [False, True, False]
+    for problem in _problems("algebra.linear.two_step", 6):
+        v = inject(problem, "variable_rename", np.random.default_rng(0))
+        assert v is not None and v.kind == "superficial"
+
+
+def test_a_line_shown_before_the_line_it_needs_is_out_of_order() -> None:
+    ref = ["a", "b", "c", "d"]
+    assert order_faults(["a", "c", "b", "d"], ref) == [False, True, False, False]
+    assert order_faults(["a", "b", "d"], ref) == [False, False, False]  # a left-out line is not disorder
+    assert order_faults(["a", None, "b", "c", "d"], ref) == [False] * 5
+
+
+def test_contextual_swap_names_another_person_of_the_story() -> None:
+    for problem in _problems("arithmetic.ratio.share", 9):
+        v = inject(problem, "contextual_swap", np.random.default_rng(2))
+        if v is None:
+            assert problem.params["ask"] != "share"
+            continue
+        said = read_line(v.steps[-1].text).label
+        assert said is not None and said != read_line(problem.steps[-1].text).label
+        assert said.split("'")[0] in problem.params["names"]
+
+
+def test_presentation_variants_are_deterministic() -> None:
+    problem = _problem("arithmetic.ratio.share", seed=4, difficulty="medium")
+    a = inject(problem, "logic_disruption", np.random.default_rng(11))
+    b = inject(problem, "logic_disruption", np.random.default_rng(11))
+    assert a is not None and a == b
