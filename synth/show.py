@@ -9,7 +9,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from render.page import _font
+from render.typeset import SANS
+from render.typeset import font as load_font
 from synth.errors import RunError
 from synth.export import require_run
 from synth.manifest import read_manifest
@@ -26,7 +27,7 @@ def _find(run_dir: Path, item_id: str) -> dict[str, Any]:
 
 
 def _panel(run_dir: Path, rel: str | None, title: str) -> Image.Image:
-    font = _font(22)
+    font = load_font(SANS, 22)
     if rel is None:
         img = Image.new("RGB", (600, PANEL_HEIGHT), (235, 235, 235))
         ImageDraw.Draw(img).text((20, 20), "(text-only run: no image)", font=font, fill=(60, 60, 60))
@@ -66,7 +67,7 @@ def contact_sheet(run_dir: str | Path, item_id: str, out: str | Path | None = No
     if row["id"] != row["base_id"]:
         panels.append(_panel(run_dir, row["clean_image"], f"clean twin {row['base_id']}"))
     lines = _labels(row)
-    font = _font(20)
+    font = load_font(SANS, 20)
     width = max(sum(p.width for p in panels) + 20 * (len(panels) + 1), 1300)
     height = max(p.height for p in panels) + 40 + 30 * len(lines) + 20
     sheet = Image.new("RGB", (width, height), (255, 255, 255))
