@@ -32,6 +32,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypedDict, TypeVar, Unpack
 
 import sympy
@@ -577,7 +578,7 @@ class _Parser:
             raise MathParseError(f"cannot build this expression ({type(exc).__name__}: {exc})", pos) from exc
         # sympy flattens Add and Mul, so a new number or undefined value is a direct argument.
         for part in (value, *value.args):
-            if part in _UNDEFINED:
+            if any(part is u for u in _UNDEFINED):  # singletons: identity is exact, == costs a sympify
                 raise MathParseError("expression is undefined (division by zero or similar)", pos)
             if isinstance(part, sympy.Rational) and max(abs(part.p), part.q).bit_length() > _MAX_RESULT_BITS:
                 raise MathParseError(f"number with more than {_MAX_RESULT_DIGITS} digits", pos)
@@ -927,7 +928,17 @@ def parse_math(
         raise TypeError(f"parse_math expects str, got {type(text).__name__}")
     if len(text) > max_length:
         raise MathParseError(f"input is {len(text)} characters; the limit is max_length={max_length}")
-    clock = _Clock(timeout_s)
+    return _parse_within(text, limits)
+
+
+@lru_cache(maxsize=16384)
+def _parse_within(text: str, limits: _Limits) -> sympy.Basic:
+    """The parse itself, cached: the verifier reads the same lines again for every variant of a problem.
+
+    Safe to share: the result depends only on (text, limits) and SymPy values are immutable.
+    Refusals raise and are not cached.
+    """
+    clock = _Clock(limits.timeout_s)
     end = _content_end(text)
     tokens = _Lexer(text, end, limits, clock).tokens()
     if tokens[0].kind == "eof":
@@ -1021,6 +1032,18 @@ def to_text(value: sympy.Basic) -> str:
     parsed value past the default limits (x^1000*x^2 is x^1002, 10^70 has 71 digits); such
     values read back with larger max_exponent or max_digits.
     """
+    if isinstance(value, sympy.Basic):
+        return _text_of(value)
+    return _write(value)
+
+
+# SymPy equality is structural and typed (Float(2.0) != Integer(2) since 1.13), so equal keys print alike.
+@lru_cache(maxsize=16384)
+def _text_of(value: sympy.Basic) -> str:
+    return _write(value)
+
+
+def _write(value: sympy.Basic) -> str:
     for node in sympy.preorder_traversal(value):
         if isinstance(node, (sympy.Dummy, sympy.Wild)) or not (
             isinstance(node, (*_WRITABLE_TYPES, sympy.Symbol)) or type(node) in _WRITABLE_FUNCTIONS

@@ -315,15 +315,18 @@ def shard_ranges(count: int, shard_size: int) -> list[range]:
 
 @dataclass(frozen=True)
 class ShardOutput:
-    """Everything one shard produced, in memory: manifest rows, encoded images and stage stats.
+    """Everything one shard produced: manifest rows, image names, stage stats, and image bytes.
 
-    Producing a shard (pure: config and shard number in, bytes out) is separate from committing
-    it to the run folder, so a remote worker can produce and the client commit. Either way the
-    bytes on disk are the same.
+    Producing a shard (config and shard number in, bytes out) is separate from committing it to
+    the run folder, so a remote worker can produce and the client commit; either way the bytes on
+    disk are the same. ``images`` holds the encoded images that were not already staged on disk:
+    the local executor streams each image to the shard's staging folder as soon as it is encoded
+    (memory stays flat however large the shard), a Dask worker returns them with the rows.
     """
 
     shard: int
     rows: tuple[str, ...]
+    names: tuple[str, ...]
     images: tuple[tuple[str, bytes], ...]
     stats: dict[str, Any]
 
@@ -335,19 +338,33 @@ def _png_bytes(name: str, pixels: np.ndarray) -> bytes:
     return buf.tobytes()
 
 
-def produce_shard(config_data: dict[str, Any], shard: int) -> ShardOutput:
-    """Build every item of one shard and encode its images; touches no files."""
+def _staging(run_dir: str | Path, shard: int, *, fresh: bool) -> Path:
+    tmp = Path(run_dir) / "images" / f".tmp-{shard:05d}"
+    if fresh:
+        shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    return tmp
+
+
+def produce_shard(config_data: dict[str, Any], shard: int, stage: Path | None = None) -> ShardOutput:
+    """Build every item of one shard and encode its images; with ``stage``, images go there at once."""
     config = validate_config(config_data)
     indices = shard_ranges(config.count, config.output.shard_size)[shard]
     stats = ShardStats()
     rows: list[str] = []
+    names: list[str] = []
     images: list[tuple[str, bytes]] = []
     for index in indices:
         for item, pixels in build_items(config, index, stats):
             with _Timer(stats, "write"):
                 if pixels is not None:
                     name = f"{item.id}.png"
-                    images.append((name, _png_bytes(name, pixels)))
+                    data = _png_bytes(name, pixels)
+                    names.append(name)
+                    if stage is not None:
+                        (stage / name).write_bytes(data)
+                    else:
+                        images.append((name, data))
                 rows.append(dumps_row(to_row(item)))
             stats.items[_kind(item)] += 1
             stats.families[item.problem.family] += 1
@@ -356,7 +373,7 @@ def produce_shard(config_data: dict[str, Any], shard: int) -> ShardOutput:
                 stats.subtypes[label.subtype] += 1
             for d in item.degradations:
                 stats.degradations[f"{d.subtype}:{d.severity}"] += 1
-    return ShardOutput(shard, tuple(rows), tuple(images), stats.as_dict())
+    return ShardOutput(shard, tuple(rows), tuple(names), tuple(images), stats.as_dict())
 
 
 def commit_shard(run_dir: str | Path, output: ShardOutput) -> int:
@@ -367,12 +384,10 @@ def commit_shard(run_dir: str | Path, output: ShardOutput) -> int:
     """
     run = Path(run_dir)
     shard = output.shard
-    tmp_images = run / "images" / f".tmp-{shard:05d}"
-    shutil.rmtree(tmp_images, ignore_errors=True)
-    tmp_images.mkdir(parents=True)
+    tmp_images = _staging(run, shard, fresh=False)
     for name, data in output.images:
         (tmp_images / name).write_bytes(data)
-    for name, _ in output.images:
+    for name in output.names:
         os.replace(tmp_images / name, run / "images" / name)
     shutil.rmtree(tmp_images, ignore_errors=True)
     shards = run / "shards"
@@ -385,8 +400,9 @@ def commit_shard(run_dir: str | Path, output: ShardOutput) -> int:
 
 
 def run_shard(config_data: dict[str, Any], run_dir: str, shard: int) -> dict[str, Any]:
-    """Produce one shard and commit it; its manifest part appears only when every image is in place."""
-    return {"shard": shard, "items": commit_shard(run_dir, produce_shard(config_data, shard))}
+    """Produce one shard, streaming its images to a staging folder, and commit it."""
+    stage = _staging(run_dir, shard, fresh=True)
+    return {"shard": shard, "items": commit_shard(run_dir, produce_shard(config_data, shard, stage))}
 
 
 def _kind(item: Item) -> str:

@@ -39,10 +39,13 @@ from synth.generators import (  # noqa: E402,F401
     one_step,
     percent,
     polynomials,
+    probability,
     proportion,
     quadratic_formula,
     solids,
     statistics,
+    systems,
     trig,
+    trig_identity,
     trig_right,
 )

@@ -1,0 +1,237 @@
+"""Probability from counts: one event (favourable / total, complements) and two events (and, or, no replacement)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy
+
+from synth.generators import expr as E
+from synth.generators import register
+from synth.generators.base import BLANK, Derivation, Family, MalRule, StepDraft
+from synth.generators.statistics import mal_chain, rational, reduce_steps
+
+_COLOURS = ("red", "blue", "green", "yellow", "white", "black", "purple")
+# (container, things in it)
+_BAGS = (("bag", "counters"), ("jar", "marbles"), ("box", "pencils"), ("tin", "sweets"), ("drawer", "socks"),
+         ("basket", "balls"), ("pot", "beads"))
+
+
+def _bag(rng: np.random.Generator, n_colours: int, low: int, high: int) -> tuple[list[str], list[int]]:
+    picks = rng.permutation(len(_COLOURS))[:n_colours]
+    return [_COLOURS[int(i)] for i in picks], [int(rng.integers(low, high + 1)) for _ in range(n_colours)]
+
+
+def _frac_of(top: E.Node, counts: list[int]) -> E.Node:
+    """``top/(c1 + c2 + …)``: the total is added up in the working, as a pupil does."""
+    return ["frac", top, E.sum_of(list(counts))]
+
+
+def _listing(colours: list[str], counts: list[int]) -> str:
+    parts = [f"{n} {c}" for c, n in zip(colours, counts)]
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}"
+
+
+def _first_step(d: Derivation, tree: E.Node) -> None:
+    try:
+        reduce_steps(d, tree, first_rule="probability_formula")
+    except ZeroDivisionError:  # only after an injected slip makes a total 0: the working stops there
+        return
+
+
+@register
+class SimpleProbability(Family):
+    """One item from a bag. easy: P(colour); medium: P(not colour); hard: P(neither of two colours).
+
+    The working writes favourable/total with the total added up, then the complement when asked.
+    """
+
+    id = "probability.simple"
+    domain = "probability"
+    subdomain = "probability"
+    grade_band = "6-8"
+    question_types = ("free", "mcq", "fill")
+    malrules = (
+        MalRule("odds_not_probability", "formula_misuse",
+                "divides the favourable count by the unfavourable count (odds) instead of by the total"),
+        MalRule("complement_forgotten", "misinterpret_question",
+                "gives the probability of the event itself when the question asks for it not happening"),
+        MalRule("colours_equally_likely", "invalid_assumption",
+                "treats every colour as equally likely, whatever the counts: favourable colours / number of colours"),
+    )
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        n_colours, high = {"easy": (3, 9), "medium": (3, 12), "hard": (4, 15)}[difficulty]
+        colours, counts = _bag(rng, n_colours, 1, high)
+        ask = {"easy": "event", "medium": "not", "hard": "neither"}[difficulty]
+        chosen = sorted(int(i) for i in rng.permutation(n_colours)[: 2 if ask == "neither" else 1])
+        return {"bag": int(rng.integers(len(_BAGS))), "colours": colours, "counts": counts, "ask": ask,
+                "chosen": chosen}
+
+    def _tree(self, params: dict[str, Any], *, odds: bool = False, complement: bool = True) -> E.Node:
+        counts, chosen = params["counts"], params["chosen"]
+        favourable = [counts[i] for i in chosen]
+        top = E.sum_of(favourable)
+        others = [c for i, c in enumerate(counts) if i not in chosen]
+        p = ["frac", top, E.sum_of(others)] if odds else _frac_of(top, counts)
+        return ["-", 1, p] if params["ask"] != "event" and complement else p
+
+    def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        d = Derivation(overrides)
+        _first_step(d, self._tree(params))
+        return d.steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if rule == "odds_not_probability":
+            return mal_chain(self, params, self._tree(params, odds=True), "mal:odds_not_probability")
+        if rule == "complement_forgotten" and params["ask"] != "event":
+            return mal_chain(self, params, self._tree(params, complement=False), "mal:complement_forgotten")
+        if rule == "colours_equally_likely":
+            p: E.Node = ["frac", len(params["chosen"]), len(params["counts"])]
+            tree = ["-", 1, p] if params["ask"] != "event" else p
+            return mal_chain(self, params, tree, "mal:colours_equally_likely")
+        return None
+
+    def initial(self, params: dict[str, Any]) -> sympy.Basic:
+        return E.sym(self._tree(params))
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Count the outcomes one by one: every item in the bag that satisfies the event.
+        items = [i for i, n in enumerate(params["counts"]) for _ in range(n)]
+        hits = sum(1 for i in items if (i in params["chosen"]) == (params["ask"] == "event"))
+        return rational(Fraction(hits, len(items)))
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        return E.num_text(answer), E.num_latex(answer)
+
+    def fill_stem(self, params: dict[str, Any]) -> str:
+        return f"P({self._event(params)}) = {BLANK}"
+
+    def _event(self, params: dict[str, Any]) -> str:
+        names = [params["colours"][i] for i in params["chosen"]]
+        if params["ask"] == "event":
+            return names[0]
+        if params["ask"] == "not":
+            return f"not {names[0]}"
+        return f"neither {names[0]} nor {names[1]}"
+
+    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        container, things = _BAGS[params["bag"]]
+        names = [params["colours"][i] for i in params["chosen"]]
+        return {**params, "container": container, "things": things, "thing": things[:-1],
+                "listing": _listing(params["colours"], params["counts"]), "event": self._event(params),
+                "first": names[0], "second": names[-1]}
+
+
+# ------------------------------------------------------------------------ two events
+
+@register
+class CompoundProbability(Family):
+    """Two events. easy: independent draws from two bags, A and B; medium: A or B (inclusion–exclusion);
+    hard: two draws from one bag without replacement (both one colour, or one of each in either order).
+    """
+
+    id = "probability.compound"
+    domain = "probability"
+    subdomain = "probability"
+    grade_band = "8-10"
+    question_types = ("free", "mcq", "fill")
+    malrules = (
+        MalRule("or_adds_overlap_twice", "formula_misuse",
+                "adds P(A) and P(B) for overlapping events without taking away P(A and B)"),
+        MalRule("dependent_as_independent", "invalid_assumption",
+                "multiplies the probabilities of the two draws as if the first item had been put back"),
+        MalRule("and_adds_probabilities", "formula_misuse",
+                "adds the probabilities of two independent events when both must happen"),
+        MalRule("one_order_only", "misinterpret_question",
+                "counts only one order (first red then blue) for 'one of each colour'"),
+    )
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        if difficulty in ("easy", "medium"):
+            high = 9 if difficulty == "easy" else 12
+            bags = [_bag(rng, 2 + int(rng.integers(2)), 1, high) for _ in range(2)]
+            picks = [int(rng.integers(len(c))) for c, _ in bags]
+            return {"mode": "and" if difficulty == "easy" else "or",
+                    "bags": [[c, n] for c, n in bags], "picks": picks,
+                    "bag": int(rng.integers(len(_BAGS))), "replace": True}
+        colours, counts = _bag(rng, 2 + int(rng.integers(2)), 2, 12)
+        ask = "same" if rng.random() < 0.5 else "each"
+        first, second = (int(i) for i in rng.permutation(len(colours))[:2])
+        return {"mode": ask, "bags": [[colours, counts]], "picks": [first, second if ask == "each" else first],
+                "bag": int(rng.integers(len(_BAGS))), "replace": False}
+
+    def _p(self, params: dict[str, Any], which: int) -> E.Node:
+        _, counts = params["bags"][which]
+        return ["frac", counts[params["picks"][which]], sum(counts)]
+
+    def _tree(self, params: dict[str, Any], mal: str | None = None) -> E.Node:
+        mode = params["mode"]
+        if mode == "and":
+            pa, pb = self._p(params, 0), self._p(params, 1)
+            return ["+", pa, pb] if mal == "and_adds_probabilities" else ["*", pa, pb]
+        if mode == "or":
+            pa, pb = self._p(params, 0), self._p(params, 1)
+            both: E.Node = ["*", pa, pb]
+            return ["+", pa, pb] if mal == "or_adds_overlap_twice" else ["-", ["+", pa, pb], both]
+        _, counts = params["bags"][0]
+        n = sum(counts)
+        put_back = mal == "dependent_as_independent"
+        i, j = params["picks"]
+        first = ["frac", counts[i], n]
+        if mode == "same":
+            return ["*", first, ["frac", counts[i] - (0 if put_back else 1), n - (0 if put_back else 1)]]
+        one = ["*", first, ["frac", counts[j], n - (0 if put_back else 1)]]
+        if mal == "one_order_only":
+            return one
+        other = ["*", ["frac", counts[j], n], ["frac", counts[i], n - (0 if put_back else 1)]]
+        return ["+", one, other]
+
+    def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
+        d = Derivation(overrides)
+        _first_step(d, self._tree(params))
+        return d.steps
+
+    def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        mode = params["mode"]
+        applies = {"or_adds_overlap_twice": mode == "or", "and_adds_probabilities": mode == "and",
+                   "dependent_as_independent": mode in ("same", "each"), "one_order_only": mode == "each"}
+        if not applies.get(rule, False):
+            return None
+        return mal_chain(self, params, self._tree(params, rule), "mal:" + rule)
+
+    def initial(self, params: dict[str, Any]) -> sympy.Basic:
+        return E.sym(self._tree(params))
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic:
+        # Count equally likely outcomes: every pair of items (ordered; distinct items when not replaced).
+        bags = [[i for i, n in enumerate(counts) for _ in range(n)] for _, counts in params["bags"]]
+        first, second = (bags[0], bags[1]) if len(bags) == 2 else (bags[0], bags[0])
+        a, b = params["picks"]
+        hits = total = 0
+        for x, item_x in enumerate(first):
+            for y, item_y in enumerate(second):
+                if not params["replace"] and x == y:
+                    continue
+                total += 1
+                mode = params["mode"]
+                if mode == "and" or mode == "same":
+                    hits += item_x == a and item_y == b
+                elif mode == "or":
+                    hits += item_x == a or item_y == b
+                else:
+                    hits += {item_x, item_y} == {a, b}
+        return rational(Fraction(hits, total))
+
+    def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
+        return E.num_text(answer), E.num_latex(answer)
+
+    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        container, things = _BAGS[params["bag"]]
+        bags = [_listing(c, n) for c, n in params["bags"]]
+        names = [params["bags"][min(k, len(params["bags"]) - 1)][0][p] for k, p in enumerate(params["picks"])]
+        return {**params, "container": container, "things": things, "thing": things[:-1], "listings": bags,
+                "first": names[0], "second": names[1]}
