@@ -26,8 +26,14 @@ STAGES = ("plan", "generate", "inject", "verify", "render", "degrade", "write")
 def mixes(count: int) -> dict[str, dict]:
     quick = yaml.safe_load((HERE.parent / "configs" / "quickstart.yaml").read_text())
     quick["count"] = count
-    text_only = {**quick, "name": "text_only", "render": {"enabled": False}, "degrade": {"ops": []}}
-    return {"quickstart mix": quick, "text only": text_only}
+    text_only = {**quick, "name": "text_only", "render": {"enabled": False}, "degrade": {"ops": [], "profiles": []}}
+    # Every photo goes through a whole capture profile (marks, reverse page, lighting, fused geometry,
+    # camera) on an A4 page at 150 dpi: the "rendered and fully degraded" mix of the scale-out issue.
+    profiles = yaml.safe_load((HERE.parent / "configs" / "capture_profiles.yaml").read_text())
+    degraded = {**quick, "name": "a4_degraded", "inject": {**quick["inject"], "variants_per_base": 0},
+                "render": {**quick["render"], "page": "a4", "dpi": 150},
+                "degrade": {"ops": [], "profiles": profiles["degrade"]["profiles"]}}
+    return {"quickstart mix": quick, "text only": text_only, "A4 150 dpi, every photo a capture profile": degraded}
 
 
 def run_once(config: dict, workers: int) -> dict:

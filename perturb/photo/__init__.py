@@ -21,6 +21,7 @@ from perturb.photo import (  # noqa: E402,F401
     exposure,
     figure_marking,
     glare,
+    handwritten,
     jpeg,
     keystone,
     noise,

@@ -38,12 +38,30 @@ class ReversePage:
     ref: str
 
 
+@dataclass(frozen=True)
+class PageText:
+    """What the page says, for ops that write it by hand: a page's layout has boxes, not words.
+
+    Built from the problem and the shown solution (``perturb.photo.handwritten.page_text``). The
+    ops record every word they write in their params, so replaying needs only the params.
+    """
+
+    question_tokens: tuple[str, ...]  # in the order of the page's question_token refs 0, 1, ...
+    choices: tuple[str, ...] | None
+    answer_latex: str  # the final answer the student writes: the shown solution's
+    answer_correct: bool  # whether that answer is the problem's correct answer
+    choice: str | None  # the option letter the student picks (MCQ), None when no option matches
+    steps: tuple[str, ...]  # the shown solution's step latex, in order
+
+
 class Op:
     subtype: str
     family: str
     stage: str = "camera"
     stage_rank: int = 0  # order within the stage (lower first)
     uses_reverse: bool = False  # shows the reverse page (bleed_through)
+    uses_text: bool = False  # writes the page's own words by hand (handwritten_*): sample_params takes text=
+    levels: tuple[int, ...] = (1, 2, 3)  # the severities the rubric has (handwritten_answer is 0/1: only 1)
     requirement: str = ""  # what the page needs when ``applies`` can be False, for error messages
 
     def applies(self, page: RenderedPage) -> bool:
@@ -83,6 +101,12 @@ def check_severity(severity: Any) -> None:
         raise DegradationError(f"severity must be an integer 0-3, got {severity!r}")
 
 
+def check_level(op: Op, severity: int) -> None:
+    if severity not in op.levels:
+        raise DegradationError(f"{op.subtype} has severities 0 and {', '.join(map(str, op.levels))} in the rubric,"
+                               f" got {severity}; list only those for it in degrade.ops / degrade.profiles")
+
+
 def require_applicable(op: Op, page: RenderedPage) -> None:
     if not op.applies(page):
         raise NotApplicableError(f"{op.subtype} does not apply to this page: it {op.requirement}")
@@ -90,24 +114,38 @@ def require_applicable(op: Op, page: RenderedPage) -> None:
 
 def degrade(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
             rng: np.random.Generator, *, params: dict[str, Any] | None = None,
-            reverse: ReversePage | None = None) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
+            reverse: ReversePage | None = None,
+            text: PageText | None = None) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
     """Apply one op at one severity; pass ``params`` to replay a recorded application.
 
     ``reverse`` is the clean page printed on the other side of the sheet; ops that show it
-    (bleed_through) use it, the others ignore it.
+    (bleed_through) use it, the others ignore it. ``text`` is what the page says; ops that write
+    it by hand (handwritten_*) need it to sample, the others ignore it.
     """
     op = get_op(subtype)
     check_severity(severity)
     check_image(image)
     if severity == 0:
         return image, page, DegradationRecord(subtype, op.family, 0, {}, {})
+    check_level(op, severity)
     require_applicable(op, page)
-    params = params if params is not None else op.sample_params(rng, severity, page)
+    params = params if params is not None else sample(op, rng, severity, page, text)
     params = with_reverse(op, params, reverse)
     out, new_page = op.apply(image, params, page)
     record = DegradationRecord(subtype, op.family, severity, strip_private(params),
                                op.measure(image, out, params, page))
     return out, new_page, record
+
+
+def sample(op: Op, rng: np.random.Generator, severity: int, page: RenderedPage,
+           text: PageText | None) -> dict[str, Any]:
+    """Sample an op's params, handing the page's words to the ops that write them."""
+    if not op.uses_text:
+        return op.sample_params(rng, severity, page)
+    if text is None:
+        raise DegradationError(f"{op.subtype} writes the problem's own words by hand and needs them: pass"
+                               " text=perturb.photo.handwritten.page_text(problem, variant) to degrade")
+    return op.sample_params(rng, severity, page, text=text)  # type: ignore[call-arg]
 
 
 def with_reverse(op: Op, params: dict[str, Any], reverse: ReversePage | None) -> dict[str, Any]:

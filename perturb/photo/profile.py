@@ -19,11 +19,14 @@ from perturb.photo.base import (
     STAGES,
     DegradationError,
     Op,
+    PageText,
     ReversePage,
     check_image,
+    check_level,
     check_severity,
     get_op,
     require_applicable,
+    sample,
     strip_private,
     with_reverse,
 )
@@ -41,6 +44,8 @@ def physical_order(steps: Sequence[Step]) -> list[Step]:
     for subtype, severity in steps:
         get_op(subtype)
         check_severity(severity)
+        if severity:
+            check_level(get_op(subtype), severity)
         if subtype in seen:
             raise DegradationError(f"profile lists {subtype!r} twice; give each op once with one severity")
         seen.add(subtype)
@@ -55,10 +60,12 @@ def op_rng(rng: np.random.Generator, subtypes: Sequence[str]) -> dict[str, np.ra
 
 def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: np.random.Generator | None,
                     *, params: Sequence[dict[str, Any]] | None = None, reverse: ReversePage | None = None,
-                    fuse: bool = True) -> tuple[np.ndarray, RenderedPage, tuple[DegradationRecord, ...]]:
+                    fuse: bool = True, text: PageText | None = None,
+                    ) -> tuple[np.ndarray, RenderedPage, tuple[DegradationRecord, ...]]:
     """Apply a capture profile. ``params`` (one dict per applied op, in applied order) replays a recording.
 
-    ``fuse=False`` applies geometric ops one remap each (for benchmarks and comparisons).
+    ``fuse=False`` applies geometric ops one remap each (for benchmarks and comparisons). ``text`` is
+    what the page says, for the ops that write it by hand (see ``base.degrade``).
     """
     check_image(image)
     ordered = physical_order(steps)
@@ -79,7 +86,7 @@ def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step]
             image, page, recs = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None, fuse)
         else:
             image, page, rec = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
-                                       params[i] if params else None, reverse)
+                                       params[i] if params else None, reverse, text)
             recs = [rec]
         records.extend(recs)
         i = j
@@ -87,10 +94,10 @@ def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step]
 
 
 def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: np.random.Generator | None,
-            params: dict[str, Any] | None, reverse: ReversePage | None,
+            params: dict[str, Any] | None, reverse: ReversePage | None, text: PageText | None = None,
             ) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
     require_applicable(op, page)
-    p = params if params is not None else op.sample_params(rng, severity, page)
+    p = params if params is not None else sample(op, rng, severity, page, text)
     p = with_reverse(op, p, reverse)
     out, new_page = op.apply(image, p, page)
     return out, new_page, DegradationRecord(op.subtype, op.family, severity, strip_private(p),
