@@ -20,6 +20,15 @@ def _computed_steps(family: Family, problem: Problem) -> list[tuple[int, sympy.B
     return [(i, d.result) for i, d in enumerate(drafts, start=1) if d.result is not None]
 
 
+def _answer_words(family: Family, problem: Problem, value: sympy.Basic) -> str:
+    """The wrong final answer as the family states answers (``t = (−3 + 2√11)/5 or …``), for the explanation."""
+    answer = family.answer_of(value)
+    try:
+        return family.answer_text(problem.params, answer)[0]
+    except (ValueError, TypeError, ArithmeticError):  # a wrong answer the family has no wording for
+        return format_number(answer)
+
+
 class _Slip(Injector):
     """Shared machinery: slip the number computed at step k, then replay or splice."""
 
@@ -28,14 +37,25 @@ class _Slip(Injector):
     exclude_last: bool = False
     slip_kinds: tuple[str, ...] = COMMON_SLIPS
 
-    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
-                placement: str | int) -> Attempt | Skip:
+    def _candidates(self, family: Family, problem: Problem) -> list[tuple[int, sympy.Basic]]:
+        """The computed steps this subtype may slip on (the last one, the earlier ones, or any)."""
         computed = _computed_steps(family, problem)
         n_steps = len(problem.steps)
         if self.last_only:
-            computed = [c for c in computed if c[0] == n_steps]
-        elif self.exclude_last:
-            computed = [c for c in computed if c[0] < n_steps]
+            return [c for c in computed if c[0] == n_steps]
+        if self.exclude_last:
+            return [c for c in computed if c[0] < n_steps]
+        return computed
+
+    def applies(self, family: Family, problem: Problem) -> bool:
+        """False when no step computes a number where this subtype slips (e.g. a one-step solution has
+        no intermediate result), so the pipeline never picks it there instead of resampling in vain."""
+        return bool(self._candidates(family, problem))
+
+    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
+                placement: str | int) -> Attempt | Skip:
+        computed = self._candidates(family, problem)
+        n_steps = len(problem.steps)
         k = choose_step([i for i, _ in computed], rng, "any" if self.last_only else placement)
         if k is None:
             return Skip("no_step_at_placement")
@@ -48,7 +68,7 @@ class _Slip(Injector):
         replay = finalize(drafts)
         if self.propagate:
             steps = replay
-            shown = format_number(family.answer_of(drafts[-1].value))
+            shown = _answer_words(family, problem, drafts[-1].value)
             tail = f"the error carries through to the final answer {shown}"
         else:  # non-propagated: only step k shows the slip; the student carries on correctly
             steps = problem.steps[: k - 1] + (replay[k - 1],) + problem.steps[k:]

@@ -282,6 +282,11 @@ class ChainRule(Family):
         var = params["var"]
         x = sympy.Symbol(var)
         inner, bracket = self._pieces(params)
+        if not answer.is_polynomial(x):
+            # A slip on the exponent (decimal shift, sign) gives (t − 2)^(1/10): no school derivative reads
+            # like that, so it is no distractor; ValueError lets multiple_choice skip it.
+            raise ValueError(f"{answer} is not a polynomial in {var}; chain-rule answers are written as "
+                             "polynomials times whole powers of the bracket")
         q, inner_poly, e = sympy.Poly(answer, x), sympy.Poly(bracket.value, x), 0
         while not q.is_zero and q.degree() >= inner_poly.degree():
             quo, rem = q.div(inner_poly)

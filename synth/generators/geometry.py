@@ -645,7 +645,8 @@ class Pythagoras(FigureFamily):
             coef = sympy.Integer(math.isqrt(f))
             result = d.compute(coef)
             if result != coef:  # a slipped coefficient is still written as c√k
-                simple = result if int(total) == f else ["*", num(result), ["sqrt", int(total) // f]]
+                # ``num`` makes the slipped SymPy number a display leaf (value_of cannot read SymPy).
+                simple = num(result) if int(total) == f else ["*", num(result), ["sqrt", int(total) // f]]
             step(d, "square_root", simple, result)
         return d.steps
 
@@ -1004,9 +1005,10 @@ class CircleArea(FigureFamily):
             step(d, "square", E.product_of([*lead, "pi", num(sq)]), sq)
             area = d.compute(sq / 2)
         else:
-            area = sq
             step(d, "square", ["*", "pi", num(sq)], sq)
-        step(d, "halve" if half else "simplify", pi_times(area), area if half else None)
+            # Writing π × 676 as 676π copies the number again: the final number a pupil can slip on.
+            area = d.compute(sq)
+        step(d, "halve" if half else "simplify", pi_times(area), area)
         return d.steps
 
     def _rings_as_circumference(self, d: Derivation, big: int, small: int) -> list[StepDraft]:

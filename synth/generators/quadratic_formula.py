@@ -33,7 +33,8 @@ def _root_text(nb: int, k: int, m: int, den: int, sign: str, latex: bool) -> str
     """``(−5 + 4√3)/2``, ``−1 − √3``, ``(3 + √17)/4`` (den may be 1)."""
     minus = "-" if latex else "−"
     root = "" if k == 0 else ((f"{k}" if k != 1 else "") + (rf"\sqrt{{{m}}}" if latex else f"√{m}"))
-    head = E.latex(nb) if latex else E.text(nb)
+    lead = E.leaf(nb, decimal=True)  # a slipped constant (3 → 0.3) is written as a pupil would
+    head = E.latex(lead) if latex else E.text(lead)
     body = head if not root else (f"{head} {'+' if sign == '+' else minus} {root}" if nb else
                                   (root if sign == "+" else minus + root))
     if den == 1:
@@ -195,11 +196,13 @@ class QuadraticFormula(Family):
                   (_root_text(nb, k, m, den, "+", True), _root_text(nb, k, m, den, "-", True)), k)
         g = math.gcd(math.gcd(nb, k), den)
         if g > 1:
-            nb2, k2, den2 = nb // g, k // g, den // g
+            k2, den2 = k // g, den // g
+            # The cancelled constant term is computed (24 ÷ 8 = 3), so a slip on the final line can land on it.
+            nb2 = d.compute(sympy.Integer(nb // g))
             _pair(d, "cancel_common_factor", var,
                   ((nb2 + k2 * sympy.sqrt(m)) / den2, (nb2 - k2 * sympy.sqrt(m)) / den2),
                   (_root_text(nb2, k2, m, den2, "+", False), _root_text(nb2, k2, m, den2, "-", False)),
-                  (_root_text(nb2, k2, m, den2, "+", True), _root_text(nb2, k2, m, den2, "-", True)))
+                  (_root_text(nb2, k2, m, den2, "+", True), _root_text(nb2, k2, m, den2, "-", True)), nb2)
         return d.steps
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
