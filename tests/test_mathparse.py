@@ -499,10 +499,11 @@ def test_equivalent_matches_symbols_that_carry_assumptions():
 
 
 def test_equivalent_gives_up_with_false_after_time_limit():
-    hard = sympy.tan(5 * x + 3 * y)  # simplify needs seconds to prove this identity
+    hard = sympy.tan(5 * x + 3 * y)  # simplify needs many seconds to prove this identity
+    expanded = sympy.expand_trig(hard)
     start = time.monotonic()
-    assert not equivalent(sympy.expand_trig(hard), hard, timeout_s=0.2)
-    assert time.monotonic() - start < 1.0
+    assert not equivalent(expanded, hard, timeout_s=0.2)
+    assert time.monotonic() - start < 3.0  # wall clock: generous for a loaded CI machine
 
 
 def test_equivalent_time_limit_leaves_no_alarm_behind():
