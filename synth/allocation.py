@@ -24,6 +24,7 @@ from synth.errors import ConfigError
 from synth.seeding import stage_rng
 
 PROBES_PER_CELL = 3
+DIFFICULTIES = ("easy", "medium", "hard")  # probe order of subtype_kept
 IPF_ITERATIONS = 5000
 IPF_TOLERANCE = 1e-6
 # Runs smaller than this use the first ``count`` bases of a plan this size: a handful of bases cannot
@@ -161,12 +162,37 @@ def _probes(family_id: str, difficulty: str) -> tuple[Any, Any]:
 
 
 @cache
+def subtype_kept(family_id: str, subtype: str) -> bool:
+    """Whether one real injection of ``subtype`` into a probe problem of ``family_id`` passes the verifier.
+
+    ``applies`` only says an injector finds something to edit; some edits are always refused
+    (renaming the variable of a derivative changes what the notation means), and a subtype planned
+    there could never be filled. One injection per (family, subtype) tells the two apart; a refused
+    one is retried on the first fitting probe of each other difficulty (a subtype may need a longer
+    solution), and a refusal costs ``inject``'s resampling, so no more is tried.
+    """
+    from perturb.reasoning import REGISTRY, inject
+
+    injector = REGISTRY[subtype]
+    for difficulty in DIFFICULTIES:
+        family, problems = _probes(family_id, difficulty)
+        fitting = [k for k, problem in enumerate(problems) if injector.applies(family, problem)]
+        if fitting:
+            rng = stage_rng(fitting[0], f"allocation:keep:{family_id}:{subtype}:{difficulty}")
+            if inject(problems[fitting[0]], subtype, rng) is not None:
+                return True
+    return False
+
+
+@cache
 def subtype_fit(family_id: str, difficulty: str, subtype: str) -> float:
-    """Share of probe problems of ``family_id`` at ``difficulty`` that injector ``subtype`` can act on."""
+    """Share of probe problems of ``family_id`` at ``difficulty`` that injector ``subtype`` can act on,
+    0 when no injection of it into the family is ever kept (see ``subtype_kept``)."""
     from perturb.reasoning import REGISTRY
 
     family, problems = _probes(family_id, difficulty)
-    return sum(bool(REGISTRY[subtype].applies(family, p)) for p in problems) / len(problems)
+    share = sum(bool(REGISTRY[subtype].applies(family, p)) for p in problems) / len(problems)
+    return share if share and subtype_kept(family_id, subtype) else 0.0
 
 
 def _needs_figure(op_subtype: str) -> bool:

@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from synth.allocation import BasePlan, allocate, joint_counts, largest_remainder, plan_base
+from synth.allocation import (
+    BasePlan,
+    allocate,
+    joint_counts,
+    largest_remainder,
+    plan_base,
+    subtype_fit,
+    subtype_kept,
+)
 from synth.config import load_config, validate_config
 from synth.errors import ConfigError
 from synth.evaluate import ResponseCache, get_model, get_task, plan
@@ -36,12 +44,14 @@ ERRORRADAR = {
                      "Math Commonsense": 229},                                                 # §1.2
 }
 FERMAT = {
-    "axis": {"CO": 611, "CP": 609, "NO": 255, "SU": 340},   # §2.2; PR (429) has no injectors yet
+    "axis": {"CO": 611, "CP": 609, "NO": 255, "PR": 429, "SU": 340},   # §2.2
     "perturbation_type": {FERMAT_TYPES[s]: n for s, n in {
         "final_number": 156, "sign_error": 100, "intermediate_corrected": 80, "intermediate_propagated": 108,
         "copy_error": 167, "theorem_misapplication": 62, "misinterpret_question": 145, "invalid_assumption": 122,
         "incorrect_fact": 143, "formula_misuse": 137, "symbol_error": 81, "operator_swap": 115,
-        "misplaced_parentheses": 59, "variable_rename": 100, "step_omission": 81, "irrelevant_info": 159}.items()},
+        "misplaced_parentheses": 59, "format_ignored": 47, "terminology_swap": 25, "logic_disruption": 101,
+        "contextual_swap": 43, "variable_misnaming": 67, "incorrect_units": 146, "variable_rename": 100,
+        "step_omission": 81, "irrelevant_info": 159}.items()},
     "question_type": {"free-form": 82, "MCQ": 18},      # §2.3: 1,814 / 430, stated as 82% / 18%
     "domain": {"Algebra": 28.6, "Aptitude": 17.9, "Arithmetic": 20.9, "Calculus": 12.8,
                "Mensuration & Geometry": 10.9, "Probability & Statistics": 4.6, "Trigonometry": 4.2},  # §2.3
@@ -166,6 +176,21 @@ def test_shares_no_family_can_take_are_refused_naming_the_subtype_and_the_fix() 
     with pytest.raises(ConfigError, match=r"misread.*wants 60.*raise the weights of families"):
         joint_counts({"geo": 10, "alg": 90}, {"misread": 60, "slip": 40},
                      lambda r, c: float(c == "slip" or r == "geo"), what="inject.subtypes")
+
+
+def test_planner_never_gives_a_family_a_subtype_whose_injections_the_verifier_refuses() -> None:
+    # Renaming the variable of a derivative changes what d/dx means, so the verifier refuses every
+    # such control although the injector finds a variable to rename.
+    assert subtype_fit("calculus.derivative.power_rule", "easy", "variable_rename") == 0.0
+    assert not subtype_kept("calculus.derivative.power_rule", "variable_rename")
+    assert subtype_kept("algebra.linear.two_step", "variable_rename")
+    data = _quota_tiny(variants_per_base=1, subtypes={"variable_rename": 1.0, "final_number": 1.0})
+    data["generate"] = {**data["generate"], "families": {"calculus.derivative.power_rule": 1.0,
+                                                         "algebra.linear.two_step": 1.0}}
+    data["count"] = 100
+    plans = allocate(validate_config(data)).plans
+    renamed = {p.family for p in plans if "variable_rename" in p.subtypes}
+    assert renamed == {"algebra.linear.two_step"}
 
 
 def _quota_tiny(**inject: Any) -> dict[str, Any]:

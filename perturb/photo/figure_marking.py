@@ -4,7 +4,10 @@ Marks are placed from the renderer's ``figure_<type>`` boxes. A page without a f
 page this op can act on: ``applies`` says so, the pipeline records a skip, and ``degrade``
 raises ``NotApplicableError`` rather than returning an unmarked page under a marking label.
 Marks are kept apart (their footprints never touch), so the number of marks can be read back
-from the pixels as the number of separate pen-ink blobs on the figure.
+from the pixels as the number of separate pen-ink blobs on the figure. A figure whose marked
+elements leave room for fewer marks than the severity asks for (one circle, a number line) gets
+the rest as small circles on its other elements and then anywhere on it, so every severity fits
+every figure instead of failing on simple ones.
 """
 
 from __future__ import annotations
@@ -69,6 +72,67 @@ def _candidates(page: RenderedPage) -> list[dict[str, Any]]:
                         "radius": round(float(r), 2), "toward_deg": round(toward, 2),
                         "box": [b.x0, b.y0, b.x1, b.y1]})
     return out
+
+
+def _spare_places(page: RenderedPage) -> list[list[dict[str, Any]]]:
+    """Small circles for figures with too few markable elements: first one on each figure element
+    (any kind), then a grid over the whole figure; tiers in the order they are tried."""
+    boxes = _figure_boxes(page)
+    r = _RADIUS_IN["circle"] * page.dpi
+    pitch = 2 * r + _GAP_IN * page.dpi
+
+    def place(name: str, cx: float, cy: float, box: list[float]) -> dict[str, Any]:
+        return {"kind": "circle", "element": name, "centre": [round(cx, 2), round(cy, 2)], "radius": round(r, 2),
+                "box": box}
+
+    on_elements = [place(f"{b.kind}:{b.ref}:spare", (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, [b.x0, b.y0, b.x1, b.y1])
+                   for b in boxes]
+    fx0, fy0 = min(b.x0 for b in boxes), min(b.y0 for b in boxes)
+    fx1, fy1 = max(b.x1 for b in boxes), max(b.y1 for b in boxes)
+    # At least two grid places each way, so even a very small figure takes four separate marks.
+    nx, ny = max(2, int((fx1 - fx0) // pitch) + 1), max(2, int((fy1 - fy0) // pitch) + 1)
+    x0, y0 = (fx0 + fx1 - (nx - 1) * pitch) / 2, (fy0 + fy1 - (ny - 1) * pitch) / 2
+    grid = [place(f"figure_area:{i}_{j}", x0 + i * pitch, y0 + j * pitch, [fx0, fy0, fx1, fy1])
+            for j in range(ny) for i in range(nx)]
+    return [on_elements, grid]
+
+
+def _pick(cands: list[dict[str, Any]], order: list[int], chosen: list[dict[str, Any]], want: int, gap: float,
+          rng: np.random.Generator) -> None:
+    """Add candidates in ``order`` to ``chosen`` (in place) while they keep clear of every mark so far."""
+    for i in order:
+        if len(chosen) >= want:
+            return
+        c = cands[int(i)]
+        if any(c["element"] == m["element"] for m in chosen):
+            continue
+        if all(np.hypot(c["centre"][0] - m["centre"][0], c["centre"][1] - m["centre"][1])
+               >= c["radius"] + m["radius"] + gap for m in chosen):
+            mark = {**c, "seed": int(rng.integers(2**31 - 1))}
+            if c["kind"] == "tick":
+                mark["count"] = int(rng.integers(1, 3))
+            if c["kind"] != "arc":
+                mark.pop("toward_deg", None)
+            chosen.append(mark)
+
+
+def _fill_with_spares(page: RenderedPage, chosen: list[dict[str, Any]], lo: int, want: int, gap: float,
+                      rng: np.random.Generator) -> list[dict[str, Any]]:
+    """Marks enough for the severity when the figure's elements leave too little room apart.
+
+    Spare circles are added around the marks already chosen; when a large one (a circle round a
+    whole curve) leaves no room, the largest is given up and the filling tried again. Spares keep
+    twice the usual gap: a spare lands anywhere, often beside a mark's fattest stroke.
+    """
+    tiers = _spare_places(page)
+    kept = list(chosen)
+    while True:
+        trial = list(kept)
+        for tier in tiers:
+            _pick(tier, list(rng.permutation(len(tier))), trial, want, 2 * gap, rng)
+        if len(trial) >= lo or not kept:
+            return trial
+        kept.remove(max(kept, key=lambda m: (m["radius"], m["element"])))
 
 
 def _stroke(mark: dict[str, Any], rng: np.random.Generator) -> list[np.ndarray]:
@@ -151,23 +215,12 @@ class FigureMarking(Op):
         want = int(rng.integers(lo, hi + 1))
         gap = _GAP_IN * page.dpi
         chosen: list[dict[str, Any]] = []
-        order = rng.permutation(len(cands))
+        order = list(rng.permutation(len(cands)))
         if severity == 3:  # "extensive": cover a shape when there is one to cover
-            order = sorted(order, key=lambda i: cands[i]["kind"] != "scribble")[:1] + list(order)
-        for i in order:
-            c = cands[int(i)]
-            if any(c["element"] == m["element"] for m in chosen):
-                continue
-            if all(np.hypot(c["centre"][0] - m["centre"][0], c["centre"][1] - m["centre"][1])
-                   >= c["radius"] + m["radius"] + gap for m in chosen):
-                mark = {**c, "seed": int(rng.integers(2**31 - 1))}
-                if c["kind"] == "tick":
-                    mark["count"] = int(rng.integers(1, 3))
-                if c["kind"] != "arc":
-                    del mark["toward_deg"]
-                chosen.append(mark)
-            if len(chosen) == want:
-                break
+            order = sorted(order, key=lambda i: cands[i]["kind"] != "scribble")[:1] + order
+        _pick(cands, order, chosen, want, gap, rng)
+        if len(chosen) < lo:  # only then, so a page that had room draws the marks it always drew
+            chosen = _fill_with_spares(page, chosen, lo, want, gap, rng)
         if len(chosen) < lo:
             raise DegradationError(f"figure_marking severity {severity} needs {lo} separate places to mark on"
                                    f" the figure; this figure has room for {len(chosen)}")

@@ -92,6 +92,18 @@ def test_hostile_payloads_parse_to_nothing_quickly(text: str) -> None:
         assert time.perf_counter() - start < 0.5
 
 
+@pytest.mark.slow
+@settings(max_examples=10_000, deadline=None)
+@given(st.one_of(_hostile, st.text(max_size=5000)))
+def test_ten_thousand_hostile_outputs_never_hang_and_never_score(text: str) -> None:
+    """The issue's bar: 10,000 hostile model outputs parse quickly, execute nothing, earn no answer."""
+    for task in (t for t in TASKS.values() if t.closed):
+        start = time.perf_counter()
+        value = task.parse(text)
+        assert time.perf_counter() - start < 0.5
+        assert value is None or task.labels is None or value in task.labels
+
+
 @settings(max_examples=15, deadline=None)
 @given(_hostile)
 def test_hostile_payloads_score_no_credit_on_open_tasks_quickly(tiny_run: Path, text: str) -> None:

@@ -115,3 +115,27 @@ def test_replay_draws_the_same_marks() -> None:
     out, _, rec = degrade(img, page, "figure_marking", 2, np.random.default_rng(3))
     again, _, rec2 = degrade(img, page, "figure_marking", 2, None, params=rec.params)
     assert out.tobytes() == again.tobytes() and rec2.measured == rec.measured
+
+
+@cache
+def sparse_figure_pages() -> tuple[tuple[np.ndarray, RenderedPage], ...]:
+    """Real figures with few markable elements: a semicircle with its centre, a number line with one point,
+    a graph whose only circled element is the whole curve (its circle leaves no room for a second mark)."""
+    out = []
+    for family in ("geometry.circle.area", "commonsense.number_line", "coordinate.graph.read_value"):
+        p = get_family(family).build(np.random.default_rng(2), difficulty="hard", question_type="free",
+                                     problem_id="sparse")
+        r = render_page(p, clean_variant(p), dpi=60)
+        out.append((r.pixels, r.page))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("severity", [2, 3])
+def test_figures_with_few_elements_still_take_every_severity_with_countable_marks(severity: int) -> None:
+    lo, hi = BINS[severity]
+    for k, (img, page) in enumerate(sparse_figure_pages()):
+        assert REGISTRY["figure_marking"].applies(page)
+        for seed in range(4):
+            _, _, rec = degrade(img, page, "figure_marking", severity, np.random.default_rng(seed))
+            assert lo <= rec.measured["marks"] <= hi, (k, seed, rec.measured)
+            assert rec.measured["marks"] == len(rec.params["marks"]), (k, seed, rec.params["marks"], rec.measured)
