@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -704,7 +704,7 @@ def font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, max(4, size))
 
 
-@cache
+@lru_cache(maxsize=8192)  # bounded: keys include every word and number drawn, so a long run would grow it
 def glyph_mask(path: str, size: int, text: str) -> tuple[np.ndarray, int, int]:
     """Coverage mask of ``text`` and the offset of its top-left from the baseline origin."""
     mask, (dx, dy) = font(path, size).getmask2(text, "L", anchor="ls")
