@@ -51,7 +51,10 @@ def _area_unit(u: str) -> tuple[str, str]:
 
 
 def _answer(answer: sympy.Basic, unit: tuple[str, str]) -> tuple[str, str]:
-    coef = sympy.nsimplify(answer / sympy.pi) if answer.has(sympy.pi) else None
+    coef = sympy.simplify(answer / sympy.pi) if answer.has(sympy.pi) else None
+    if coef is not None and not coef.is_Rational:
+        # plain nsimplify can "find" radicals such as 2**(59/285) in a long rational; keep it rational
+        coef = sympy.nsimplify(coef, rational=True)
     node = pi_times(coef) if coef is not None else num(answer)
     _, text, latex = show(node)
     return f"{text} {unit[0]}", rf"{latex}\ {unit[1]}"
