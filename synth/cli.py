@@ -175,6 +175,43 @@ def show(
     out.print(f"wrote {path}")
 
 
+@app.command("check-families")
+def check_families(
+    family: Annotated[Optional[list[str]], typer.Option(help="Family id (repeat); default: every family.")] = None,
+    seeds: Annotated[int, typer.Option(min=1, help="Problems per family and difficulty.")] = 30,
+    failures: Annotated[int, typer.Option(min=0, help="Failures to show per family.")] = 3,
+) -> None:
+    """The generator acceptance bar per family: verification, parse-back, repeats, graded difficulty."""
+    from synth.generators import REGISTRY
+    from synth.generators.acceptance import check_family
+
+    ids = family or sorted(REGISTRY)
+    unknown = [f for f in ids if f not in REGISTRY]
+    if unknown:
+        from synth.errors import ConfigError
+
+        _fail(ConfigError(f"--family: unknown family {unknown[0]!r}; `mathstress taxonomy --families` lists them"))
+    table = Table()
+    for header in ("family", "steps e/m/h", "size e/m/h", "dup %", "graded"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("failures")
+    bad = 0
+    with progress_bar() as bar:
+        task = bar.add_task("check families", total=len(ids))
+        for fid in ids:
+            r = check_family(fid, seeds)
+            table.add_row(fid, "/".join(f"{lv.mean_steps:.1f}" for lv in r.levels),
+                          "/".join(f"{lv.mean_magnitude:.1f}" for lv in r.levels), f"{100 * r.duplicate_rate:.1f}",
+                          "yes" if r.graded else "NO",
+                          "\n".join([str(len(r.failures))] + [escape(f) for f in r.failures[:failures]]))
+            bad += bool(r.failures) or not r.graded
+            bar.advance(task)
+    out.print(table)
+    out.print(f"{len(ids)} families, {bad} with findings")
+    if bad:
+        raise typer.Exit(1)
+
+
 @app.command()
 def taxonomy(
     families: Annotated[bool, typer.Option("--families", help="List problem families instead.")] = False,

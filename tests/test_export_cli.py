@@ -109,3 +109,12 @@ def test_processbench_export_labels_the_first_wrong_step_zero_based(tiny_run: Pa
             assert e["final_answer_correct"] == (not row["error"]["answer_changed"])
         else:
             assert e["label"] == -1 and e["final_answer_correct"]
+
+
+def test_check_families_reports_each_family_and_refuses_unknown_ids() -> None:
+    result = CliRunner().invoke(app, ["check-families", "--family", "probability.simple", "--seeds", "3"],
+                                env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert "probability.simple" in result.output and "1 families, 0 with findings" in result.output
+    bad = CliRunner().invoke(app, ["check-families", "--family", "no.such.family"])
+    assert bad.exit_code == 2 and "no.such.family" in bad.output and "Traceback" not in bad.output

@@ -5,12 +5,11 @@ back to its value; problems do not repeat (by canonical parameters); harder leve
 measurably harder (more steps or bigger numbers); figure families draw a figure and every
 figure-sourced given names an element of it; offered mcq/fill questions are well formed.
 
-    /work/venv/bin/python -m synth.generators.acceptance [--seeds 30] [--family ID ...]
+    mathstress check-families [--seeds 30] [--family ID ...]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import statistics
@@ -20,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from synth.generators import REGISTRY, get_family
+from synth.generators import get_family
 from synth.generators.base import BLANK, CHOICE_LETTERS, DIFFICULTIES, QUESTION_KEYS, Family
 from synth.records import Problem
 from synth.verifier import parse_step, same_value, verify
@@ -179,29 +178,3 @@ def check_family(family_id: str, seeds: int = 30, *, question_seeds: int = 10) -
                                  min(steps, default=0), max(steps, default=0),
                                  statistics.fmean(sizes) if sizes else 0.0, duplicates))
     return FamilyReport(family_id, tuple(levels), tuple(failures), time.perf_counter() - start)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=30, help="problems per family and difficulty")
-    parser.add_argument("--family", nargs="*", default=sorted(REGISTRY))
-    parser.add_argument("--failures", type=int, default=3, help="failures to print per family")
-    args = parser.parse_args(argv)
-    width = max(len(f) for f in args.family)
-    print(f"{'family':<{width}}  {'steps e/m/h':>17}  {'size e/m/h':>14}  {'dup%':>5}  graded  fails")
-    bad = 0
-    for fid in args.family:
-        r = check_family(fid, args.seeds)
-        steps = "/".join(f"{lv.mean_steps:.1f}" for lv in r.levels)
-        sizes = "/".join(f"{lv.mean_magnitude:.1f}" for lv in r.levels)
-        print(f"{fid:<{width}}  {steps:>17}  {sizes:>14}  {100 * r.duplicate_rate:>5.1f}  "
-              f"{'yes' if r.graded else 'NO':>6}  {len(r.failures)}")
-        for f in r.failures[: args.failures]:
-            print(f"    {f}")
-        bad += bool(r.failures) or not r.graded
-    print(f"{len(args.family)} families, {bad} with findings")
-    return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
