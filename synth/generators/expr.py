@@ -35,6 +35,13 @@ def value(node: Node) -> Fraction:
         return Fraction(node)
     op, *args = node
     vals = [value(a) for a in args]
+    if op == "pow":
+        return vals[0] ** int(vals[1])
+    return combine(op, vals)
+
+
+def combine(op: str, vals: list[Any]) -> Any:
+    """The arithmetic of a display operator over evaluated operands (Fractions, or SymPy values)."""
     if op == "+":
         return vals[0] + vals[1]
     if op == "-":
@@ -46,10 +53,10 @@ def value(node: Node) -> Fraction:
     if op == "pct":
         return vals[0] / 100
     if op == "pow":
-        return vals[0] ** int(vals[1])
+        return vals[0] ** vals[1]
     if op == "group":
         return vals[0]
-    raise ValueError(f"unknown operator {op!r}")
+    raise ValueError(f"unknown display operator {op!r}")
 
 
 def sym(node: Node) -> sympy.Rational:

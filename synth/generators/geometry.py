@@ -52,22 +52,7 @@ def value_of(node: E.Node) -> sympy.Expr:
         return sympy.sqrt(value_of(args[0]))
     if op in _TRIG:
         return _TRIG[op](sympy.pi * value_of(args[0]) / 180)
-    vals = [value_of(a) for a in args]
-    if op == "+":
-        return vals[0] + vals[1]
-    if op == "-":
-        return vals[0] - vals[1]
-    if op == "*":
-        return vals[0] * vals[1]
-    if op in ("/", "frac"):
-        return vals[0] / vals[1]
-    if op == "pow":
-        return vals[0] ** vals[1]
-    if op == "group":
-        return vals[0]
-    if op == "pct":
-        return vals[0] / 100
-    raise ValueError(f"unknown display operator {op!r}")
+    return E.combine(op, [value_of(a) for a in args])
 
 
 def show(node: E.Node) -> tuple[sympy.Expr, str, str]:
