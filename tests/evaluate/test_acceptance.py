@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.evaluate import load_items
+from tests.evaluate._http import completion, send_json, serve
 
 COST_PER_CALL = 0.002
 
@@ -48,9 +49,9 @@ class FaultyVLM:
                 kind = None
                 self.answered += 1
         if kind == "429":
-            return _send(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
+            return send_json(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
         if kind == "500":
-            return _send(handler, 500, {"error": {"message": "boom"}})
+            return send_json(handler, 500, {"error": {"message": "boom"}})
         if kind == "drop":
             handler.close_connection = True
             return None
@@ -59,44 +60,15 @@ class FaultyVLM:
             answer = json.dumps({"solution": {"isSolvable": True, "steps": [], "answer": {"value": "5"}}})
         else:
             answer = "Checked every step.\nCorrect: yes"
-        return _send(handler, 200, {
-            "id": "cmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120, "cost": COST_PER_CALL}})
-
-
-def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict, headers: dict | None = None) -> None:
-    data = json.dumps(payload).encode()
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(data)))
-    for k, v in (headers or {}).items():
-        handler.send_header(k, v)
-    handler.end_headers()
-    handler.wfile.write(data)
+        return send_json(handler, 200, completion(body["model"], answer, {
+            "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120, "cost": COST_PER_CALL}))
 
 
 @pytest.fixture()
 def faulty_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, FaultyVLM]]:
     fake = FaultyVLM()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-            fake.handle(self)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", fake
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(fake, monkeypatch, "sk-test-not-a-secret") as url:
+        yield url, fake
 
 
 def test_faulty_endpoint_run_ends_scored_or_failed_and_reruns_with_zero_calls(

@@ -7,12 +7,13 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from synth.evaluate import evaluate_run, get_model, get_task, load_items
+from tests.evaluate._http import completion, send_json, serve
 
 API_KEY = "sk-test-not-a-secret"
 
@@ -49,32 +50,18 @@ class FakeVLM:
             kind = int(digest[:4], 16) % 3
             if kind == 0 and attempt == 1:
                 self.faults["429"] += 1
-                return self._send(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
+                return send_json(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
             if kind == 1 and attempt == 1:
                 self.faults["500"] += 1
-                return self._send(handler, 500, {"error": {"message": "boom"}})
+                return send_json(handler, 500, {"error": {"message": "boom"}})
             if kind == 1 and attempt == 2:
                 self.faults["drop"] += 1
                 handler.close_connection = True  # no status line at all: the client sees a disconnect
                 return None
             self.images_ok += 1
             answer = self.answers[digest]
-        self._send(handler, 200, {
-            "id": "cmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": answer}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}})
-
-    @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict, headers: dict | None = None) -> None:
-        data = json.dumps(payload).encode()
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
-            handler.send_header(k, v)
-        handler.end_headers()
-        handler.wfile.write(data)
+        send_json(handler, 200, completion(body["model"], answer,
+                                           {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}))
 
 
 @pytest.fixture()
@@ -89,24 +76,8 @@ def fake_server(tiny_run: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tup
         label = gold if int(digest[-1], 16) % 2 == 0 else flip[gold]
         answers[digest] = f"Looking at each step...\nCorrect: {'yes' if label == 'correct' else 'no'}"
     fake = FakeVLM(answers)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-            fake.handle(self)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", fake
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(fake, monkeypatch, API_KEY) as url:
+        yield url, fake
 
 
 def test_every_item_completes_through_429_500_and_drops_and_reruns_from_cache(
