@@ -24,10 +24,10 @@ import cv2
 import numpy as np
 
 from perturb.photo import REGISTRY as PHOTO_OPS
-from perturb.photo import degrade
+from perturb.photo import Photo, degrade_photo
 from perturb.photo.base import ReversePage
 from perturb.photo.handwritten import page_text
-from perturb.photo.profile import degrade_profile
+from perturb.photo.profile import capture
 from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
 from perturb.reasoning.base import Funnel, clean_variant
@@ -37,6 +37,7 @@ from synth.config import RunConfig, validate_config
 from synth.errors import ConfigError, RunError
 from synth.generators import get_family
 from synth.manifest import dumps_row, to_row
+from synth.memory import keep_image_buffers
 from synth.records import Item, Problem, Variant
 from synth.seeding import item_seed, stage_rng
 from synth.verifier import verify
@@ -159,8 +160,13 @@ def generate_problem(config: RunConfig, index: int, stats: ShardStats, plan: Bas
                    f"in {MAX_GENERATE_ATTEMPTS} attempts; this is a generator bug")
 
 
-def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tuple[Item, np.ndarray | None]]:
-    """The clean control for base ``index``, then its error and degraded variants, with pixels."""
+def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tuple[Item, np.ndarray | bytes | None]]:
+    """The clean control for base ``index``, then its error and degraded variants, with their image.
+
+    The image is pixels to store as PNG, or the encoded file itself when the photo's last op was the
+    camera's JPEG encoding (``item.image`` then ends in .jpg): storing those bytes keeps the file
+    exactly the degraded pixels, at a fraction of the size and of the time a PNG takes.
+    """
     from render import render_page, sample_hand
 
     seed = item_seed(config.seed, index)
@@ -222,12 +228,11 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
                 continue
             with _Timer(stats, "degrade"):
                 rng = stage_rng(seed, f"degrade:{op.subtype}", severity, n)
-                pixels, page, record = degrade(clean_pixels, clean_page, op.subtype, severity, rng, reverse=reverse,
-                                               text=text)
+                photo = degrade_photo(clean_pixels, clean_page, op.subtype, severity, rng, reverse=reverse, text=text)
             item_id = f"{bid}-d{n}"
             yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
-                       variant=variants[0][1], render=page, degradations=(record,),
-                       image=f"images/{item_id}.png", clean_image=clean_image, versions=versions()), pixels
+                       variant=variants[0][1], render=photo.page, degradations=photo.records,
+                       image=_photo_name(item_id, photo), clean_image=clean_image, versions=versions()), _stored(photo)
     for k, profile in enumerate(config.degrade.profiles, start=1):
         steps = [(s.subtype, s.severity) for s in profile.ops]
         if not all(PHOTO_OPS[s].applies(clean_page) for s, _ in steps):
@@ -235,11 +240,19 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
             continue
         with _Timer(stats, "degrade"):
             rng = stage_rng(seed, f"profile:{profile.name}")
-            pixels, page, records = degrade_profile(clean_pixels, clean_page, steps, rng, reverse=reverse, text=text)
+            photo = capture(clean_pixels, clean_page, steps, rng, reverse=reverse, text=text)
         item_id = f"{bid}-p{k}"
         yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem,
-                   variant=variants[0][1], render=page, degradations=records, profile=profile.name,
-                   image=f"images/{item_id}.png", clean_image=clean_image, versions=versions()), pixels
+                   variant=variants[0][1], render=photo.page, degradations=photo.records, profile=profile.name,
+                   image=_photo_name(item_id, photo), clean_image=clean_image, versions=versions()), _stored(photo)
+
+
+def _photo_name(item_id: str, photo: Photo) -> str:
+    return f"images/{item_id}.jpg" if photo.jpeg is not None else f"images/{item_id}.png"
+
+
+def _stored(photo: Photo) -> np.ndarray | bytes:
+    return photo.jpeg if photo.jpeg is not None else photo.pixels
 
 
 def _allocated_base(config: RunConfig, index: int, plan: BasePlan,
@@ -349,17 +362,19 @@ def _staging(run_dir: str | Path, shard: int, *, fresh: bool) -> Path:
 def produce_shard(config_data: dict[str, Any], shard: int, stage: Path | None = None) -> ShardOutput:
     """Build every item of one shard and encode its images; with ``stage``, images go there at once."""
     config = validate_config(config_data)
+    if config.render.enabled:
+        keep_image_buffers()
     indices = shard_ranges(config.count, config.output.shard_size)[shard]
     stats = ShardStats()
     rows: list[str] = []
     names: list[str] = []
     images: list[tuple[str, bytes]] = []
     for index in indices:
-        for item, pixels in build_items(config, index, stats):
+        for item, image in build_items(config, index, stats):
             with _Timer(stats, "write"):
-                if pixels is not None:
-                    name = f"{item.id}.png"
-                    data = _png_bytes(name, pixels)
+                if image is not None:
+                    name = Path(item.image or f"{item.id}.png").name
+                    data = image if isinstance(image, bytes) else _png_bytes(name, image)
                     names.append(name)
                     if stage is not None:
                         (stage / name).write_bytes(data)

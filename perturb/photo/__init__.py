@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perturb.photo.base import Op, degrade
+from perturb.photo.base import Op, Photo, degrade, degrade_photo
 
 REGISTRY: dict[str, Op] = {}
 
@@ -33,4 +33,4 @@ from perturb.photo import (  # noqa: E402,F401
     tilt,
 )
 
-__all__ = ["REGISTRY", "Op", "degrade", "register"]
+__all__ = ["REGISTRY", "Op", "Photo", "degrade", "degrade_photo", "register"]

@@ -78,14 +78,38 @@ class Op:
                 page: RenderedPage) -> dict[str, Any]:
         return {}
 
+    def apply_encoded(self, image: np.ndarray, params: dict[str, Any],
+                      page: RenderedPage) -> tuple[np.ndarray, RenderedPage, bytes | None]:
+        """``apply``, plus the encoded file for ops that are the camera's file encoding (jpeg).
+
+        Decoding that file gives exactly the returned pixels, so a photo whose last op is the
+        encoding is stored as those bytes: no second, lossy or slow, encode at write time.
+        """
+        out, new_page = self.apply(image, params, page)
+        return out, new_page, None
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A degraded page: its pixels, the moved layout, one record per applied op, and the camera's
+    file when the last op encoded one (``jpeg``: JPEG bytes that decode to ``pixels``)."""
+
+    pixels: np.ndarray
+    page: RenderedPage
+    records: tuple[DegradationRecord, ...]
+    jpeg: bytes | None = None
+
 
 def check_image(image: np.ndarray) -> None:
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
         shape = getattr(image, "shape", None)
-        raise DegradationError(f"degradations take H x W x 3 uint8 RGB images, got shape {shape}"
-                               f" and dtype {getattr(image, 'dtype', type(image).__name__)}")
+        raise DegradationError(f"image: degradations take H x W x 3 uint8 RGB images, got shape {shape}"
+                               f" and dtype {getattr(image, 'dtype', type(image).__name__)}; convert first"
+                               " (cv2.cvtColor with COLOR_GRAY2RGB or COLOR_RGBA2RGB, and floats in 0-1 with"
+                               " (image * 255).round().astype(np.uint8))")
     if min(image.shape[:2]) < 16:
-        raise DegradationError(f"image is too small to degrade ({image.shape[1]}x{image.shape[0]} px)")
+        raise DegradationError(f"image: too small to degrade ({image.shape[1]}x{image.shape[0]} px); ops need at"
+                               " least 16 px on each side")
 
 
 def get_op(subtype: str) -> Op:
@@ -122,19 +146,27 @@ def degrade(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
     (bleed_through) use it, the others ignore it. ``text`` is what the page says; ops that write
     it by hand (handwritten_*) need it to sample, the others ignore it.
     """
+    photo = degrade_photo(image, page, subtype, severity, rng, params=params, reverse=reverse, text=text)
+    return photo.pixels, photo.page, photo.records[0]
+
+
+def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
+                  rng: np.random.Generator, *, params: dict[str, Any] | None = None,
+                  reverse: ReversePage | None = None, text: PageText | None = None) -> Photo:
+    """``degrade``, as a ``Photo`` that keeps the encoded file of an op that writes one (jpeg)."""
     op = get_op(subtype)
     check_severity(severity)
     check_image(image)
     if severity == 0:
-        return image, page, DegradationRecord(subtype, op.family, 0, {}, {})
+        return Photo(image, page, (DegradationRecord(subtype, op.family, 0, {}, {}),))
     check_level(op, severity)
     require_applicable(op, page)
     params = params if params is not None else sample(op, rng, severity, page, text)
     params = with_reverse(op, params, reverse)
-    out, new_page = op.apply(image, params, page)
+    out, new_page, encoded = op.apply_encoded(image, params, page)
     record = DegradationRecord(subtype, op.family, severity, strip_private(params),
                                op.measure(image, out, params, page))
-    return out, new_page, record
+    return Photo(out, new_page, (record,), encoded)
 
 
 def sample(op: Op, rng: np.random.Generator, severity: int, page: RenderedPage,

@@ -9,6 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
+from perturb.photo.fields import pooled_std
 from synth.records import RenderedPage
 
 # Gaussian sigma in pixels at 150 dpi per severity; a 150-dpi page is the common phone-scan size.
@@ -65,7 +66,7 @@ def kernel_spread(kernel: np.ndarray) -> float:
 
 def _sharpness(image: np.ndarray) -> float:
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-    return float(cv2.Laplacian(gray, cv2.CV_32F).var())
+    return pooled_std(cv2.Laplacian(gray, cv2.CV_32F)) ** 2
 
 
 class Blur(Op):

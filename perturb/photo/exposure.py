@@ -9,7 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import content_mask, grid, luma, upsample
+from perturb.photo.fields import apply_gain, content_mask, grid, luma, median_u8
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -58,25 +58,22 @@ class Exposure(Op):
                                                                      page.width, page.height)
         curved = cv2.LUT(image, np.clip(lut * 255 + 0.5, 0, 255).astype(np.uint8))
         if params["kind"] == "under":
-            gain = upsample(light, *image.shape[:2])
-            return cv2.multiply(curved, cv2.merge([gain] * 3), dtype=cv2.CV_8U), page
+            return apply_gain(curved, light), page
         # Over: scale the remaining darkness (255 - v) instead, so the wash stays bright.
-        gain = upsample(2.0 - light, *image.shape[:2])
-        inv = cv2.multiply(255 - curved, cv2.merge([gain] * 3), dtype=cv2.CV_8U)
-        return 255 - inv, page
+        return cv2.bitwise_not(apply_gain(cv2.bitwise_not(curved), 2.0 - light)), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
         b, a = luma(before), luma(after)
         mask = content_mask(page, *b.shape) if page.layout else np.ones(b.shape, bool)
         ink, paper = (b < 100) & mask, b > 200
+        paper_after = median_u8(a[paper])
         if not ink.any():
-            return {"contrast_retained": None, "paper_luma": round(float(np.median(a[paper])), 2)}
-        c0 = float(np.median(b[paper])) - float(np.median(b[ink]))
-        c1 = float(np.median(a[paper])) - float(np.median(a[ink]))
-        return {"contrast_retained": round(abs(c1) / max(c0, 1.0), 4),
-                "paper_luma": round(float(np.median(a[paper])), 2),
-                "ink_luma": round(float(np.median(a[ink])), 2), "kind": params["kind"]}
+            return {"contrast_retained": None, "paper_luma": round(paper_after, 2)}
+        c0 = median_u8(b[paper]) - median_u8(b[ink])
+        c1 = paper_after - median_u8(a[ink])
+        return {"contrast_retained": round(abs(c1) / max(c0, 1.0), 4), "paper_luma": round(paper_after, 2),
+                "ink_luma": round(median_u8(a[ink]), 2), "kind": params["kind"]}
 
 
 register(Exposure())

@@ -30,10 +30,10 @@ def upsample(field: np.ndarray, height: int, width: int) -> np.ndarray:
 def apply_gain(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """Multiply by a low-res gain field (gh x gw or gh x gw x 3), upsampled to the image."""
     h, w = image.shape[:2]
-    full = upsample(gain, h, w)
-    if full.ndim == 2:
-        full = cv2.merge([full, full, full])
-    return cv2.multiply(image, full, dtype=cv2.CV_8U)
+    small = gain.astype(np.float32)
+    if small.ndim == 2:
+        small = cv2.merge([small, small, small])  # merged small: far cheaper than merging at full size
+    return cv2.multiply(image, upsample(small, h, w), dtype=cv2.CV_8U)
 
 
 def smoothstep(x: np.ndarray) -> np.ndarray:
@@ -59,6 +59,19 @@ def content_mask(page: RenderedPage, height: int, width: int, kinds: frozenset[s
 
 def psnr(before: np.ndarray, after: np.ndarray) -> float:
     return round(float(cv2.PSNR(before, after)), 3)
+
+
+def pooled_std(values: np.ndarray) -> float:
+    """Standard deviation over every element of a (h, w) or (h, w, c) array, computed by OpenCV per channel."""
+    means, stds = cv2.meanStdDev(values)
+    means, stds = means.ravel(), stds.ravel()
+    return float(np.sqrt(np.mean(stds**2 + means**2) - np.mean(means) ** 2))
+
+
+def median_u8(values: np.ndarray) -> float:
+    """Median of uint8 values from their histogram (the lower median for an even count), without sorting."""
+    counts = np.bincount(values.ravel(), minlength=256)
+    return float(np.searchsorted(np.cumsum(counts), (values.size + 1) // 2))
 
 
 def coarse_content(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

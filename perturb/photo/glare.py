@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 
 from perturb.photo import register
@@ -55,29 +56,31 @@ class Glare(Op):
             "halo": round(float(rng.uniform(0.1, 0.25)), 4),
         }
         target = float(rng.uniform(*_TARGET_AREA[severity]))
-        radius = bisect_coverage(lambda r: glare_field({**params, "radius_frac": r}, xs, ys, page.width),
-                                 mask, target, 0.002, 1.5, grows=True)
+        # Coverage only counts content cells, so the field is evaluated there alone.
+        cx_, cy_ = xs[mask], ys[mask]
+        radius = bisect_coverage(lambda r: glare_field({**params, "radius_frac": r}, cx_, cy_, page.width),
+                                 np.ones(cx_.shape, bool), target, 0.002, 1.5, grows=True)
         params["radius_frac"] = round(radius, 5)
         params["target_content_area"] = round(target, 4)
         return params
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        # v + (255 - v) * g == 255 - (255 - v) * (1 - g): wash the darkness out, in 8-bit with one multiply.
         xs, ys = grid(page.height, page.width)
-        g = upsample(glare_field(params, xs, ys, page.width), *image.shape[:2])
-        out = image.astype(np.float32)
-        out += (255.0 - out) * g[..., None]
-        return np.clip(out + 0.5, 0, 255).astype(np.uint8), page
+        keep = 1.0 - glare_field(params, xs, ys, page.width)
+        keep3 = cv2.resize(cv2.merge([keep] * 3), (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR)
+        return cv2.bitwise_not(cv2.multiply(cv2.bitwise_not(image), keep3, dtype=cv2.CV_8U)), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
-        b, a = luma(before).astype(np.float32), luma(after).astype(np.float32)
+        b, a = luma(before), luma(after)
         ink = (b < 128) & content_mask(page, *b.shape)
-        washout = (a - b) / np.maximum(255.0 - b, 1.0)
-        under = washout[ink] > 0.5
-        return {"text_under_glare": round(float(under.mean()), 4) if ink.any() else None,
-                "peak_washout": round(float(washout[ink].max()), 4) if ink.any() else None,
-                "page_under_glare": round(float((upsample(glare_field(params, *grid(page.height, page.width),
-                                                                       page.width), 32, 32) > 0.5).mean()), 4)}
+        bi, ai = b[ink].astype(np.float32), a[ink].astype(np.float32)
+        washout = (ai - bi) / np.maximum(255.0 - bi, 1.0)
+        page_glare = upsample(glare_field(params, *grid(page.height, page.width), page.width), 32, 32)
+        return {"text_under_glare": round(float((washout > 0.5).mean()), 4) if bi.size else None,
+                "peak_washout": round(float(washout.max()), 4) if bi.size else None,
+                "page_under_glare": round(float((page_glare > 0.5).mean()), 4)}
 
 
 register(Glare())

@@ -15,11 +15,20 @@ from synth.records import RenderedPage
 QUALITY = {1: (55, 80), 2: (25, 45), 3: (6, 15)}
 
 
-def compress(image: np.ndarray, quality: int) -> np.ndarray:
+def encode(image: np.ndarray, quality: int) -> bytes:
+    """The JPEG file of an RGB image at ``quality`` (OpenCV's encoder: deterministic)."""
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise DegradationError(f"jpeg: OpenCV could not encode at quality {quality}")
-    return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    return buf.tobytes()
+
+
+def decode(data: bytes) -> np.ndarray:
+    return cv2.cvtColor(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
+def compress(image: np.ndarray, quality: int) -> np.ndarray:
+    return decode(encode(image, quality))
 
 
 class Jpeg(Op):
@@ -34,6 +43,11 @@ class Jpeg(Op):
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         return compress(image, int(params["quality"])), page
+
+    def apply_encoded(self, image: np.ndarray, params: dict[str, Any],
+                      page: RenderedPage) -> tuple[np.ndarray, RenderedPage, bytes | None]:
+        data = encode(image, int(params["quality"]))
+        return decode(data), page, data
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

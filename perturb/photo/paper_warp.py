@@ -66,15 +66,15 @@ def shading(params: dict[str, Any], s: np.ndarray, h_tab: np.ndarray, slope: np.
 def line_bow(forward, page: RenderedPage, zoom: float = 1.0) -> float:
     """Largest deviation from straight of mapped page rows and columns, in photographed page widths."""
     t = np.linspace(0, 1, 41)
-    worst = 0.0
-    for f in np.linspace(0.05, 0.95, 10):
-        for pts in (np.stack([t * page.width, np.full_like(t, f * page.height)], 1),
-                    np.stack([np.full_like(t, f * page.width), t * page.height], 1)):
-            q = forward(pts)
-            chord = q[-1] - q[0]
-            normal = np.array([-chord[1], chord[0]]) / max(np.linalg.norm(chord), 1e-9)
-            worst = max(worst, float(np.abs((q - q[0]) @ normal).max()))
-    return worst / page.width / zoom
+    f = np.linspace(0.05, 0.95, 10)
+    rows = np.stack(np.broadcast_arrays(t[None, :] * page.width, f[:, None] * page.height), -1)
+    cols = np.stack(np.broadcast_arrays(f[:, None] * page.width, t[None, :] * page.height), -1)
+    lines = np.concatenate([rows, cols])  # (20 lines, 41 points, xy), mapped in one call
+    q = forward(lines.reshape(-1, 2)).reshape(lines.shape)
+    chord = q[:, -1] - q[:, 0]
+    normal = np.stack([-chord[:, 1], chord[:, 0]], 1) / np.maximum(np.linalg.norm(chord, axis=1), 1e-9)[:, None]
+    deviation = np.abs(np.einsum("lpk,lk->lp", q - q[:, :1], normal))
+    return float(deviation.max()) / page.width / zoom
 
 
 def inverse_map(params: dict[str, Any], page: RenderedPage):
@@ -84,7 +84,10 @@ def inverse_map(params: dict[str, Any], page: RenderedPage):
     def inverse(q: np.ndarray) -> np.ndarray:
         p = np.array(q, np.float64)
         for _ in range(12):
-            p += q - forward(p)
+            step = q - forward(p)
+            p += step
+            if np.abs(step).max() < 1e-4:  # pixels; converged long before the map's interpolation error
+                break
         return p
 
     return inverse

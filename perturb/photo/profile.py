@@ -20,6 +20,7 @@ from perturb.photo.base import (
     DegradationError,
     Op,
     PageText,
+    Photo,
     ReversePage,
     check_image,
     check_level,
@@ -67,6 +68,14 @@ def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step]
     ``fuse=False`` applies geometric ops one remap each (for benchmarks and comparisons). ``text`` is
     what the page says, for the ops that write it by hand (see ``base.degrade``).
     """
+    photo = capture(image, page, steps, rng, params=params, reverse=reverse, fuse=fuse, text=text)
+    return photo.pixels, photo.page, photo.records
+
+
+def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: np.random.Generator | None,
+            *, params: Sequence[dict[str, Any]] | None = None, reverse: ReversePage | None = None,
+            fuse: bool = True, text: PageText | None = None) -> Photo:
+    """``degrade_profile`` as a ``Photo``: with the camera's JPEG file when the profile ends with jpeg."""
     check_image(image)
     ordered = physical_order(steps)
     if params is not None and len(params) != len(ordered):
@@ -76,6 +85,7 @@ def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step]
         raise DegradationError("degrade_profile needs an rng to sample with, or params to replay")
     rngs = op_rng(rng, [s for s, _ in ordered]) if params is None else {}
     records: list[DegradationRecord] = []
+    encoded: bytes | None = None
     i = 0
     while i < len(ordered):
         op = get_op(ordered[i][0])
@@ -84,24 +94,25 @@ def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step]
             while j < len(ordered) and isinstance(get_op(ordered[j][0]), GeometricOp):
                 j += 1
             image, page, recs = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None, fuse)
+            encoded = None
         else:
-            image, page, rec = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
-                                       params[i] if params else None, reverse, text)
+            image, page, rec, encoded = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
+                                                params[i] if params else None, reverse, text)
             recs = [rec]
         records.extend(recs)
         i = j
-    return image, page, tuple(records)
+    return Photo(image, page, tuple(records), encoded)
 
 
 def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: np.random.Generator | None,
             params: dict[str, Any] | None, reverse: ReversePage | None, text: PageText | None = None,
-            ) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
+            ) -> tuple[np.ndarray, RenderedPage, DegradationRecord, bytes | None]:
     require_applicable(op, page)
     p = params if params is not None else sample(op, rng, severity, page, text)
     p = with_reverse(op, p, reverse)
-    out, new_page = op.apply(image, p, page)
+    out, new_page, encoded = op.apply_encoded(image, p, page)
     return out, new_page, DegradationRecord(op.subtype, op.family, severity, strip_private(p),
-                                            op.measure(image, out, p, page))
+                                            op.measure(image, out, p, page)), encoded
 
 
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],

@@ -1,0 +1,79 @@
+"""Our photo ops as a plugin for ../shared/bench/degrade_anchors.py, timed side by side with the anchors.
+
+    PYTHONPATH=. python ../shared/bench/degrade_anchors.py --libs floor,albumentations,mathstress \
+        --plugin mathstress=benchmarks.anchor_ops:ops --ops pipeline_phone
+
+(`benchmarks/anchors.py` runs exactly that and writes results_anchors.md.) The anchor page is a
+synthetic A4 page at 150 dpi with no layout, so the plugin finds its text lines from the ink once
+and hands our ops a ``RenderedPage`` with those boxes: the ops that measure against the layout
+(shadow coverage of text, text under glare) sample as they would on a page we rendered. Every call
+samples, applies and measures, as the pipeline does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from perturb.photo import degrade
+from perturb.photo.profile import degrade_profile
+from synth.records import Box, RenderedPage
+
+# The phone chain of the issue (tilt + keystone + warp + shadow + glare + exposure + motion blur + noise
+# + jpeg), each at severity 1, the anchors' own "phone photo" settings being mild too.
+PHONE_CHAIN = (("tilt", 1), ("keystone", 1), ("paper_warp", 1), ("shadow", 1), ("glare", 1), ("exposure", 1),
+               ("blur", 1), ("noise", 1), ("jpeg", 1))
+
+# anchor op name -> (our subtype, severity)
+SINGLE = {
+    "gaussian_blur": ("blur", 1), "exposure": ("exposure", 1), "shadow": ("shadow", 2), "glare": ("glare", 2),
+    "tilt_rotate": ("tilt", 1), "rot90": ("rotation", 1), "perspective": ("keystone", 1),
+    "paper_warp": ("paper_warp", 2), "jpeg": ("jpeg", 1), "noise": ("noise", 1), "markings": ("question_marking", 1),
+}
+
+
+def layout_from_ink(image: np.ndarray) -> tuple[Box, ...]:
+    """Boxes around the page's lines of ink: bands of rows with dark pixels, cut where a band is empty."""
+    dark = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) < 160
+    rows = np.flatnonzero(dark.any(axis=1))
+    if rows.size == 0:
+        return ()
+    cuts = np.flatnonzero(np.diff(rows) > 4)
+    boxes = []
+    for k, (a, b) in enumerate(zip(np.r_[rows[0], rows[cuts + 1]], np.r_[rows[cuts], rows[-1]], strict=True)):
+        cols = np.flatnonzero(dark[a:b + 1].any(axis=0))
+        boxes.append(Box("step", f"line{k}", float(cols[0]), float(a), float(cols[-1] + 1), float(b + 1)))
+    return tuple(boxes)
+
+
+_PAGES: dict[bytes, RenderedPage] = {}
+
+
+def page_for(image: np.ndarray) -> RenderedPage:
+    """The page's layout, found once per distinct page (keyed by its shape and a sparse sample of pixels)."""
+    key = bytes(str(image.shape), "ascii") + image[::37, ::41].tobytes()
+    if key not in _PAGES:
+        h, w = image.shape[:2]
+        _PAGES[key] = RenderedPage(style="printed", font="anchor", paper="plain", ink="black", dpi=150, width=w,
+                                   height=h, layout=layout_from_ink(image))
+    return _PAGES[key]
+
+
+def _single(subtype: str, severity: int) -> Callable[[np.ndarray, int], np.ndarray]:
+    def run(image: np.ndarray, seed: int) -> np.ndarray:
+        rgb = np.ascontiguousarray(image)
+        return degrade(rgb, page_for(rgb), subtype, severity, np.random.default_rng(seed))[0]
+    return run
+
+
+def phone(image: np.ndarray, seed: int) -> np.ndarray:
+    rgb = np.ascontiguousarray(image)
+    return degrade_profile(rgb, page_for(rgb), PHONE_CHAIN, np.random.default_rng(seed))[0]
+
+
+def ops() -> dict[str, Callable[[np.ndarray, int], np.ndarray]]:
+    table: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {name: _single(*spec) for name, spec in SINGLE.items()}
+    table["pipeline_phone"] = phone
+    return table
