@@ -135,32 +135,31 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     h, w = image.shape[:2]
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))
+    # With a desk, the page is warped with an alpha channel and composited (geometry.lay_on_desk).
+    src, border = (image, cv2.BORDER_REPLICATE) if desk_params is None else \
+        (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
     if all(wp.matrix is not None and wp.shade is None for wp in warps):
-        return _warp_homographies(image, warps, scale, out_w, out_h, desk_params)
-    map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h)
-    # Fixed-point maps remap about twice as fast as float maps, at 1/32 px precision.
-    m1, m2 = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
-    warped = cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    if gain is not None:
-        warped = cv2.multiply(warped, cv2.merge([gain] * 3), dtype=cv2.CV_8U)
-    ones = np.full((h, w), 255, np.uint8)
-    cov = cv2.remap(ones, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    if desk_params is None or cov.min() == 255:
+        warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
+    else:
+        map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h)
+        # Fixed-point maps remap about twice as fast as float maps, at 1/32 px precision.
+        m1, m2 = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
+        warped = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
+        if gain is not None:  # shading lights the sheet's colour, not its coverage (alpha)
+            planes = [gain] * 3 + ([np.ones_like(gain)] if warped.shape[2] == 4 else [])
+            warped = cv2.multiply(warped, cv2.merge(planes), dtype=cv2.CV_8U)
+    if desk_params is None:
         return warped
-    return lay_on_desk(warped, cov.astype(np.float32) / 255.0, desk_params)
+    if warped[..., 3].min() == 255:
+        return cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
+    return lay_on_desk(warped, desk_params)
 
 
 def _warp_homographies(image: np.ndarray, warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
-                       desk_params: dict[str, Any] | None) -> np.ndarray:
+                       border: int) -> np.ndarray:
     m = np.eye(3)
     for wp in warps:
         m = np.asarray(wp.matrix, np.float64) @ m
     to_px = np.diag([scale, scale, 1.0])
     m = to_px @ m @ np.linalg.inv(to_px)
-    warped = cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    ones = np.full(image.shape[:2], 255, np.uint8)
-    cov = cv2.warpPerspective(ones, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                              borderValue=0)
-    if desk_params is None or cov.min() == 255:
-        return warped
-    return lay_on_desk(warped, cov.astype(np.float32) / 255.0, desk_params)
+    return cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=border, borderValue=0)
