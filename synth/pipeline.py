@@ -345,7 +345,7 @@ class ShardOutput:
 
 
 def _png_bytes(name: str, pixels: np.ndarray) -> bytes:
-    ok, buf = cv2.imencode(".png", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 3])
+    ok, buf = cv2.imencode(".png", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if not ok:
         raise RunError(f"could not encode {name} as PNG")
     return buf.tobytes()

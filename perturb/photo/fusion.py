@@ -111,8 +111,11 @@ def _upsample_nodes(field: np.ndarray, width: int, height: int, step: int) -> np
 
 
 def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
-               step: int = FIELD_STEP) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Full-resolution source maps (pixels of the input image) and the shading gain, or None."""
+               step: int = FIELD_STEP, channels: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Full-resolution source maps (pixels of the input image) and the shading gain, or None.
+
+    The gain has ``channels`` planes: the RGB gain, and a gain of 1 for an alpha plane when 4.
+    """
     xs, ys = np.meshgrid(_padded_nodes(out_w, step), _padded_nodes(out_h, step))
     q = np.stack([xs.ravel(), ys.ravel()], 1) / scale
     gain = None
@@ -125,7 +128,11 @@ def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
     src = (q * scale).reshape(*xs.shape, 2)
     map_x = _upsample_nodes(src[..., 0], out_w, out_h, step)
     map_y = _upsample_nodes(src[..., 1], out_w, out_h, step)
-    full_gain = None if gain is None else _upsample_nodes(gain.reshape(xs.shape), out_w, out_h, step)
+    full_gain = None
+    if gain is not None:  # the RGB planes merged on the coarse grid: far cheaper than merging at full size
+        g = gain.reshape(xs.shape).astype(np.float32)
+        full_gain = _upsample_nodes(cv2.merge([g, g, g] + ([np.ones_like(g)] if channels == 4 else [])),
+                                    out_w, out_h, step)
     return map_x, map_y, full_gain
 
 
@@ -141,13 +148,12 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     if all(wp.matrix is not None and wp.shade is None for wp in warps):
         warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
     else:
-        map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h)
+        map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h, channels=src.shape[2])
         # Fixed-point maps remap about twice as fast as float maps, at 1/32 px precision.
         m1, m2 = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
         warped = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
         if gain is not None:  # shading lights the sheet's colour, not its coverage (alpha)
-            planes = [gain] * 3 + ([np.ones_like(gain)] if warped.shape[2] == 4 else [])
-            warped = cv2.multiply(warped, cv2.merge(planes), dtype=cv2.CV_8U)
+            warped = cv2.multiply(warped, gain, dtype=cv2.CV_8U)
     if desk_params is None:
         return warped
     if warped[..., 3].min() == 255:

@@ -122,7 +122,7 @@ class PaperWarp(GeometricOp):
         }
         target = float(rng.uniform(*_TARGET[severity]))
         lo, hi = 0.0, 0.6
-        for _ in range(30):
+        for _ in range(20):  # 0.6 / 2**20: far below the 6 decimals recorded
             mid = (lo + hi) / 2
             bow = line_bow(forward_map({**params, "amplitude": mid}, page)[0], page)
             lo, hi = (lo, mid) if bow > target else (mid, hi)
