@@ -35,8 +35,8 @@ def tiny_config(**overrides: Any) -> RunConfig:
 
 
 def folder_hashes(run_dir: Path) -> dict[str, str]:
-    """sha256 of manifest.jsonl and every image, keyed by relative path."""
-    files = [run_dir / "manifest.jsonl", *sorted((run_dir / "images").rglob("*.png"))]
+    """sha256 of manifest.jsonl and every image (PNG and JPEG), keyed by relative path."""
+    files = [run_dir / "manifest.jsonl", *sorted(p for p in (run_dir / "images").rglob("*") if p.is_file())]
     return {str(p.relative_to(run_dir)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 

@@ -10,9 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import jsonschema
+import numpy as np
 import yaml
 
+from perturb.photo.profile import degrade_profile
 from synth.config import validate_config
 from synth.manifest import from_row, read_manifest, schema, to_row
 from synth.pipeline import run
@@ -111,3 +114,24 @@ def test_existing_run_without_resume_is_refused(tiny_run: Path) -> None:
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert "--resume" in proc.stderr
+
+
+def test_a_photo_ending_in_jpeg_is_stored_as_the_bytes_that_op_encoded(tmp_path: Path) -> None:
+    profile = {"name": "phone", "ops": [{"subtype": "tilt", "severity": 1}, {"subtype": "noise", "severity": 1},
+                                        {"subtype": "jpeg", "severity": 2}]}
+    out = tmp_path / "run"
+    run(tiny_config(count=2, degrade={"ops": [{"subtype": "jpeg", "severities": [1]},
+                                              {"subtype": "blur", "severities": [1]}], "profiles": [profile]}), out)
+    rows = {r["id"]: r for r in read_manifest(out)}
+    photo = next(r for r in rows.values() if r.get("profile") == "phone")
+    assert photo["image"].endswith(".jpg")
+    assert next(r for r in rows.values() if r["id"].endswith("-d1"))["image"].endswith(".jpg")  # jpeg alone
+    assert next(r for r in rows.values() if r["id"].endswith("-d2"))["image"].endswith(".png")  # blur: lossless
+    # Replaying the recorded params on the clean page gives exactly the pixels the .jpg decodes to.
+    item = from_row(photo)
+    clean = cv2.cvtColor(cv2.imread(str(out / rows[photo["base_id"]]["image"])), cv2.COLOR_BGR2RGB)
+    clean_page = from_row(rows[photo["base_id"]]).render
+    steps = [(d.subtype, d.severity) for d in item.degradations]
+    replayed, _, _ = degrade_profile(clean, clean_page, steps, None, params=[d.params for d in item.degradations])
+    stored = cv2.cvtColor(cv2.imread(str(out / photo["image"])), cv2.COLOR_BGR2RGB)
+    assert np.array_equal(replayed, stored)
