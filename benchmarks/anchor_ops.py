@@ -19,6 +19,7 @@ import numpy as np
 
 from perturb.photo import degrade
 from perturb.photo.profile import degrade_profile
+from synth.memory import keep_image_buffers
 from synth.records import Box, RenderedPage
 
 # The phone chain of the issue (tilt + keystone + warp + shadow + glare + exposure + motion blur + noise
@@ -74,6 +75,9 @@ def phone(image: np.ndarray, seed: int) -> np.ndarray:
 
 
 def ops() -> dict[str, Callable[[np.ndarray, int], np.ndarray]]:
+    # Pipeline workers run with this allocator setting; it holds for the whole bench process, so the
+    # floor and albumentations, timed in the same process, get it too.
+    keep_image_buffers()
     table: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {name: _single(*spec) for name, spec in SINGLE.items()}
     table["pipeline_phone"] = phone
     return table
