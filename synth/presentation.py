@@ -37,18 +37,23 @@ T = TypeVar("T")
 
 # A label is words (letters, spaces, apostrophes) before ": " at the start of a line.
 _LABEL = re.compile(r"^(?P<label>[A-Za-z][A-Za-z'’ ]*[A-Za-z]):\s+(?P<math>\S.*)$")
+# Names written with "=": a probability's event (``P(red) = 4/15``, ``P(Tennis | Boys) = 2/11``) or a
+# side of a figure (``RP = 27 mm``).
+_NAMED = "P\\([A-Za-z0-9][A-Za-z0-9'’ |]*\\)|[A-Z]{2}"
+_EVENT = re.compile(rf"^(?P<label>{_NAMED}) = (?P<math>\S.*)$")
 
 # Units an answer may end with, as written -> canonical spelling. Longest spellings match first.
+_LENGTHS = ("mm", "cm", "m", "km", "in", "ft")
 UNITS: dict[str, str] = {
-    **{u: u for u in ("mm", "cm", "m", "km", "g", "kg", "t", "mL", "L", "s", "min", "h", "days",
-                      "m/s", "km/h", "mm²", "cm²", "m²", "km²", "cm³", "m³")},
-    "mm^2": "mm²", "cm^2": "cm²", "m^2": "m²", "km^2": "km²", "cm^3": "cm³", "m^3": "m³",
+    **{u: u for u in (*_LENGTHS, "g", "kg", "t", "mL", "L", "s", "min", "h", "days", "m/s", "km/h")},
+    **{f"{u}{p}": f"{u}{p}" for u in _LENGTHS for p in "²³"},
+    **{f"{u}^{n}": f"{u}{p}" for u in _LENGTHS for n, p in (("2", "²"), ("3", "³"))},
     "hours": "h", "minutes": "min", "seconds": "s",
 }
-_UNIT = re.compile(r"(?<=[\d)]) (?P<unit>" + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+# A unit follows a number, a closing bracket or π (``441π mm²``), after one space.
+_UNIT = re.compile(r"(?<=[\d)π]) (?P<unit>" + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
                    + r")$")
-_UNIT_LATEX = {"cm²": r"\mathrm{cm}^2", "mm²": r"\mathrm{mm}^2", "m²": r"\mathrm{m}^2", "km²": r"\mathrm{km}^2",
-               "cm³": r"\mathrm{cm}^3", "m³": r"\mathrm{m}^3"}
+_UNIT_LATEX = {f"{u}{p}": rf"\mathrm{{{u}}}^{n}" for u in _LENGTHS for n, p in (("2", "²"), ("3", "³"))}
 
 # What a question says to ask for each answer form.
 FORMS: dict[str, str] = {
@@ -76,7 +81,7 @@ class Line:
 def read_line(text: str) -> Line:
     """``"Sum: 345 cm"`` -> Line("Sum", "345", "cm"); plain math comes back unchanged."""
     label = None
-    m = _LABEL.match(text)
+    m = _LABEL.match(text) or _EVENT.match(text)
     if m:
         label, text = m["label"], m["math"]
     u = _UNIT.search(text)
@@ -87,7 +92,18 @@ def read_line(text: str) -> Line:
 
 def with_label(text: str, latex: str, label: str) -> tuple[str, str]:
     """A line's text and LaTeX with a worded prefix, written the way :func:`read_line` reads it."""
-    return f"{label}: {text}", rf"\text{{{label}:}}\ {latex}"
+    if _EVENT.match(f"{label} = 0"):
+        return f"{label} = {text}", f"{label_latex(label)}{latex}"
+    return f"{label}: {text}", f"{label_latex(label)}{latex}"
+
+
+def label_latex(label: str) -> str:
+    """The LaTeX a labelled line starts with (``\\text{Sum:}\\ ``, ``\\text{P(red)} = ``, ``RP = ``)."""
+    if re.fullmatch(r"[A-Z]{2}", label):
+        return f"{label} = "
+    if _EVENT.match(f"{label} = 0"):
+        return rf"\text{{{label}}} = "
+    return rf"\text{{{label}:}}\ "
 
 
 def label_last(drafts: list[T], label: str) -> list[T]:
@@ -132,7 +148,7 @@ class Vocabulary:
 
 def label_words(label: str) -> tuple[str, ...]:
     """``"Chen's share"`` -> ("chen", "share"): case, possessives and apostrophes do not count."""
-    return tuple(re.findall(r"[a-z]+", re.sub(r"['’]s\b", "", label.lower())))
+    return tuple(re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b", "", label.lower())))
 
 
 def label_fault(label: str, value: sympy.Basic | None, correct: bool, vocab: Vocabulary | None,
@@ -289,5 +305,6 @@ def one_variable_relation(initial: sympy.Basic, var: str) -> bool:
 
 
 __all__ = ["FORMS", "TERM_SWAPS", "UNITS", "Line", "ShownLine", "Vocabulary", "answer_part", "form_fault",
-           "form_request", "label_fault", "label_last", "label_words", "name_faults", "one_variable_relation",
-           "order_faults", "presentation_faults", "read_line", "unit_fault", "unit_last", "with_label", "with_unit"]
+           "form_request", "label_fault", "label_last", "label_latex", "label_words", "name_faults",
+           "one_variable_relation", "order_faults", "presentation_faults", "read_line", "unit_fault", "unit_last",
+           "with_label", "with_unit"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from fractions import Fraction
+from math import gcd
 
 import numpy as np
 import sympy
@@ -24,7 +25,7 @@ from synth.presentation import (
     TERM_SWAPS,
     UNITS,
     answer_part,
-    form_fault,
+    label_latex,
     label_words,
     one_variable_relation,
     read_line,
@@ -32,14 +33,16 @@ from synth.presentation import (
     with_unit,
 )
 from synth.records import Problem, Step
-from synth.verifier import REMARK, parse_step
+from synth.verifier import REMARK, parse_step, same_value
 
 # Units a pupil writes instead of the right one: a neighbour of the same kind, or the wrong dimension.
 _CONFUSED_UNITS: dict[str, tuple[str, ...]] = {
     "mm": ("cm",), "cm": ("m", "mm", "cm²"), "m": ("cm", "km", "m²"), "km": ("m",), "g": ("kg",), "kg": ("g",),
     "t": ("kg",), "mL": ("L",), "L": ("mL",), "s": ("min",), "min": ("h", "s"), "h": ("min",), "days": ("h",),
-    "m/s": ("km/h", "m"), "km/h": ("m/s", "km"), "mm²": ("mm",), "cm²": ("cm",), "m²": ("m",), "km²": ("km",),
-    "cm³": ("cm²",), "m³": ("m²",),
+    "m/s": ("km/h", "m"), "km/h": ("m/s", "km"), "in": ("ft", "cm"), "ft": ("in", "m"),
+    # An area written with the length unit, a volume with the area unit (or the length unit).
+    **{f"{u}²": (u,) for u in ("mm", "cm", "m", "km", "in", "ft")},
+    **{f"{u}³": (f"{u}²", u) for u in ("mm", "cm", "m", "in", "ft")},
 }
 _LETTERS = ("y", "x", "z", "m", "k", "p", "a", "t")
 
@@ -100,7 +103,15 @@ class FormatIgnored(_Presentation):
             stop = _unsimplified(steps, value)
             if stop is not None:
                 prev = steps[stop - 1]
-                text, latex = with_label(prev.text, prev.latex, line.label) if line.label else (prev.text, prev.latex)
+                p, q = (int(x) for x in re.split(r" ?[/÷] ?", prev.text.replace("−", "")))
+                sign = "−" if prev.text.startswith("−") else ""
+                text, latex = f"{sign}{p}/{q}", ("-" if sign else "") + rf"\frac{{{p}}}{{{q}}}"
+                if prev.text == text:  # already written as a fraction: keep its own LaTeX
+                    latex = prev.latex
+                if line.unit:
+                    text, latex = with_unit(text, latex, line.unit)
+                if line.label:
+                    text, latex = with_label(text, latex, line.label)
                 options.append(((*steps[: stop - 1], replace(prev, text=text, latex=latex)),
                                 "stops before simplifying the fraction"))
         return options
@@ -126,12 +137,16 @@ class FormatIgnored(_Presentation):
 
 
 def _unsimplified(steps: tuple[Step, ...], value: sympy.Rational) -> int | None:
-    """The last earlier line (1-based) that is the answer as a plain fraction not yet in lowest terms."""
+    """The last earlier line (1-based) that is the answer as a fraction or division not yet in lowest terms.
+
+    ``6/10`` or ``6 ÷ 10`` before ``3/5``: the pupil stops there and writes ``6/10`` as the answer.
+    """
     for j in range(len(steps) - 1, 0, -1):
         line = read_line(steps[j - 1].text)
-        if steps[j - 1].text.startswith(REMARK) or line.label or form_fault(line.math, "fraction") is None:
+        if steps[j - 1].text.startswith(REMARK) or line.label or line.unit:
             continue
-        if not re.fullmatch(r"−?\d+/\d+", line.math):
+        m = re.fullmatch(r"−?(\d+)(?:/| ÷ )(\d+)", line.math)
+        if m is None or gcd(int(m[1]), int(m[2])) == 1 or m[2] in ("0", "1"):
             continue
         try:
             if parse_step(line.math) == value:
@@ -162,8 +177,9 @@ class IncorrectUnits(_Presentation):
 
     @staticmethod
     def _wrong_units(problem: Problem, unit: str) -> list[str]:
-        said = [UNITS[u] for u in re.findall(r"(?<![A-Za-z/])(" + "|".join(
-            re.escape(u) for u in sorted(UNITS, key=len, reverse=True)) + r")(?![A-Za-z²³/])", problem.question_text)]
+        # Units the question writes after a number ("10 kg 755 g"), so "a ball's path" is no "s".
+        said = [UNITS[u] for u in re.findall(r"(?<=\d )(" + "|".join(
+            re.escape(u) for u in sorted(UNITS, key=len, reverse=True)) + r")(?![A-Za-z²³/^])", problem.question_text)]
         given = [u for u in dict.fromkeys(said) if u != unit]
         return given + [u for u in _CONFUSED_UNITS.get(unit, ()) if u not in given]
 
@@ -276,40 +292,47 @@ class _LabelSwap(_Presentation):
         """Each swappable word (lower case) and what it may become."""
         raise NotImplementedError
 
-    def _sites(self, family: Family, problem: Problem) -> list[tuple[int, str]]:
+    def keep(self, family: Family, problem: Problem, step: Step, labels: list[str]) -> list[str]:
+        """Which of the relabellings of ``step`` to offer (all of them, unless a subclass knows better)."""
+        return labels
+
+    def _relabellings(self, family: Family, problem: Problem, step: Step) -> list[str]:
+        label = read_line(step.text).label
+        if label is None:
+            return []
         swaps = self.words(family, problem)
         out = []
-        for s in _lines(problem):
-            label = read_line(s.text).label
-            if label is not None:
-                out += [(s.index, w) for w in label_words(label) if swaps.get(w)]
-        return out
+        for word in dict.fromkeys(label_words(label)):
+            at = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", label, flags=re.IGNORECASE)
+            if at is None:
+                continue
+            for new in swaps.get(word, ()):
+                found = at.group()
+                written = new.upper() if len(found) > 1 and found.isupper() else \
+                    new.capitalize() if found[:1].isupper() else new
+                out.append(label[: at.start()] + written + label[at.end():])
+        return self.keep(family, problem, step, list(dict.fromkeys(out)))
+
+    def _sites(self, family: Family, problem: Problem) -> list[int]:
+        return [s.index for s in _lines(problem) if self._relabellings(family, problem, s)]
 
     def applies(self, family: Family, problem: Problem) -> bool:
         return bool(self._sites(family, problem))
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> Attempt | Skip:
-        sites = self._sites(family, problem)
-        k = choose_step(sorted({i for i, _ in sites}), rng, placement)
+        k = choose_step(self._sites(family, problem), rng, placement)
         if k is None:
             return Skip("no_label_at_placement")
-        words = [w for i, w in sites if i == k]
-        word = words[int(rng.integers(len(words)))]
-        options = self.words(family, problem)[word]
-        new = options[int(rng.integers(len(options)))]
         step = problem.steps[k - 1]
+        options = self._relabellings(family, problem, step)
+        new_label = options[int(rng.integers(len(options)))]
         label = read_line(step.text).label or ""
-        at = re.search(rf"\b{re.escape(word)}\b", label, flags=re.IGNORECASE)
-        if at is None:
-            return Skip("label_not_found")
-        found = at.group()
-        written = new.capitalize() if found[:1].isupper() else new
-        new_label = label[: at.start()] + written + label[at.end():]
         text = new_label + step.text[len(label):]
-        latex = step.latex.replace(rf"\text{{{label}:}}", rf"\text{{{new_label}:}}", 1)
-        if latex == step.latex:
+        old_tex, new_tex = label_latex(label), label_latex(new_label)
+        if not step.latex.startswith(old_tex):
             return Skip("label_not_in_latex")
+        latex = new_tex + step.latex[len(old_tex):]
         explanation = (f"Step {k} is labelled '{new_label}' where it states '{label}'; "
                        "the number is right, the word is wrong.")
         return Attempt(_swap_in(problem.steps, k, replace(step, text=text, latex=latex)), _last_line_intent(
@@ -334,6 +357,26 @@ class ContextualSwap(_LabelSwap):
         vocab = family.vocabulary(problem.params)
         context = vocab.context if vocab else ()
         return {w: tuple(c for c in context if c != w) for w in context}
+
+    def keep(self, family: Family, problem: Problem, step: Step, labels: list[str]) -> list[str]:
+        """Labels naming another quantity of the story first (P(red) -> P(blue)); never one worth the same.
+
+        A swap to a label the problem knows with the line's own value (two colours with equal counts)
+        says nothing wrong, and a made-up label only when the story offers no other quantity.
+        """
+        vocab = family.vocabulary(problem.params)
+        if vocab is None:
+            return []
+        try:
+            value = parse_step(step.text)
+        except MathParseError:
+            return []
+        known = {label_words(k): v for k, v in vocab.labels.items()}
+        other = [lb for lb in labels if label_words(lb) in known and not same_value(known[label_words(lb)], value)]
+        if other:
+            return other
+        return [lb for lb in labels if label_words(lb) not in known
+                and len(set(label_words(lb))) == len(label_words(lb))]
 
 
 for _cls in (FormatIgnored, IncorrectUnits, VariableMisnaming, LogicDisruption, TerminologySwap, ContextualSwap):

@@ -14,17 +14,16 @@ from synth.records import Problem
 VISUAL = ("misread_value", "misread_label", "misread_scale", "miscount", "misread_relation")
 
 
-def derive_with(family: Family, problem: Problem, param: str, value: Any) -> list[StepDraft] | Skip:
-    """The clean solution re-derived with one parameter replaced, or a Skip if the family cannot."""
-    params = {**problem.params, param: value}
+def derive_with(family: Family, problem: Problem, changes: dict[str, Any]) -> list[StepDraft] | Skip:
+    """The clean solution re-derived with some parameters replaced, or a Skip if the family cannot."""
     try:
-        return family.derive(params)
+        return family.derive({**problem.params, **changes})
     except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
         return Skip("derive_failed")
 
 
 class Misread(Injector):
-    """Solve with ``params[reading.param]`` replaced by one of the reading's plausible misreads."""
+    """Solve with the reading's parameters replaced by one of its plausible misreads (the figure stays true)."""
 
     splices = True
 
@@ -44,17 +43,49 @@ class Misread(Injector):
             return Skip("no_reading")
         reading = readings[int(rng.integers(len(readings)))]
         wrong = reading.misreads[int(rng.integers(len(reading.misreads)))]
-        true = problem.params[reading.param]
-        if wrong == true:
+        try:
+            changes = reading.changes(wrong)
+        except ValueError:
+            return Skip("malformed_misread")
+        # Only the keys the misread really changes are recorded (a swap may keep one of them).
+        changed = [{"param": key, "from": problem.params.get(key), "to": value}
+                   for key, value in changes.items() if problem.params.get(key) != value]
+        if not changed:
             return Skip("misread_equals_truth")
-        drafts = derive_with(family, problem, reading.param, wrong)
+        drafts = derive_with(family, problem, changes)
         if isinstance(drafts, Skip):
             return drafts
         k = first_changed_step(drafts, problem.steps)
-        explanation = (f"reads {reading.element} in the figure as {_show(wrong)} instead of {_show(true)}; "
-                       "the solution is worked correctly from the misread value")
-        edit = {"param": reading.param, "element": reading.element, "from": true, "to": wrong}
+        true, shown = problem.params.get(reading.param), changes[reading.param]
+        if _shortened(changed):  # an element missed when counting (a bar, a table row): fewer values than drawn
+            explanation = (f"leaves {reading.element} out when counting what the figure shows, taking "
+                           f"{_pairs(changed, 'to')} instead of {_pairs(changed, 'from')}; "
+                           "the solution is worked correctly from the miscount")
+        elif reading.also:  # several values taken together (hands swapped, radius taken for a diameter)
+            explanation = (f"misreads {reading.element} in the figure, taking "
+                           f"{_pairs(changed, 'to')} instead of {_pairs(changed, 'from')}; "
+                           "the solution is worked correctly from the misreading")
+        elif isinstance(true, str):  # a relation read wrongly (which angle pair, which side is the hypotenuse)
+            explanation = (f"misreads {reading.element} in the figure, taking {reading.param} as {shown} instead of "
+                           f"{true}; the solution is worked correctly from the misreading")
+        else:
+            explanation = (f"reads {reading.element} in the figure as {_show(shown)} instead of {_show(true)}; "
+                           "the solution is worked correctly from the misread value")
+        edit = {"param": reading.param, "element": reading.element, "from": true, "to": shown, "changes": changed}
         return replay_attempt(family, problem, drafts, k, explanation, edit)
+
+
+def _shortened(changed: list[dict[str, Any]]) -> bool:
+    return any(isinstance(c["from"], list) and isinstance(c["to"], list) and len(c["to"]) < len(c["from"])
+               for c in changed)
+
+
+def _pairs(changed: list[dict[str, Any]], side: str) -> str:
+    """``given = diameter, d = 7``; a key with no value on this side (None) is left out of the sentence."""
+    def one(v: Any) -> str:
+        return f"[{_show(v)}]" if isinstance(v, (list, tuple)) else str(v)
+
+    return ", ".join(f"{c['param']} = {one(c[side])}" for c in changed if c[side] is not None)
 
 
 def _show(value: Any) -> str:

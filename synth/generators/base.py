@@ -75,12 +75,37 @@ class Reading:
     ``misreads`` are replacement values for ``params[param]`` (JSON values), each one a
     mistake a person could make looking at that figure (a neighbouring tick, a swapped label,
     one object more or fewer). The image is always drawn from the true ``params``.
+
+    Some misreads change two values at once (the clock's hands swapped change the hour and the
+    minutes; a radius taken for a diameter changes what is given and its length). ``also`` names
+    the further keys such a misread replaces; each misread is then a tuple aligned with
+    ``(param, *also)``: ``Reading("h1", "hand_hour_1", "misread_label", ((5, 40),), also=("m1",))``.
+    A key missing from ``params`` counts as None. Use ``changes`` and ``apply``, not the raw tuple.
     """
 
     param: str
     element: str
     kind: str
     misreads: tuple[Any, ...]
+    also: tuple[str, ...] = ()
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """Every key a misread of this reading replaces, ``param`` first."""
+        return (self.param, *self.also)
+
+    def changes(self, wrong: Any) -> dict[str, Any]:
+        """The replacement values of one misread, by key."""
+        if not self.also:
+            return {self.param: wrong}
+        if not isinstance(wrong, (tuple, list)) or len(wrong) != len(self.params):
+            raise ValueError(f"Reading {self.element!r}: a misread must give one value for each of {self.params}, "
+                             f"got {wrong!r}")
+        return dict(zip(self.params, wrong))
+
+    def apply(self, params: Mapping[str, Any], wrong: Any) -> dict[str, Any]:
+        """``params`` as the solver misreads them (the figure itself is still drawn from ``params``)."""
+        return {**params, **self.changes(wrong)}
 
 
 class Family:

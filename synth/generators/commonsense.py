@@ -12,7 +12,9 @@ import sympy
 from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.generators.geometry import neighbour_misreads
 from synth.generators.statistics import effective_readings, mal_chain, pick, rational, reduce_steps, sample_role
+from synth.presentation import unit_last
 from synth.records import Figure, Given
 
 # ---------------------------------------------------------------- number line
@@ -63,7 +65,7 @@ class NumberLine(Family):
             if Fraction(width, j - i) == 1:
                 continue
             return {"start": start, "end": start + width, "n": n, "labels": [i, j], "ks": [k], "decimal": decimal,
-                    "image_role": sample_role(rng)}
+                    "image_role": sample_role(rng), "answer_form": "decimal" if decimal else "fraction"}
 
     def _tree(self, params: dict[str, Any], *, extra_tick: bool = False, unit: bool = False) -> E.Node:
         i, j = params["labels"]
@@ -127,6 +129,14 @@ class NumberLine(Family):
         else:
             out.append(Reading("labels", f"tick_{j}", "miscount", ([i, j + 1], [i, j - 1]) if j - 1 > i else
                                ([i, j + 1],)))
+            # the first number, printed under an inner tick, taken to belong to the tick beside it
+            out.append(Reading("labels", f"tick_{i}", "misread_label",
+                               tuple([i + s, j] for s in (1, -1) if 0 <= i + s < j and i + s != k)))
+        # a printed label misread (3/8, 1/7, swapped digits), still increasing along the line
+        start, end = params["start"], params["end"]
+        out.append(Reading("start", f"tick_{i}", "misread_value", tuple(
+            v for v in _digit_misreads(start) if v < end)))
+        out.append(Reading("end", f"tick_{j}", "misread_value", tuple(v for v in _digit_misreads(end) if v > start)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -134,6 +144,10 @@ class NumberLine(Family):
         return {**params, "form": "decimal" if params["decimal"] else "fraction", "ends": i == 0,
                 "start": E.num_text(params["start"]), "end": E.num_text(params["end"]), "gaps": j - i,
                 "k1": params["ks"][0] - i}
+
+
+def _digit_misreads(v: int) -> list[int]:
+    return [m if v >= 0 else -m for m in neighbour_misreads(abs(v))]
 
 
 # ---------------------------------------------------------------- clocks
@@ -155,7 +169,7 @@ class ClockInterval(Family):
     image_roles = ("required", "useful")
     malrules = (
         MalRule("hour_hand_as_minutes", "incorrect_fact", "swaps the hands: reads the hour hand as the minutes"),
-        MalRule("decimal_time", "formula_misuse", "subtracts the times as if an hour had 100 minutes"),
+        MalRule("decimal_time", "unit_conversion", "subtracts the times as if an hour had 100 minutes"),
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
@@ -175,7 +189,8 @@ class ClockInterval(Family):
             if m1 == 0 or m2 == 0 or (m1 // 5) % 12 == h1 % 12:
                 continue
             params = {"h1": h1, "m1": m1, "h2": h2, "m2": m2, "pm": difficulty != "easy",
-                      "context": int(rng.integers(len(_CLOCK_CONTEXTS))), "image_role": sample_role(rng)}
+                      "context": int(rng.integers(len(_CLOCK_CONTEXTS))), "image_role": sample_role(rng),
+                      "answer_unit": "min"}
             if difficulty == "hard":
                 params["plan"] = int(rng.integers(1, 4)) * 60 + int(pick(rng, (0, 15, 30, 45)))
                 if params["plan"] == length:
@@ -200,7 +215,7 @@ class ClockInterval(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
         reduce_steps(d, self._tree(params), first_rule="times_in_minutes")
-        return d.steps
+        return unit_last(d.steps, params["answer_unit"]) if params.get("answer_unit") else d.steps
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return E.sym(self._tree(params))
@@ -263,7 +278,35 @@ class ClockInterval(Family):
             out.append(Reading(f"h{i}", f"hand_hour_{i}", "misread_value", hour_misread))
             out.append(Reading(f"m{i}", f"hand_minute_{i}", "misread_value",
                                tuple(v for v in (m + 5, m - 5) if 0 <= v < 60)))
+            if m % 5 == 0:  # the number the minute hand points at read as the minutes (25 past read as 5 past)
+                out.append(Reading(f"m{i}", f"hand_minute_{i}", "misread_scale", (m // 5,)))
+            else:  # one minute mark too many or too few counted on from the last number
+                out.append(Reading(f"m{i}", f"hand_minute_{i}", "miscount", (m + 1, m - 1)))
+            swapped = self._hands_swapped(params, i)
+            if swapped:  # the face's numbers read against the wrong hands: hour and minutes change together
+                out.append(Reading(f"h{i}", f"hand_hour_{i}", "misread_label", (swapped,), also=(f"m{i}",)))
         return effective_readings(self, params, out)
+
+    @staticmethod
+    def _hands_swapped(params: dict[str, Any], i: int) -> tuple[int, int] | None:
+        """Clock i read with its hands swapped, as (hour, minutes) in params' terms; None if implausible.
+
+        Only where the minute hand points right at a number (the number read as the hour) and the time
+        read stays on the same side of noon and before the other clock (a pupil would notice otherwise).
+        The ``hour_hand_as_minutes`` mal-rule writes the same numbers for clock 1: there the cause is
+        not knowing which hand is which, here it is seeing them the wrong way round.
+        """
+        h, m = params[f"h{i}"], params[f"m{i}"]
+        if m % 5:
+            return None
+        hour, minutes = m // 5 or 12, (h % 12) * 5
+        if params["pm"] and hour == 12:
+            return None
+        if params["pm"] and i == 2:
+            hour += 12
+        times = {j: params[f"h{j}"] * 60 + params[f"m{j}"] for j in (1, 2)}
+        times[i] = hour * 60 + minutes
+        return (hour, minutes) if times[2] > times[1] else None
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         a, b, event = _CLOCK_CONTEXTS[params["context"]]

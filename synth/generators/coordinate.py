@@ -74,8 +74,10 @@ def _span(lo: int, hi: int, scale: int) -> tuple[int, int]:
     return lo, hi
 
 
-def _point_readings(params: dict[str, Any], names: Sequence[str], scale: int) -> list[Reading]:
-    """A neighbouring grid line in x or in y; on a scaled grid, the number of squares instead of the value."""
+def _point_readings(params: dict[str, Any], names: Sequence[str], grid: Figure) -> list[Reading]:
+    """A neighbouring grid line in x or in y; on a scaled grid, the number of squares instead of the value;
+    the axis number of the nearest numbered line when the point's own line carries none; x and y swapped."""
+    scale, label_step = grid.spec["grid_step"], grid.spec["label_step"]
     out = []
     for name in names:
         x, y = params[name]
@@ -83,6 +85,12 @@ def _point_readings(params: dict[str, Any], names: Sequence[str], scale: int) ->
         out.append(Reading(name, f"point_{name}", "misread_value", tuple(moves)))
         if scale > 1:
             out.append(Reading(name, f"point_{name}", "misread_scale", ([x // scale, y // scale],)))
+        # off a numbered line, the number of the line beside it is taken for the point's own
+        numbered = [m for m, v, w in zip(moves, (x, x, y, y), (x + scale, x - scale, y + scale, y - scale))
+                    if v % label_step and w % label_step == 0]
+        out.append(Reading(name, f"point_{name}", "misread_label", tuple(numbered)))
+        if x != y:
+            out.append(Reading(name, f"point_{name}", "misread_relation", ([y, x],)))
     return out
 
 
@@ -174,7 +182,7 @@ class SlopeTwoPoints(Family):
         return _role_givens(params, "AB")
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        return effective_readings(self, params, _point_readings(params, "AB", params["scale"]))
+        return effective_readings(self, params, _point_readings(params, "AB", self.figure(params)))
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "a_text": _coords(params["A"]), "b_text": _coords(params["B"])}
@@ -330,7 +338,7 @@ class LineThroughPoints(Family):
         return _role_givens(params, "AB")
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        return effective_readings(self, params, _point_readings(params, "AB", params["scale"]))
+        return effective_readings(self, params, _point_readings(params, "AB", self.figure(params)))
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "a_text": _coords(params["A"]), "b_text": _coords(params["B"])}
@@ -428,7 +436,7 @@ class Intercepts(Family):
         return _role_givens(params, "AB")
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        return effective_readings(self, params, _point_readings(params, "AB", params["scale"]))
+        return effective_readings(self, params, _point_readings(params, "AB", self.figure(params)))
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "a_text": _coords(params["A"]), "b_text": _coords(params["B"]),
@@ -525,8 +533,11 @@ class GraphReadValue(Family):
         for i, x in enumerate(xs):
             out.append(Reading("ys", "curve_f", "misread_value", (
                 [*ys[:i], ys[i] + 1, *ys[i + 1:]], [*ys[:i], ys[i] - 1, *ys[i + 1:]])))
-            out.append(Reading("ys", "curve_f", "misread_relation", (  # read at the next grid line along
+            out.append(Reading("ys", "curve_f", "misread_label", (  # the number of the next grid line along taken
                 [*ys[:i], self._f(params, x + 1), *ys[i + 1:]],)))
+            # axes swapped: finds x on the y axis and reads across to the curve and down
+            swapped = [t for t in range(-6, 7) if self._f(params, t) == x and t != ys[i]]
+            out.append(Reading("ys", "curve_f", "misread_relation", tuple([*ys[:i], t, *ys[i + 1:]] for t in swapped)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:

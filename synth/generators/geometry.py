@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ import sympy
 from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.presentation import Vocabulary, label_last, read_line, unit_last
 from synth.records import Figure, Given
 
 ROLES = ("required", "useful")
@@ -220,6 +221,18 @@ class Quantity:
 _LOOKALIKE = {"1": "7", "7": "1", "3": "8", "8": "3", "5": "6", "6": "5", "0": "8", "9": "4", "4": "9", "2": "7"}
 
 
+def radius_as_diameter(params: dict[str, Any], element: str) -> tuple[Reading, ...]:
+    """The labelled radius taken for a diameter (it is drawn from the centre, read as going across).
+
+    What is given and its length change together, so it is one misread of two parameters. The
+    opposite slip (a diameter used as the radius) is left to the families' ``diameter_as_radius``
+    mal-rule, which already writes that exact solution.
+    """
+    if params.get("given") != "radius":
+        return ()
+    return (Reading("given", element, "misread_label", (("diameter", params["r"]),), also=("d",)),)
+
+
 def neighbour_misreads(v: int) -> list[int]:
     """Values a glance could turn v into: swapped digits, one look-alike digit (3/8, 1/7, 5/6)."""
     s = str(v)
@@ -242,6 +255,9 @@ class FigureFamily(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         params = self.sample_values(rng, difficulty)
         params["image_role"] = ROLES[int(rng.integers(len(ROLES)))]
+        unit = read_line(self.answer_text(params, self.target(params))[0]).unit
+        if unit:  # the solution writes it after its answer, and the verifier checks it there
+            params["answer_unit"] = unit
         return params
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
@@ -262,7 +278,7 @@ class FigureFamily(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         steps = self.solve(params, Derivation(overrides), None)
         assert steps is not None
-        return steps
+        return self._written(params, steps)
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         known = [m.id for m in self.malrules]
@@ -271,7 +287,18 @@ class FigureFamily(Family):
         steps = self.solve(params, Derivation(), rule)
         if not steps or self.answer_of(steps[-1].value) == self.target(params):
             return None
-        return steps
+        return self._written(params, steps)
+
+    def answer_label(self, params: dict[str, Any]) -> str | None:
+        """The name a pupil writes before the answer (``RP = 27 mm``), or None for a bare answer."""
+        return None
+
+    def _written(self, params: dict[str, Any], steps: list[StepDraft]) -> list[StepDraft]:
+        """The last line as a pupil writes it: the answer's name before it, its unit after it."""
+        if params.get("answer_unit"):
+            steps = unit_last(steps, params["answer_unit"])
+        label = self.answer_label(params)
+        return label_last(steps, label) if label else steps
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return self.derive(params)[0].value
@@ -300,10 +327,24 @@ class FigureFamily(Family):
                                                                                               truth))
                 if keep:
                     out.append(Reading(q.param, q.element, kind, keep))
+        for reading in self.joint_readings(params):
+            out.extend(self.effective(params, reading))
         return tuple(out)
 
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """Misreads that change several parameters at once (see ``Reading.also``); unfiltered, none by default."""
+        return ()
+
     def _changes_answer(self, params: dict[str, Any], key: str, misread: Any, truth: sympy.Basic) -> bool:
-        trial = {**params, key: misread}
+        return self._trial_changes_answer({**params, key: misread}, truth)
+
+    def effective(self, params: dict[str, Any], reading: Reading) -> tuple[Reading, ...]:
+        """``(reading,)`` keeping only the misreads that leave a valid figure and change the answer; () if none."""
+        truth = self.target(params)
+        keep = tuple(w for w in reading.misreads if self._trial_changes_answer(reading.apply(params, w), truth))
+        return (replace(reading, misreads=keep),) if keep else ()
+
+    def _trial_changes_answer(self, trial: dict[str, Any], truth: sympy.Basic) -> bool:
         if not self.valid(trial):
             return False
         try:
@@ -428,6 +469,16 @@ class TriangleAngleSum(FigureFamily):
     def valid(self, params: dict[str, Any]) -> bool:
         a = self.angles(params)
         return all(v > 0 for v in a)
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        out = list(super().figure_readings(params))
+        if params["image_role"] == "required" and params["level"] == "isosceles":
+            # The equal-side marks read as meeting at another vertex: the given apex taken for a base angle.
+            other = "apex" if params["ask"] == "base" else "base"
+            if self._changes_answer(params, "ask", other, self.target(params)):
+                out.append(Reading("ask", f"tick_{params['names'][0]}{params['names'][2]}", "misread_relation",
+                                   (other,)))
+        return tuple(out)
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         n = params["names"]
@@ -602,6 +653,22 @@ class Pythagoras(FigureFamily):
             out.append(Quantity(f"{n[0]}{n[1]}", "c", f"side_{n[0]}{n[1]}", u))
         return out
 
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """The right angle misplaced: the longer leg taken for the hypotenuse, or the hypotenuse for a leg.
+
+        Which side is which changes what is asked and where each length goes (find, a, b, c together).
+        Taking the hypotenuse for a leg writes the numbers of the ``leg_by_adding`` mal-rule (its cause differs).
+        """
+        n, a, b, c = params["names"], params["a"], params["b"], params["c"]
+        keys = ("find", "a", "b", "c")
+        if params["find"] == "leg":
+            return (Reading("find", f"side_{n[0]}{n[1]}", "misread_relation", (("hyp", a, c, None),), also=keys[1:]),)
+        if b > a:  # then a is a leg and b is taken for the hypotenuse
+            return (Reading("find", f"side_{n[0]}{n[2]}", "misread_relation", (("leg", a, None, b),), also=keys[1:]),)
+        if a > b:
+            return (Reading("find", f"side_{n[1]}{n[2]}", "misread_relation", (("leg", b, None, a),), also=keys[1:]),)
+        return ()
+
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         a = params["a"]
         hyp = params["find"] == "hyp"
@@ -757,6 +824,33 @@ class SimilarTriangles(FigureFamily):
         if params["level"] == "nested":
             return super().figure_readings(params)
         return ()  # the three sides are derived from small/k; a misread has no single parameter to replace
+
+    def _sides(self, params: dict[str, Any]) -> dict[str, sympy.Basic]:
+        """Every side's name (both ways round) and length: the names a line may carry."""
+        if params["level"] == "nested":
+            ad, db, de = params["ad"], params["db"], params["de"]
+            lengths = {"AD": ad, "DB": db, "DE": de, "AB": ad + db,
+                       "BC": sympy.Rational(de * (ad + db), ad)}
+        else:
+            lengths = {}
+            for names, sides in zip(params["names"], (params["small"], self._big(params))):
+                for k in range(3):
+                    lengths[names[k] + names[(k + 1) % 3]] = sides[k]
+        out = {name: sympy.nsimplify(v) for name, v in lengths.items()}
+        return {**out, **{name[::-1]: v for name, v in out.items()}}
+
+    def answer_label(self, params: dict[str, Any]) -> str | None:
+        if params["level"] == "nested":
+            return "BC"
+        small, big = params["names"]
+        names = big if params["direction"] == "up" else small
+        j = params["ask"]
+        return names[j] + names[(j + 1) % 3]
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        """The sides of the figure by name: a contextual swap names the answer as another side."""
+        sides = self._sides(params)
+        return Vocabulary(sides, tuple(name.lower() for name in sides))
 
     def _flat(self, params: dict[str, Any]) -> dict[str, Any]:
         if params["level"] == "nested":
@@ -935,6 +1029,9 @@ class CircleArea(FigureFamily):
             return [Quantity("radius", "r", "radius_r", u)]
         return [Quantity("diameter", "d", "diameter_d", u)]
 
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        return radius_as_diameter(params, "radius_r")
+
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         shape = params["shape"]
         if mal == "subtract_radii_first" and shape != "annulus":
@@ -1090,14 +1187,18 @@ class CircumferenceArc(FigureFamily):
         MalRule("circumference_with_radius", "formula_misuse", "uses π × r for the circumference (drops the 2)"),
         MalRule("arc_as_whole_circle", "misinterpret_question", "gives the whole circumference, not the arc"),
         MalRule("sector_perimeter_arc_only", "misinterpret_question", "leaves the two radii out of the perimeter"),
+        MalRule("metre_as_1000_cm", "unit_conversion", "converts centimetres to metres dividing by 1000, not 100"),
+        MalRule("metres_multiplied", "unit_conversion", "multiplies by 100 to turn centimetres into metres"),
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         unit = _pick(rng, UNITS)
         ask = {"easy": "circumference", "medium": "arc", "hard": "sector_perimeter"}[difficulty]
+        if ask == "circumference" and rng.random() < 0.3:
+            ask, unit = "wheel", "cm"  # a wheel's radius in cm, the distance it rolls asked in metres
         while True:
-            r = int(rng.integers(2, 21))
-            theta = 360 if ask == "circumference" else _pick(rng, _SECTOR_ANGLES)
+            r = int(rng.integers(2, 21)) + (15 if ask == "wheel" else 0)
+            theta = 360 if ask in ("circumference", "wheel") else _pick(rng, _SECTOR_ANGLES)
             if (self._arc({"r": r, "theta": theta}) * 100).q == 1:  # answers to the hundredth
                 return {"ask": ask, "r": r, "theta": theta, "unit": unit, "turn": int(rng.integers(-30, 31))}
 
@@ -1110,21 +1211,27 @@ class CircumferenceArc(FigureFamily):
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         out = [Quantity("radius", "r", "radius_OA", params["unit"])]
-        if params["ask"] != "circumference":
+        if params["ask"] not in ("circumference", "wheel"):
             out.append(Quantity("angle at the centre", "theta", "angle_O", "°"))
         return out
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         ask, r, theta = params["ask"], params["r"], params["theta"]
-        if mal == "arc_as_whole_circle" and ask == "circumference":
+        if mal == "arc_as_whole_circle" and ask in ("circumference", "wheel"):
             return None
         if mal == "sector_perimeter_arc_only" and ask != "sector_perimeter":
             return None
+        if mal in ("metre_as_1000_cm", "metres_multiplied") and ask != "wheel":
+            return None
         two: list[E.Node] = [] if mal == "circumference_with_radius" else [2]
-        part = ask != "circumference" and mal != "arc_as_whole_circle"
+        part = ask not in ("circumference", "wheel") and mal != "arc_as_whole_circle"
         radii = ask == "sector_perimeter" and mal != "sector_perimeter_arc_only"
+        # cm to m for a wheel: ÷ 100 (a mal-rule divides by 1000 or multiplies by 100)
+        op, per_m = ("*", 100) if mal == "metres_multiplied" else ("/", 1000 if mal == "metre_as_1000_cm" else 100)
 
         def whole(arc: E.Node) -> E.Node:
+            if ask == "wheel":
+                return [op, arc, per_m]
             return ["+", arc, ["*", 2, r]] if radii else arc
 
         frac: list[E.Node] = [["frac", theta, 360]] if part else []
@@ -1148,16 +1255,21 @@ class CircumferenceArc(FigureFamily):
             step(d, "double_radius", ["+", num(length), num(twice)], twice)
             total = d.compute(length + twice)
             step(d, "add", num(total), total)
+        if ask == "wheel":
+            metres = d.compute(length * per_m if op == "*" else length / per_m)
+            step(d, "cm_to_m", num(metres), metres)
         return d.steps
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
-        # Arc = diameter × π scaled by the turn; perimeter adds the two radii.
+        # Arc = diameter × π scaled by the turn; perimeter adds the two radii; 1 m is 100 cm.
         turn = sympy.Rational(params["theta"], 360)
         arc = turn * E.sym(PI_APPROX) * (2 * params["r"])
+        if params["ask"] == "wheel":
+            return arc / 100
         return arc + 2 * params["r"] if params["ask"] == "sector_perimeter" else arc
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        u = params["unit"]
+        u = "m" if params["ask"] == "wheel" else params["unit"]
         return f"{E.num_text(answer, decimal=True)} {u}", rf"{E.num_latex(answer, decimal=True)}\ \mathrm{{{u}}}"
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -1166,18 +1278,19 @@ class CircumferenceArc(FigureFamily):
     def figure(self, params: dict[str, Any]) -> Figure:
         r, theta, turn = params["r"], params["theta"], params["turn"]
         u = params["unit"]
-        start = 90 - theta / 2 + turn if params["ask"] != "circumference" else 25 + turn
+        whole_circle = params["ask"] in ("circumference", "wheel")
+        start = 90 - theta / 2 + turn if not whole_circle else 25 + turn
         a0, a1 = math.radians(start), math.radians(start + theta)
         pts = {"O": (0.0, 0.0), "A": (r * math.cos(a0), r * math.sin(a0)), "B": (r * math.cos(a1), r * math.sin(a1))}
         mid = math.radians(start - 90)
         out_dir = [round(math.cos(mid), 3), round(math.sin(mid), 3)]
-        back = math.radians(start + theta / 2 + (180 if params["ask"] != "circumference" else 150))
+        back = math.radians(start + theta / 2 + (180 if not whole_circle else 150))
         els: list[dict[str, Any]] = [{"id": "point_O", "type": "point", "at": "O"},
                                      {"id": "label_O", "type": "label", "at": "O", "text": "O",
                                       "dir": [round(math.cos(back), 3), round(math.sin(back), 3)]},
                                      {"id": "radius_OA", "type": "segment", "from": "O", "to": "A",
                                       "text": _len(r, u), "value": r, "dir": out_dir}]
-        if params["ask"] == "circumference":
+        if whole_circle:
             els.insert(0, {"id": "circle", "type": "circle", "center": "O", "radius": r})
             els[3]["dir"] = [round(-math.sin(a0), 3), round(math.cos(a0), 3)]
             els[2]["dir"] = [round(math.sin(a0), 3), round(-math.cos(a0), 3)]
@@ -1212,6 +1325,8 @@ class PolygonAreaPerimeter(FigureFamily):
         MalRule("slant_for_height", "invalid_assumption", "uses the slanted side as the perpendicular height"),
         MalRule("perimeter_two_sides", "formula_misuse", "adds one length and one width instead of all four sides"),
         MalRule("composite_overlap", "invalid_inference", "counts the corner of the L-shape twice"),
+        MalRule("square_metre_as_100_cm2", "unit_conversion", "converts cm² to m² dividing by 100, not 10 000"),
+        MalRule("square_metres_multiplied", "unit_conversion", "multiplies by 10 000 to turn cm² into m²"),
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
@@ -1219,6 +1334,9 @@ class PolygonAreaPerimeter(FigureFamily):
         if difficulty == "easy":
             if rng.integers(2):
                 length, width = sorted((int(rng.integers(2, 25)), int(rng.integers(2, 25))), reverse=True)
+                if rng.random() < 0.3:  # a rug measured in cm, its area asked in m²: 1 m² is 10 000 cm²
+                    return {"shape": "rectangle", "l": 10 * length + 50, "w": 10 * width + 50, "unit": "cm",
+                            "ask": "area_m2"}
                 return {"shape": "rectangle", "l": length, "w": width, "unit": unit}
             while True:
                 a, b, c = (int(v) for v in rng.integers(3, 20, size=3))
@@ -1262,11 +1380,15 @@ class PolygonAreaPerimeter(FigureFamily):
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         shape = params["shape"]
+        kind = "rug" if params.get("ask") == "area_m2" else shape  # a rectangle's area asked in m²
         applies = {"area_without_half": ("triangle", "trapezium"), "slant_for_height": ("triangle", "trapezium"),
-                   "perimeter_two_sides": ("rectangle",), "composite_overlap": ("l_shape",)}
-        if mal is not None and shape not in applies[mal]:
+                   "perimeter_two_sides": ("rectangle",), "composite_overlap": ("l_shape",),
+                   "square_metre_as_100_cm2": ("rug",), "square_metres_multiplied": ("rug",)}
+        if mal is not None and kind not in applies[mal]:
             return None
         rule = "mal:" + mal if mal else shape
+        if params.get("ask") == "area_m2":
+            return self._area_in_square_metres(params, d, rule, mal)
         if shape == "rectangle":
             length, width = params["l"], params["w"]
             if mal:
@@ -1323,9 +1445,25 @@ class PolygonAreaPerimeter(FigureFamily):
         step(d, "add", num(total), total)
         return d.steps
 
+    @staticmethod
+    def _area_in_square_metres(params: dict[str, Any], d: Derivation, rule: str,
+                               mal: str | None) -> list[StepDraft]:
+        """``240 × 150 ÷ 10000``: the area in cm², then m² (a mal-rule divides by 100, or multiplies)."""
+        length, width = params["l"], params["w"]
+        op, factor = ("*", 10000) if mal == "square_metres_multiplied" else \
+            ("/", 100 if mal == "square_metre_as_100_cm2" else 10000)
+        step(d, rule if mal else "rectangle_area", [op, ["*", length, width], factor])
+        a = d.compute(sympy.Integer(length * width))
+        step(d, "multiply", [op, num(a), factor], a)
+        m2 = d.compute(a * factor if op == "*" else a / factor)
+        step(d, "cm2_to_m2", num(m2), m2)
+        return d.steps
+
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Shoelace formula over the drawn vertices (area), or the sum of the side lengths (perimeter).
         shape = params["shape"]
+        if params.get("ask") == "area_m2":  # the sides in metres first, then multiply
+            return sympy.Rational(params["l"], 100) * sympy.Rational(params["w"], 100)
         if shape == "rectangle":
             return sympy.Integer(2 * params["l"] + 2 * params["w"])
         if shape == "triangle_perimeter":
@@ -1344,14 +1482,15 @@ class PolygonAreaPerimeter(FigureFamily):
         return [(0, 0), (w, 0), (w, c), (a, c), (a, h), (0, h)]
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        u = params["unit"]
-        area = params["shape"] not in ("rectangle", "triangle_perimeter")
+        u = "m" if params.get("ask") == "area_m2" else params["unit"]
+        area = params["shape"] not in ("rectangle", "triangle_perimeter") or params.get("ask") == "area_m2"
         unit, lunit = (_area_unit(u), rf"\mathrm{{{u}}}^2") if area else (u, rf"\mathrm{{{u}}}")
         return f"{E.num_text(answer, decimal=True)} {unit}", rf"{E.num_latex(answer, decimal=True)}\ {lunit}"
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         u = params["unit"]
-        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)],
+                "ask": params.get("ask", "")}
 
     def figure(self, params: dict[str, Any]) -> Figure:
         shape, u = params["shape"], params["unit"]

@@ -13,6 +13,7 @@ from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import BLANK, Derivation, Family, MalRule, StepDraft
 from synth.generators.statistics import mal_chain, rational, reduce_steps
+from synth.presentation import Vocabulary, form_request, label_last
 
 _COLOURS = ("red", "blue", "green", "yellow", "white", "black", "purple")
 # (container, things in it)
@@ -69,7 +70,7 @@ class SimpleProbability(Family):
         ask = {"easy": "event", "medium": "not", "hard": "neither"}[difficulty]
         chosen = sorted(int(i) for i in rng.permutation(n_colours)[: 2 if ask == "neither" else 1])
         return {"bag": int(rng.integers(len(_BAGS))), "colours": colours, "counts": counts, "ask": ask,
-                "chosen": chosen}
+                "chosen": chosen, "answer_form": "fraction"}
 
     def _tree(self, params: dict[str, Any], *, odds: bool = False, complement: bool = True) -> E.Node:
         counts, chosen = params["counts"], params["chosen"]
@@ -82,7 +83,15 @@ class SimpleProbability(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
         _first_step(d, self._tree(params))
-        return d.steps
+        return label_last(d.steps, f"P({self._event(params)})") if d.steps else d.steps
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        """P(event) for every colour (or ordered pair of colours) in the bag: a contextual swap names another."""
+        n = len(params["colours"])
+        picks = [[i, j] for i in range(n) for j in range(n) if i != j] if params["ask"] == "neither" else \
+            [[i] for i in range(n)]
+        labels = {f"P({self._event({**params, 'chosen': c})})": self.initial({**params, "chosen": c}) for c in picks}
+        return Vocabulary(labels, tuple(params["colours"]))
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule == "odds_not_probability":
@@ -123,7 +132,7 @@ class SimpleProbability(Family):
         names = [params["colours"][i] for i in params["chosen"]]
         return {**params, "container": container, "things": things, "thing": things[:-1],
                 "listing": _listing(params["colours"], params["counts"]), "event": self._event(params),
-                "first": names[0], "second": names[-1]}
+                "first": names[0], "second": names[-1], "form_request": form_request(params["answer_form"])}
 
 
 # ------------------------------------------------------------------------ two events
@@ -157,12 +166,12 @@ class CompoundProbability(Family):
             picks = [int(rng.integers(len(c))) for c, _ in bags]
             return {"mode": "and" if difficulty == "easy" else "or",
                     "bags": [[c, n] for c, n in bags], "picks": picks,
-                    "bag": int(rng.integers(len(_BAGS))), "replace": True}
+                    "bag": int(rng.integers(len(_BAGS))), "replace": True, "answer_form": "fraction"}
         colours, counts = _bag(rng, 2 + int(rng.integers(2)), 2, 12)
         ask = "same" if rng.random() < 0.5 else "each"
         first, second = (int(i) for i in rng.permutation(len(colours))[:2])
         return {"mode": ask, "bags": [[colours, counts]], "picks": [first, second if ask == "each" else first],
-                "bag": int(rng.integers(len(_BAGS))), "replace": False}
+                "bag": int(rng.integers(len(_BAGS))), "replace": False, "answer_form": "fraction"}
 
     def _p(self, params: dict[str, Any], which: int) -> E.Node:
         _, counts = params["bags"][which]
@@ -193,7 +202,30 @@ class CompoundProbability(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
         _first_step(d, self._tree(params))
-        return d.steps
+        return label_last(d.steps, self._event(params)) if d.steps else d.steps
+
+    def _event(self, params: dict[str, Any]) -> str:
+        """``P(red and blue)``, ``P(red or blue)``, ``P(both red)``: the event as a pupil labels it."""
+        first, second = self._names(params)
+        if params["mode"] == "same":
+            return f"P(both {first})"
+        return f"P({first} {'or' if params['mode'] == 'or' else 'and'} {second})"
+
+    @staticmethod
+    def _names(params: dict[str, Any]) -> list[str]:
+        return [params["bags"][min(k, len(params["bags"]) - 1)][0][p] for k, p in enumerate(params["picks"])]
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        """The same event for every other choice of colours: a contextual swap names one of those."""
+        bags = params["bags"]
+        if params["mode"] == "same":
+            picks = [[i, i] for i in range(len(bags[0][0]))]
+        elif params["mode"] == "each":
+            picks = [[i, j] for i in range(len(bags[0][0])) for j in range(len(bags[0][0])) if i != j]
+        else:
+            picks = [[i, j] for i in range(len(bags[0][0])) for j in range(len(bags[1][0]))]
+        labels = {self._event({**params, "picks": p}): self.initial({**params, "picks": p}) for p in picks}
+        return Vocabulary(labels, tuple(dict.fromkeys(c for colours, _ in bags for c in colours)))
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         mode = params["mode"]
@@ -232,6 +264,6 @@ class CompoundProbability(Family):
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         container, things = _BAGS[params["bag"]]
         bags = [_listing(c, n) for c, n in params["bags"]]
-        names = [params["bags"][min(k, len(params["bags"]) - 1)][0][p] for k, p in enumerate(params["picks"])]
+        names = self._names(params)
         return {**params, "container": container, "things": things, "thing": things[:-1], "listings": bags,
-                "first": names[0], "second": names[1]}
+                "first": names[0], "second": names[1], "form_request": form_request(params["answer_form"])}

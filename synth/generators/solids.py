@@ -10,7 +10,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, MalRule, StepDraft
+from synth.generators.base import Derivation, MalRule, Reading, StepDraft
 from synth.generators.geometry import (
     UNITS,
     FigureFamily,
@@ -19,6 +19,7 @@ from synth.generators.geometry import (
     _pick,
     num,
     pi_times,
+    radius_as_diameter,
     show,
     step,
 )
@@ -85,14 +86,18 @@ class PrismVolumeSurface(FigureFamily):
         MalRule("surface_faces_once", "formula_misuse", "counts each pair of opposite faces once (no × 2)"),
         MalRule("prism_without_half", "formula_misuse", "uses base × height for the triangular end (no ½)"),
         MalRule("base_area_only", "misinterpret_question", "gives the area of the base, not the volume"),
+        MalRule("litre_as_100_cm3", "unit_conversion", "converts cm³ to litres dividing by 100 (1 litre is 1000 cm³)"),
+        MalRule("litres_multiplied", "unit_conversion", "multiplies by 1000 to turn cm³ into litres, not divides"),
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         unit = _pick(rng, UNITS)
         if difficulty in ("easy", "medium"):
             dims = sorted((int(v) for v in rng.choice(np.arange(2, 16), size=3, replace=False)), reverse=True)
-            return {"shape": "cuboid", "ask": "volume" if difficulty == "easy" else "surface", "l": dims[0],
-                    "w": dims[2], "h": dims[1], "unit": unit}
+            ask = "volume" if difficulty == "easy" else "surface"
+            if ask == "volume" and rng.random() < 0.3:
+                ask, unit = "capacity", "cm"  # a box in cm, asked in litres: a conversion step to get right
+            return {"shape": "cuboid", "ask": ask, "l": dims[0], "w": dims[2], "h": dims[1], "unit": unit}
         a, b, c = _pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17)))
         if rng.integers(2):
             a, b = b, a
@@ -119,10 +124,13 @@ class PrismVolumeSurface(FigureFamily):
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         shape, ask = params["shape"], params["ask"]
         ok = {"surface_faces_once": shape == "cuboid" and ask == "surface",
-              "prism_without_half": shape == "triangular", "base_area_only": ask == "volume"}
+              "prism_without_half": shape == "triangular", "base_area_only": ask == "volume",
+              "litre_as_100_cm3": ask == "capacity", "litres_multiplied": ask == "capacity"}
         if mal is not None and not ok[mal]:
             return None
         rule = "mal:" + mal if mal else f"{shape}_{ask}"
+        if ask == "capacity":
+            return self._capacity(params, d, rule, mal)
         if shape == "cuboid" and ask == "volume":
             ln, w, h = params["l"], params["w"], params["h"]
             if mal == "base_area_only":
@@ -180,11 +188,27 @@ class PrismVolumeSurface(FigureFamily):
         step(d, "add", num(t), t)
         return d.steps
 
+    @staticmethod
+    def _capacity(params: dict[str, Any], d: Derivation, rule: str, mal: str | None) -> list[StepDraft]:
+        """Volume in cm³, then litres: ``15 × 8 × 11 ÷ 1000`` (a mal-rule uses 100, or multiplies)."""
+        ln, w, h = params["l"], params["w"], params["h"]
+        op, factor = ("*", 1000) if mal == "litres_multiplied" else ("/", 100 if mal == "litre_as_100_cm3" else 1000)
+        step(d, rule, [op, ["*", ["*", ln, w], h], factor])
+        a = d.compute(sympy.Integer(ln * w))
+        step(d, "multiply", [op, ["*", num(a), h], factor], a)
+        v = d.compute(a * h)
+        step(d, "multiply", [op, num(v), factor], v)
+        litres = d.compute(v * factor if op == "*" else v / factor)
+        step(d, "cm3_to_litres", num(litres), litres)
+        return d.steps
+
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Integrate the cross-section along the length (volume); sum every face's area (surface).
         z = sympy.Symbol("z")
         if params["shape"] == "cuboid":
             ln, w, h = params["l"], params["w"], params["h"]
+            if params["ask"] == "capacity":  # 1 litre is a cube of side 10 cm
+                return _integral(sympy.Rational(ln * w, 100) + 0 * z, z, 0, sympy.Rational(h, 10))
             if params["ask"] == "volume":
                 return _integral(sympy.Integer(ln * w) + 0 * z, z, 0, h)
             return sympy.Integer(sum(2 * a * b for a, b in ((ln, w), (ln, h), (w, h))))
@@ -196,6 +220,8 @@ class PrismVolumeSurface(FigureFamily):
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         u = params["unit"]
+        if params["ask"] == "capacity":
+            return _answer(answer, ("L", r"\mathrm{L}"))
         return _answer(answer, _volume_unit(u) if params["ask"] == "volume" else _area_unit(u))
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -297,6 +323,9 @@ class CylinderVolumeSurface(FigureFamily):
         first = (Quantity("radius", "r", "radius", u) if params["given"] == "radius"
                  else Quantity("diameter", "d", "diameter", u))
         return [first, Quantity("height", "h", "height", u)]
+
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        return radius_as_diameter(params, "radius")
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         ask, h = params["ask"], params["h"]
@@ -410,6 +439,14 @@ class ConeVolume(FigureFamily):
         second = (Quantity("height", "h", "height", u) if params["slant"] is None
                   else Quantity("slant height", "slant", "slant", u))
         return [first, second]
+
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """The radius taken for a diameter; the slant edge taken for the perpendicular height (its right angle
+        misread: the same numbers as the ``slant_as_height`` mal-rule, whose cause is a wrong assumption)."""
+        out = radius_as_diameter(params, "radius")
+        if params["slant"] is not None:
+            out += (Reading("h", "slant", "misread_relation", ((params["slant"], None),), also=("slant",)),)
+        return out
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         ok = {"cone_without_third": True, "slant_as_height": params["slant"] is not None,
@@ -537,6 +574,9 @@ class SphereVolumeSurface(FigureFamily):
         if params["given"] == "radius":
             return [Quantity("radius", "r", "radius", u)]
         return [Quantity("diameter", "d", "diameter", u)]
+
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        return radius_as_diameter(params, "radius")
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         ask, shape = params["ask"], params["shape"]

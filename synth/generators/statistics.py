@@ -8,6 +8,7 @@ text repeats what the figure shows).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from math import gcd
 from typing import Any
@@ -18,6 +19,8 @@ import sympy
 from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.generators.geometry import neighbour_misreads
+from synth.presentation import Vocabulary, form_request, label_last
 from synth.records import Figure, Given
 
 # ---------------------------------------------------------------- shared helpers
@@ -146,14 +149,14 @@ def effective_readings(family: Family, params: dict[str, Any], readings: Sequenc
         kept = []
         for wrong in reading.misreads:
             try:  # the answer a pupil gets working correctly from the misread value
-                shown = family.answer_of(family.derive({**params, reading.param: wrong})[-1].value)
+                shown = family.answer_of(family.derive(reading.apply(params, wrong))[-1].value)
                 changed = sympy.simplify(shown - truth) != 0
             except (ZeroDivisionError, ValueError, IndexError):
                 continue
             if changed:
                 kept.append(wrong)
         if kept:
-            out.append(Reading(reading.param, reading.element, reading.kind, tuple(kept)))
+            out.append(replace(reading, misreads=tuple(kept)))
     return tuple(out)
 
 
@@ -189,6 +192,18 @@ def misread_list(values: Sequence[int], i: int, deltas: Sequence[int], *, low: i
         if delta != 0 and v >= low:
             out.append(replace_at(values, i, v))
     return tuple(out)
+
+
+def digit_misreads(values: Sequence[int], i: int) -> tuple[list[int], ...]:
+    """``values`` with entry i as a glance misreads its printed digits (3/8, 1/7, swapped digits); sign kept."""
+    v = values[i]
+    return tuple(replace_at(values, i, m if v >= 0 else -m) for m in neighbour_misreads(abs(v)))
+
+
+def neighbour_swaps(values: Sequence[int], i: int, positions: Sequence[int]) -> tuple[list[int], ...]:
+    """``values`` with entry i replaced by the entry at each neighbouring position (a label read one along)."""
+    seen = dict.fromkeys(values[j] for j in positions if 0 <= j < len(values) and values[j] != values[i])
+    return tuple(replace_at(values, i, v) for v in seen)
 
 
 # ---------------------------------------------------------------- bar chart mean
@@ -300,9 +315,14 @@ class BarChartMean(Family):
         for i, v in enumerate(values):
             out.append(Reading("values", f"bar_{i}", "misread_value",
                                misread_list(values, i, (scale, -scale), low=1)))
+            # the height of the bar beside it, read against this bar's name
+            out.append(Reading("values", f"label_{i}", "misread_label", neighbour_swaps(values, i, (i - 1, i + 1))))
             if scale > 1 and v % scale == 0:  # counted gridlines instead of reading the scale
                 out.append(Reading("values", f"bar_{i}", "misread_scale",
                                    (replace_at(values, i, v // scale),)))
+        # the bars counted one short: the first (against the axis) or the last left out of the total and the count
+        for i in dict.fromkeys((0, len(values) - 1)):
+            out.append(Reading("values", f"bar_{i}", "miscount", ([*values[:i], *values[i + 1:]],)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -467,7 +487,12 @@ class MedianModeTable(Family):
             neighbours = [values[j] for j in (i - 1, i + 1) if 0 <= j < len(values) and values[j] != values[i]]
             swaps = tuple(replace_at(values, i, v) for v in neighbours)  # read the next row's number
             if swaps:
-                out.append(Reading(key, f"cell_{r}_1", "misread_relation", swaps))
+                out.append(Reading(key, f"cell_{r}_1", "misread_label", swaps))
+            out.append(Reading(key, f"cell_{r}_1", "misread_value", digit_misreads(values, i)))
+        if params["kind"] == "frequency":  # the rows counted one short: the last value and its frequency left out
+            k = len(params["values"])
+            out.append(Reading("values", f"cell_{k}_0", "miscount", ((params["values"][:-1], params["freqs"][:-1]),),
+                               also=("freqs",)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -577,7 +602,15 @@ class PieChartReading(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
         reduce_steps(d, self._tree(params), first_rule="sector_fraction", decimal=True)
-        return d.steps
+        return label_last(d.steps, _PIE_CONTEXTS[params["context"]][1][params["ask"]])
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        """Every sector's count by its name: a contextual swap labels the answer with the wrong sector."""
+        names = _PIE_CONTEXTS[params["context"]][1][: len(params["angles"])]
+        per_degree = (sympy.Rational(params["known_count"], params["angles"][params["known"]]) if "known" in params
+                      else sympy.Rational(params["total"], 360))
+        return Vocabulary({n: per_degree * a for n, a in zip(names, params["angles"])},
+                          tuple(n.lower() for n in names))
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return E.sym(self._tree(params))
@@ -636,6 +669,10 @@ class PieChartReading(Family):
             swaps = [angles[j] for j in range(len(angles)) if j != i and angles[j] != a and j != params["hidden"]]
             if swaps:  # read the label of the neighbouring sector
                 out.append(Reading("angles", f"wedge_{i}", "misread_label", (replace_at(angles, i, swaps[0]),)))
+            # the printed angle misread; the known sectors must still leave room for the hidden one
+            hidden = params["hidden"]
+            out.append(Reading("angles", f"wedge_{i}", "misread_value", tuple(
+                w for w in digit_misreads(angles, i) if (w[i] if hidden is None else sum(w) - w[hidden]) < 360)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -770,9 +807,15 @@ class LineChartReading(Family):
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         values, step = params["values"], params["step"]
-        return effective_readings(self, params, [
-            Reading("values", f"point_{i}", "misread_value", misread_list(values, i, (step, -step), low=1))
-            for i in (params["a"], params["b"])])
+        out = []
+        for i in (params["a"], params["b"]):
+            out.append(Reading("values", f"point_{i}", "misread_value", misread_list(values, i, (step, -step), low=1)))
+            # the point above the next time label along, read as this one's
+            out.append(Reading("values", f"label_{i}", "misread_label", neighbour_swaps(values, i, (i - 1, i + 1))))
+            if step > 1 and values[i] % step == 0:  # counted gridlines instead of reading the axis numbers
+                out.append(Reading("values", f"point_{i}", "misread_scale",
+                                   (replace_at(values, i, values[i] // step),)))
+        return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         title, x_label, _, cats, _, unit_time, unit = _LINE_CONTEXTS[params["context"]]
@@ -819,7 +862,7 @@ class TwoWayTableProbability(Family):
             if safe_divisor(total) and safe_divisor(sum(counts[r])):
                 return {"counts": counts, "row": r, "col": c, "context": context,
                         "ask": {"easy": "cell", "medium": "given_row", "hard": "or"}[difficulty],
-                        "image_role": sample_role(rng)}
+                        "image_role": sample_role(rng), "answer_form": "fraction"}
 
     def _tree(self, params: dict[str, Any], *, denominator: str | None = None, overlap: bool = True) -> E.Node:
         counts, r, c = params["counts"], params["row"], params["col"]
@@ -838,7 +881,22 @@ class TwoWayTableProbability(Family):
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
         reduce_steps(d, self._tree(params), first_rule="probability_formula")
-        return d.steps
+        return label_last(d.steps, self._event(params))
+
+    @staticmethod
+    def _event(params: dict[str, Any]) -> str:
+        """``P(Boys and Tennis)``, ``P(Tennis | Boys)``, ``P(Boys or Tennis)``, in the table's own words."""
+        rows, cols, _, _ = _TWO_WAY[params["context"]]
+        row, col = rows[params["row"]], cols[params["col"]]
+        return {"cell": f"P({row} and {col})", "given_row": f"P({col} | {row})", "or": f"P({row} or {col})"}[
+            params["ask"]]
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
+        """The same event for every row and column: a contextual swap names the wrong group or choice."""
+        rows, cols, _, _ = _TWO_WAY[params["context"]]
+        cells = [{**params, "row": r, "col": c} for r in range(2) for c in range(len(params["counts"][0]))]
+        words = [w for name in (*rows, *cols[: len(params["counts"][0])]) for w in name.lower().split()]
+        return Vocabulary({self._event(p): self.target(p) for p in cells}, tuple(dict.fromkeys(words)))
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         return E.sym(self._tree(params))
@@ -886,7 +944,9 @@ class TwoWayTableProbability(Family):
                     grid = [list(x) for x in counts]
                     grid[i][j] = n
                     wrong.append(grid)
-                out.append(Reading("counts", f"cell_{i + 1}_{j + 1}", "misread_relation", tuple(wrong)))
+                out.append(Reading("counts", f"cell_{i + 1}_{j + 1}", "misread_label", tuple(wrong)))
+                out.append(Reading("counts", f"cell_{i + 1}_{j + 1}", "misread_value",
+                                   tuple(replace_at(counts, i, r) for r in digit_misreads(row, j))))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -894,4 +954,4 @@ class TwoWayTableProbability(Family):
         listing = "; ".join(f"{rows[i]}: " + ", ".join(f"{cols[j]} {v}" for j, v in enumerate(row))
                             for i, row in enumerate(params["counts"]))
         return {**params, "row_name": rows[params["row"]], "col_name": cols[params["col"]], "noun": noun,
-                "title": title.lower(), "listing": listing}
+                "title": title.lower(), "listing": listing, "form_request": form_request(params["answer_form"])}

@@ -84,7 +84,7 @@ class RightTriangleRatios(FigureFamily):
             drop = sorted(_SIDES[func])[int(rng.integers(2))]
             given = sorted({"opp", "adj", "hyp"} - {drop})
             return {**base, "level": "ratio", "func": func, "opp": sides["opp"], "adj": sides["adj"],
-                    "hyp": sides["hyp"], "given": given}
+                    "hyp": sides["hyp"], "given": given, "answer_form": "fraction"}
         func, angle = _pick(rng, _RATIONAL if difficulty == "easy" else _SURD)
         op = _pick(rng, ("multiply", "divide"))
         known_side = _SIDES[func][1] if op == "multiply" else _SIDES[func][0]
@@ -117,6 +117,11 @@ class RightTriangleRatios(FigureFamily):
             alts = tuple(a for a in (30, 45, 60) if a != params["angle"] and (params["func"], a) in _RATIO_NODE)
             if alts:
                 out.append(Reading("angle", f"angle_{params['names'][0]}", "misread_value", alts))
+            # The right-angle mark misread: the labelled side and the unknown swap roles (hypotenuse taken
+            # for a leg, or a leg for the hypotenuse), so the ratio is divided by instead of multiplied.
+            flipped = "divide" if params["op"] == "multiply" else "multiply"
+            if params["func"] != "tan" and self._changes_answer(params, "op", flipped, self.target(params)):
+                out.append(Reading("op", f"right_{params['names'][2]}", "misread_relation", (flipped,)))
         return tuple(out)
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:

@@ -131,7 +131,7 @@ def test_simple_probability_counts_outcomes_and_odds_is_a_different_answer() -> 
     family = get_family("probability.simple")
     params = {"bag": 0, "colours": ["red", "blue", "green"], "counts": [3, 10, 8], "ask": "not", "chosen": [0]}
     assert [s.text for s in family.derive(params)] == ["1 − 3/(3 + 10 + 8)", "1 − 3/(13 + 8)", "1 − 3/21",
-                                                       "1 − 1/7", "6/7"]
+                                                       "1 − 1/7", "P(not red) = 6/7"]
     assert family.target(params) == sympy.Rational(6, 7)
     odds = family.derive_mal(params, "odds_not_probability")
     assert odds[0].text == "1 − 3/(10 + 8)" and odds[-1].text == "5/6"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -10,8 +11,17 @@ import sympy
 
 from perturb.reasoning import REGISTRY, inject
 from perturb.reasoning.base import Funnel
+from synth.generators import REGISTRY as FAMILY_REGISTRY
 from synth.generators import get_family
-from synth.presentation import Vocabulary, form_fault, label_fault, name_faults, order_faults, read_line
+from synth.presentation import (
+    Vocabulary,
+    form_fault,
+    label_fault,
+    label_words,
+    name_faults,
+    order_faults,
+    read_line,
+)
 from synth.records import Problem
 from synth.verifier import parse_step, same_value, verify
 
@@ -174,3 +184,138 @@ def test_presentation_variants_are_deterministic() -> None:
     a = inject(problem, "logic_disruption", np.random.default_rng(11))
     b = inject(problem, "logic_disruption", np.random.default_rng(11))
     assert a is not None and a == b
+
+
+# -- issue #4: every presentation and unit subtype applies to at least five families ---------------
+
+# The families each subtype must keep applying to (more may join as families are added).
+COVERAGE = {
+    "incorrect_units": {"arithmetic.units.conversion", "commonsense.clock.interval", "geometry.circle.area",
+                        "geometry.circle.circumference_arc", "geometry.polygon.area_perimeter", "geometry.pythagoras",
+                        "geometry.similar_triangles", "solid.cone.volume", "solid.cylinder.volume_surface",
+                        "solid.prism.volume_surface", "solid.sphere.volume_surface", "trig.right_triangle.ratios"},
+    "format_ignored": {"arithmetic.decimals.operations", "arithmetic.fractions.add_unlike",
+                       "arithmetic.fractions.multiply_divide", "commonsense.number_line", "probability.compound",
+                       "probability.simple", "probability.table.two_way", "trig.right_triangle.ratios"},
+    "contextual_swap": {"arithmetic.ratio.share", "geometry.similar_triangles", "probability.compound",
+                        "probability.simple", "probability.table.two_way", "statistics.pie_chart.reading"},
+    "unit_conversion": {"arithmetic.rate.unit_rate", "arithmetic.units.conversion", "commonsense.clock.interval",
+                        "geometry.circle.circumference_arc", "geometry.polygon.area_perimeter",
+                        "solid.prism.volume_surface"},
+}
+_SAMPLED = [(seed, difficulty) for seed in range(5) for difficulty in ("easy", "medium", "hard")]
+
+
+@functools.cache
+def _sampled(family_id: str) -> tuple[Problem, ...]:
+    family = get_family(family_id)
+    return tuple(family.build(np.random.default_rng(seed), difficulty=difficulty, question_type="free",
+                              problem_id=f"p{seed}{difficulty[0]}") for seed, difficulty in _SAMPLED)
+
+
+@pytest.mark.parametrize("subtype", sorted(COVERAGE))
+def test_each_presentation_and_unit_subtype_applies_to_at_least_five_families(subtype: str) -> None:
+    injector = REGISTRY[subtype]
+    assert len(COVERAGE[subtype]) >= 5 and COVERAGE[subtype] <= set(FAMILY_REGISTRY)
+    applies = {f for f in COVERAGE[subtype] if any(injector.applies(get_family(f), p) for p in _sampled(f))}
+    assert applies == COVERAGE[subtype], sorted(COVERAGE[subtype] - applies)
+
+
+@pytest.mark.parametrize("subtype", sorted(COVERAGE))
+def test_each_family_of_a_subtype_yields_a_variant_the_verifier_labels_as_intended(subtype: str) -> None:
+    injector = REGISTRY[subtype]
+    for family_id in sorted(COVERAGE[subtype]):
+        family = get_family(family_id)
+        problem = next(p for p in _sampled(family_id) if injector.applies(family, p))
+        v = inject(problem, subtype, np.random.default_rng(7))
+        assert v is not None, (family_id, problem.id)
+        assert v.error is not None and v.error.subtype == subtype
+        verdict = verify(problem, v.steps)
+        assert verdict.first_error_step == v.error.first_error_step, (family_id, [s.text for s in v.steps])
+        if subtype == "unit_conversion":  # a wrong factor: the answer changes and the error is carried through
+            assert not verdict.answer_correct and v.error.answer_changed and v.error.propagated
+        else:  # right math, wrong unit / form / words, flagged on the edited line only
+            assert verdict.answer_correct and all(verdict.local_valid) and all(verdict.global_correct)
+            assert {kind for kind in verdict.presentation if kind} == {subtype}
+
+
+def test_clean_solutions_of_the_new_unit_form_and_label_families_verify_without_presentation_faults() -> None:
+    for family_id in sorted(set().union(*COVERAGE.values())):
+        for problem in _sampled(family_id):
+            verdict = verify(problem, problem.steps)
+            assert verdict.fully_correct and not any(verdict.presentation), (family_id, problem.steps)
+
+
+def test_units_follow_pi_and_square_or_cube_units_read_back() -> None:
+    assert read_line("441π mm²") == read_line("441π mm^2")
+    assert read_line("441π mm²").math == "441π" and read_line("441π mm²").unit == "mm²"
+    assert read_line("(4096π)/3 in³").unit == "in³" and read_line("3√5 ft").unit == "ft"
+    assert parse_step("(4096π)/3 mm³") == parse_step("(4096π)/3")
+
+
+def test_a_figure_answer_carries_its_unit_and_a_wrong_one_is_flagged() -> None:
+    problem = next(p for p in _sampled("solid.cylinder.volume_surface") if p.params["ask"] == "volume")
+    unit = problem.params["answer_unit"]
+    assert unit.endswith("³") and problem.steps[-1].text.endswith(" " + unit)
+    number = read_line(problem.steps[-1].text).math
+    verdict = verify(problem, _with_last_text(problem, f"{number} {unit[:-1]}²"))
+    assert verdict.answer_correct and verdict.presentation[-1] == "incorrect_units"
+
+
+def test_wrong_units_come_from_numbers_in_the_question_not_from_possessives() -> None:
+    problem = next(p for p in _sampled("geometry.circle.area") if "'s" not in p.question_text)
+    ball = dataclasses.replace(problem, question_text="A ball's shadow is a circle. " + problem.question_text)
+    wrong = REGISTRY["incorrect_units"]._wrong_units(ball, problem.params["answer_unit"])
+    assert "s" not in wrong and wrong[0] == problem.params["unit"]  # the length unit for an area: the usual slip
+
+
+def test_probability_lines_are_labelled_with_their_event_and_read_back() -> None:
+    assert read_line("P(Tennis | Boys) = 2/11").label == "P(Tennis | Boys)"
+    assert read_line("RP = 27 mm") == read_line("RP = 27 mm") and read_line("RP = 27 mm").label == "RP"
+    assert read_line("x = 27").label is None  # an equation in x is math, not a named side
+    assert parse_step("P(neither red nor blue) = 19/39") == sympy.Rational(19, 39)
+    family = get_family("probability.simple")
+    for problem in _sampled("probability.simple"):
+        label = read_line(problem.steps[-1].text).label
+        assert f"{label} = ____" == family.fill_stem(problem.params)  # the line says what the question asks
+        assert problem.params["answer_form"] == "fraction" and "simplest form" in problem.question_text
+
+
+def test_contextual_swap_names_another_quantity_of_the_story_never_one_worth_the_same() -> None:
+    for family_id in ("probability.simple", "probability.table.two_way", "statistics.pie_chart.reading",
+                      "geometry.similar_triangles"):
+        family = get_family(family_id)
+        for problem in _sampled(family_id):
+            v = inject(problem, "contextual_swap", np.random.default_rng(3))
+            assert v is not None, (family_id, problem.id)
+            k = v.error.first_error_step
+            said = read_line(v.steps[k - 1].text).label
+            vocab = family.vocabulary(problem.params)
+            worth = {label_words(lb): val for lb, val in vocab.labels.items()}[label_words(said)]
+            assert not same_value(worth, parse_step(problem.steps[k - 1].text)), (said, problem.steps[k - 1].text)
+
+
+def test_a_pupil_who_stops_at_a_division_writes_the_unsimplified_fraction() -> None:
+    problem = next(p for p in _sampled("probability.table.two_way") if p.steps[-2].text == "2 ÷ 22")
+    v = inject(problem, "format_ignored", np.random.default_rng(0))
+    assert v is not None and v.steps[-1].text == "P(Football | Girls) = 2/22"
+    assert verify(problem, v.steps).presentation[-1] == "format_ignored"
+
+
+@pytest.mark.parametrize(("family_id", "ask", "rule", "shown"), [
+    ("solid.prism.volume_surface", "capacity", "litre_as_100_cm3", "÷ 100"),
+    ("solid.prism.volume_surface", "capacity", "litres_multiplied", "× 1000"),
+    ("geometry.circle.circumference_arc", "wheel", "metre_as_1000_cm", "÷ 1000"),
+    ("geometry.circle.circumference_arc", "wheel", "metres_multiplied", "× 100"),
+    ("geometry.polygon.area_perimeter", "area_m2", "square_metre_as_100_cm2", "÷ 100"),
+])
+def test_a_conversion_mal_rule_shows_the_wrong_factor_in_the_working(family_id: str, ask: str, rule: str,
+                                                                     shown: str) -> None:
+    family = get_family(family_id)
+    problem = next(p for seed in range(40) for p in [family.build(np.random.default_rng(seed), difficulty="easy",
+                                                                  question_type="free", problem_id="p")]
+                   if p.params.get("ask") == ask)
+    drafts = family.derive_mal(problem.params, rule)
+    assert drafts is not None and drafts[0].rule == f"mal:{rule}" and drafts[0].text.endswith(shown)
+    assert read_line(drafts[-1].text).unit == problem.params["answer_unit"]
+    assert not same_value(parse_step(drafts[-1].text), family.target(problem.params))

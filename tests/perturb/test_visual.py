@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from perturb.reasoning.visual import VISUAL
 from synth import generators
 from synth.generators.base import Family, Reading, StepDraft
 from synth.records import Figure, Problem, Step
+from synth.verifier import verify
 
 
 class AppleBasket(Family):
@@ -95,3 +97,175 @@ def test_non_propagated_misread_keeps_the_answer(problem: Problem) -> None:
     v = inject(problem, "miscount", np.random.default_rng(0), propagate=False)
     assert v is not None and not v.error.propagated and not v.error.answer_changed
     assert v.steps[1:] == problem.steps[1:]
+
+
+# -- every registered figure family --------------------------------------------------------------
+
+# The visual kinds each figure family offers on some of its sampled problems (issue #4). A cell left
+# out has no honest misreading of that figure (one that changes the answer); see EXEMPT.
+MATRIX = {
+    "commonsense.clock.interval": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "commonsense.counting.objects": {"miscount"},
+    "commonsense.number_line": {"misread_value", "misread_label", "miscount"},
+    "coordinate.graph.read_value": {"misread_value", "misread_label", "misread_relation"},
+    "coordinate.intercepts": {"misread_value", "misread_scale", "misread_relation"},
+    "coordinate.line.through_points": {"misread_value", "misread_label", "misread_scale", "misread_relation"},
+    "coordinate.slope.two_points": {"misread_value", "misread_label", "misread_scale", "misread_relation"},
+    "geometry.angles.parallel_lines": {"misread_value", "misread_relation"},
+    "geometry.circle.area": {"misread_value", "misread_label"},
+    "geometry.circle.circumference_arc": {"misread_value"},
+    "geometry.polygon.area_perimeter": {"misread_value", "misread_label"},
+    "geometry.pythagoras": {"misread_value", "misread_label", "misread_relation"},
+    "geometry.similar_triangles": {"misread_value", "misread_label"},
+    "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_relation"},
+    "probability.table.two_way": {"misread_value", "misread_label"},
+    "solid.cone.volume": {"misread_value", "misread_label", "misread_relation"},
+    "solid.cylinder.volume_surface": {"misread_value", "misread_label"},
+    "solid.prism.volume_surface": {"misread_value", "misread_label"},
+    "solid.sphere.volume_surface": {"misread_value", "misread_label"},
+    "statistics.line_chart.reading": {"misread_value", "misread_label", "misread_scale"},
+    "statistics.mean.bar_chart": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "statistics.median_mode.table": {"misread_value", "misread_label", "miscount"},
+    "statistics.pie_chart.reading": {"misread_value", "misread_label"},
+    "trig.right_triangle.ratios": {"misread_value", "misread_label", "misread_relation"},
+}
+# Figure families without a value or a label misread, and why (anything else must offer both).
+EXEMPT = {
+    "commonsense.counting.objects": "the picture has no printed numbers or labels, only objects to count",
+    "coordinate.intercepts": "its grids number every line on this sample, so no line's number is taken for its "
+                             "neighbour's (that label misread appears where every other line is numbered)",
+    "geometry.angles.parallel_lines": "the given label moved to a neighbouring angle is the relation misread",
+    "geometry.circle.circumference_arc": "one length and one angle: no second label of the same kind, and its "
+                                         "params hold no 'given' to take the radius for a diameter",
+}
+# The same fixed sample the matrix above was measured on (5 seeds x 3 difficulties).
+SAMPLE = [(seed, difficulty) for seed in range(5) for difficulty in ("easy", "medium", "hard")]
+
+
+@cache
+def _sample(family_id: str) -> tuple[Problem, ...]:
+    family = generators.get_family(family_id)
+    return tuple(family.build(np.random.default_rng(seed), difficulty=difficulty, question_type="free",
+                              problem_id=f"{family_id}-{seed}-{difficulty}") for seed, difficulty in SAMPLE)
+
+
+def _figure_families() -> list[str]:
+    return sorted(fid for fid, cls in generators.REGISTRY.items() if cls.figure_kind and not fid.startswith("test."))
+
+
+def test_every_figure_family_is_in_the_matrix() -> None:
+    assert _figure_families() == sorted(MATRIX)
+
+
+def test_figure_families_offer_a_value_and_a_label_misread_unless_exempt() -> None:
+    missing = {fid for fid, kinds in MATRIX.items() if not {"misread_value", "misread_label"} <= kinds}
+    assert missing == set(EXEMPT)
+
+
+@pytest.mark.parametrize("family_id", sorted(MATRIX))
+def test_the_kinds_a_family_offers_are_the_recorded_ones(family_id: str) -> None:
+    family = generators.get_family(family_id)
+    # What Misread.applies checks, with each problem's readings derived once (some families are slow to).
+    offered = {r.kind for p in _sample(family_id) if p.figure is not None
+               for r in family.figure_readings(p.params) if r.misreads}
+    assert offered == MATRIX[family_id]
+
+
+@pytest.mark.parametrize(("family_id", "kind"), [(f, k) for f in sorted(MATRIX) for k in sorted(MATRIX[f])])
+def test_each_kind_injects_with_verified_labels_against_the_true_figure(family_id: str, kind: str) -> None:
+    family = generators.get_family(family_id)
+    injector = INJECTORS[kind]
+    for problem in _sample(family_id):
+        if not injector.applies(family, problem):
+            continue
+        figure_before = problem.figure
+        v = inject(problem, kind, np.random.default_rng(0))
+        if v is None:
+            continue
+        err = v.error
+        assert err.family == "visual_perception" and err.subtype == kind
+        verdict = verify(problem, v.steps, family=family)
+        assert verdict.first_error_step == err.first_error_step
+        assert not verdict.answer_correct and err.answer_changed
+        # Every replaced parameter is recorded with its true value and the misread one.
+        assert err.edit["changes"] and err.edit["changes"][0]["param"] == err.edit["param"]
+        for change in err.edit["changes"]:
+            assert change["from"] == problem.params.get(change["param"]) != change["to"]
+        # The page is drawn from the problem: its figure still holds the true values.
+        assert problem.figure == figure_before == family.figure(problem.params)
+        assert any(r.kind == kind and r.element == err.edit["element"] for r in family.figure_readings(problem.params))
+        return
+    pytest.fail(f"{kind} never injected into {family_id} on the sample")
+
+
+def test_a_relation_misread_says_which_relation_it_took() -> None:
+    family = generators.get_family("trig.right_triangle.ratios")
+    problem = next(p for p in _sample(family.id) if INJECTORS["misread_relation"].applies(family, p))
+    v = inject(problem, "misread_relation", np.random.default_rng(0))
+    assert v is not None
+    flipped = "divide" if problem.params["op"] == "multiply" else "multiply"
+    assert v.error.explanation.startswith(f"misreads right_{problem.params['names'][2]} in the figure, taking op as "
+                                          f"{flipped} instead of {problem.params['op']}")
+
+
+def test_every_visual_kind_reaches_five_figure_families() -> None:
+    reach = {kind: sorted(f for f, kinds in MATRIX.items() if kind in kinds) for kind in VISUAL}
+    assert all(len(families) >= 5 for families in reach.values()), reach
+
+
+# -- misreads that replace several parameters at once ----------------------------------------------
+
+
+def test_a_joint_misread_gives_one_value_per_parameter_and_leaves_params_alone() -> None:
+    reading = Reading("h1", "hand_hour_1", "misread_label", ((5, 40),), also=("m1",))
+    params = {"h1": 8, "m1": 25, "h2": 10, "m2": 5}
+    assert reading.params == ("h1", "m1")
+    assert reading.apply(params, (5, 40)) == {"h1": 5, "m1": 40, "h2": 10, "m2": 5}
+    assert params["h1"] == 8 and params["m1"] == 25
+    with pytest.raises(ValueError, match=r"hand_hour_1.*\('h1', 'm1'\)"):
+        reading.changes(5)
+
+
+def test_swapped_clock_hands_change_the_hour_and_the_minutes_together() -> None:
+    family = generators.get_family("commonsense.clock.interval")
+    problem = next(p for p in _sample(family.id) if INJECTORS["misread_label"].applies(family, p))
+    figure_before = problem.figure
+    v = inject(problem, "misread_label", np.random.default_rng(0))
+    assert v is not None
+    changes = {c["param"]: c for c in v.error.edit["changes"]}
+    (i,) = {key[1] for key in changes}
+    assert set(changes) == {f"h{i}", f"m{i}"}
+    h, m = problem.params[f"h{i}"], problem.params[f"m{i}"]
+    # The minute hand's number is read as the hour, the hour hand's number as the minutes.
+    assert changes[f"h{i}"]["to"] % 12 == m // 5 % 12 and changes[f"m{i}"]["to"] == h % 12 * 5
+    assert f"{changes[f'h{i}']['to']} × 60 + {changes[f'm{i}']['to']}" in v.steps[0].text
+    assert f"h{i} = {h}, m{i} = {m}" in v.error.explanation
+    assert problem.figure == figure_before == family.figure(problem.params)  # the clocks still show the truth
+    verdict = verify(problem, v.steps, family=family)
+    assert verdict.first_error_step == v.error.first_error_step == 1 and not verdict.answer_correct
+
+
+def test_a_radius_taken_for_a_diameter_is_halved_and_recorded_as_two_changes() -> None:
+    family = generators.get_family("geometry.circle.area")
+    problem = next(p for p in _sample(family.id) if p.params.get("given") == "radius"
+                   and INJECTORS["misread_label"].applies(family, p))
+    r = problem.params["r"]
+    v = inject(problem, "misread_label", np.random.default_rng(0))
+    assert v is not None
+    assert v.error.edit["changes"] == [{"param": "given", "from": "radius", "to": "diameter"},
+                                       {"param": "d", "from": None, "to": r}]
+    assert f"({r} ÷ 2)" in v.steps[0].text
+    assert "given = diameter, d = " + str(r) in v.error.explanation
+    assert any(e.get("id") == "radius_r" for e in problem.figure.spec["elements"])  # still drawn as a radius
+
+
+def test_a_bar_left_out_when_counting_is_missing_from_the_sum_and_the_count() -> None:
+    family = generators.get_family("statistics.mean.bar_chart")
+    problem = next(p for p in _sample(family.id) if p.params["ask"] == "mean")
+    values = problem.params["values"]
+    v = inject(problem, "miscount", np.random.default_rng(0))
+    assert v is not None and v.error.explanation.startswith("leaves bar_")
+    counted = v.error.edit["to"]
+    assert len(counted) == len(values) - 1 and counted in (values[1:], values[:-1])
+    assert v.steps[0].text.endswith(f"÷ {len(values) - 1}")
+    assert problem.figure.spec["n_bars"] == len(values)
