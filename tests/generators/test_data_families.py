@@ -85,7 +85,7 @@ def test_required_questions_do_not_state_what_the_figure_shows(family_id: str) -
             continue
         for reading in family.figure_readings(p.params):
             for wrong in reading.misreads:
-                misread = {**p.params, reading.param: wrong}
+                misread = reading.apply(p.params, wrong)
                 assert _all_phrasings(family_id, misread) == _all_phrasings(family_id, p.params), reading
                 checked += 1
     assert checked > 0
@@ -102,7 +102,7 @@ def test_figure_misreads_give_a_wrong_answer_from_the_first_step(family_id: str)
             kinds.add(reading.kind)
             assert reading.element in {e["id"] for e in p.figure.spec["elements"]}
             for wrong in reading.misreads:
-                steps = family.derive({**p.params, reading.param: wrong})
+                steps = family.derive(reading.apply(p.params, wrong))
                 verdict = verify(p, finalize(steps), family=family)
                 assert not verdict.answer_correct and verdict.first_error_step == 1, (reading, wrong)
                 assert all(verdict.parses) and all(verdict.local_valid[1:])

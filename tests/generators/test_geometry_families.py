@@ -117,7 +117,7 @@ def test_figure_misreads_change_the_answer_from_the_first_step(family_id: str) -
         for reading in readings:
             assert reading.element in elements
             for wrong in reading.misreads:
-                drafts = family.derive({**problem.params, reading.param: wrong})
+                drafts = family.derive(reading.apply(problem.params, wrong))
                 verdict = verify(problem, finalize(drafts), family=family)
                 assert verdict.first_error_step == 1 and not verdict.answer_correct, (reading, wrong)
                 found += 1
