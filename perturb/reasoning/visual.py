@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,24 @@ def derive_with(family: Family, problem: Problem, changes: dict[str, Any]) -> li
         return Skip("derive_failed")
 
 
+# The five visual injectors ask for one problem's readings in turn (and again to propose), and a family
+# checks each misread by re-deriving the solution: remember the last problems' readings.
+_READINGS: OrderedDict[int, tuple[Problem, tuple[Reading, ...]]] = OrderedDict()
+_READINGS_KEPT = 32
+
+
+def figure_readings(family: Family, problem: Problem) -> tuple[Reading, ...]:
+    """``family.figure_readings(problem.params)``, memoised for the most recent problems (by identity)."""
+    hit = _READINGS.get(id(problem))
+    if hit is not None and hit[0] is problem:
+        return hit[1]
+    readings = tuple(family.figure_readings(problem.params))
+    _READINGS[id(problem)] = (problem, readings)
+    while len(_READINGS) > _READINGS_KEPT:
+        _READINGS.popitem(last=False)
+    return readings
+
+
 class Misread(Injector):
     """Solve with the reading's parameters replaced by one of its plausible misreads (the figure stays true)."""
 
@@ -31,7 +50,7 @@ class Misread(Injector):
         self.subtype = subtype
 
     def readings(self, family: Family, problem: Problem) -> list[Reading]:
-        return [r for r in family.figure_readings(problem.params) if r.kind == self.subtype and r.misreads]
+        return [r for r in figure_readings(family, problem) if r.kind == self.subtype and r.misreads]
 
     def applies(self, family: Family, problem: Problem) -> bool:
         return problem.figure is not None and bool(self.readings(family, problem))

@@ -654,15 +654,16 @@ class Pythagoras(FigureFamily):
         return out
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        """The right angle misplaced: the longer leg taken for the hypotenuse, or the hypotenuse for a leg.
+        """The right angle misplaced: the longer leg taken for the hypotenuse (subtracting squares).
 
         Which side is which changes what is asked and where each length goes (find, a, b, c together).
-        Taking the hypotenuse for a leg writes the numbers of the ``leg_by_adding`` mal-rule (its cause differs).
+        The opposite misread, the hypotenuse taken for a leg, writes exactly the numbers of the
+        ``leg_by_adding`` mal-rule; one working must carry one label, so it is left to the mal-rule.
         """
-        n, a, b, c = params["names"], params["a"], params["b"], params["c"]
+        n, a, b = params["names"], params["a"], params["b"]
         keys = ("find", "a", "b", "c")
         if params["find"] == "leg":
-            return (Reading("find", f"side_{n[0]}{n[1]}", "misread_relation", (("hyp", a, c, None),), also=keys[1:]),)
+            return ()
         if b > a:  # then a is a leg and b is taken for the hypotenuse
             return (Reading("find", f"side_{n[0]}{n[2]}", "misread_relation", (("leg", a, None, b),), also=keys[1:]),)
         if a > b:

@@ -441,12 +441,9 @@ class ConeVolume(FigureFamily):
         return [first, second]
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        """The radius taken for a diameter; the slant edge taken for the perpendicular height (its right angle
-        misread: the same numbers as the ``slant_as_height`` mal-rule, whose cause is a wrong assumption)."""
-        out = radius_as_diameter(params, "radius")
-        if params["slant"] is not None:
-            out += (Reading("h", "slant", "misread_relation", ((params["slant"], None),), also=("slant",)),)
-        return out
+        """The radius taken for a diameter. (The slant edge taken for the height would write exactly the
+        numbers of the ``slant_as_height`` mal-rule; one working must carry one label, so it is left to it.)"""
+        return radius_as_diameter(params, "radius")
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         ok = {"cone_without_third": True, "slant_as_height": params["slant"] is not None,

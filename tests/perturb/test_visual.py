@@ -119,7 +119,7 @@ MATRIX = {
     "geometry.similar_triangles": {"misread_value", "misread_label"},
     "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_relation"},
     "probability.table.two_way": {"misread_value", "misread_label"},
-    "solid.cone.volume": {"misread_value", "misread_label", "misread_relation"},
+    "solid.cone.volume": {"misread_value", "misread_label"},
     "solid.cylinder.volume_surface": {"misread_value", "misread_label"},
     "solid.prism.volume_surface": {"misread_value", "misread_label"},
     "solid.sphere.volume_surface": {"misread_value", "misread_label"},
