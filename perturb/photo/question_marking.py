@@ -1,4 +1,4 @@
-"""Question marking: a student's pen underlining, circling or striking words of the question."""
+"""Question marking: a student's pen underlining, circling, striking or scribbling over words of the question."""
 
 from __future__ import annotations
 
@@ -14,7 +14,12 @@ from synth.records import Box, RenderedPage
 # Number of marked question tokens: 1 a few marks; 2 frequent; 3 most of the text heavily marked.
 BINS = {1: (1, 1), 2: (2, 3), 3: (4, 10_000)}
 PENS = {"blue": (30, 60, 175), "red": (200, 35, 45)}
-KINDS = ("underline", "circle", "strike")
+KINDS = ("underline", "circle", "strike", "scribble")
+# What the pen does, by severity: a few underlines or circles (1); frequent marks that begin to cross
+# the words (2); most of the text heavily marked, struck through and scribbled over (3).
+KIND_WEIGHTS = {1: (0.7, 0.3, 0.0, 0.0), 2: (0.35, 0.3, 0.35, 0.0), 3: (0.0, 0.1, 0.4, 0.5)}
+# Pen width in mm: a student pressing harder (or going over a mark twice) when marking heavily.
+PEN_MM = {1: (0.35, 0.5), 2: (0.4, 0.6), 3: (0.55, 0.8)}
 # A token counts as marked when pen ink spans at least this share of its columns near its line.
 _MARKED_SPAN = 0.5
 
@@ -54,6 +59,13 @@ def _stroke(kind: str, x0: float, x1: float, y0: float, y1: float, rng: np.rando
         t = np.linspace(start, start + 2 * np.pi + rng.uniform(0.2, 0.5), 60)
         wob = 1 + 0.04 * np.sin(3 * t + rng.uniform(0, 6)) + np.linspace(0, 0.06, t.size)
         return np.stack([cx + rx * wob * np.cos(t), cy + ry * wob * np.sin(t)], 1)
+    if kind == "scribble":
+        # Back-and-forth zigzag across the word's height, as when a student scratches a word out.
+        n = max(3, int(round((x1 - x0) / (0.38 * h))))
+        t = np.linspace(0, 1, 2 * n + 1)
+        xs = x0 - 0.1 * h + (x1 - x0 + 0.2 * h) * t + rng.uniform(-0.06, 0.06, t.size) * h
+        ys = np.where(np.arange(t.size) % 2 == 0, y0 + 0.12 * h, y1 - 0.1 * h) + rng.uniform(-0.08, 0.08, t.size) * h
+        return np.stack([xs, ys], 1)
     y = y1 + 0.1 * h if kind == "underline" else (y0 + y1) / 2 - 0.05 * h
     t = np.linspace(0, 1, 24)
     xs = x0 - 0.15 * h + (x1 - x0 + 0.3 * h) * t
@@ -83,10 +95,10 @@ class QuestionMarking(Op):
         pen = str(rng.choice(list(PENS)))
         marks = []
         for run in _groups(rng, tokens, count):
-            marks.append({"kind": str(rng.choice(KINDS, p=[0.5, 0.3, 0.2])), "tokens": [tokens[i][0].ref for i in run],
-                          "seed": int(rng.integers(2**31 - 1))})
+            marks.append({"kind": str(rng.choice(KINDS, p=KIND_WEIGHTS[severity])),
+                          "tokens": [tokens[i][0].ref for i in run], "seed": int(rng.integers(2**31 - 1))})
         return {"pen": pen, "rgb": [int(c) for c in np.clip(np.array(PENS[pen]) + rng.integers(-15, 16, 3), 0, 255)],
-                "width_px": round(float(rng.uniform(0.35, 0.6)) * page.dpi / 25.4, 3), "marks": marks}
+                "width_px": round(float(rng.uniform(*PEN_MM[severity])) * page.dpi / 25.4, 3), "marks": marks}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         by_ref = {t.ref: (t, line) for t, line in _tokens(page)}

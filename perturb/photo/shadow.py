@@ -1,4 +1,4 @@
-"""Shadow: a hand or phone blocking the light, a soft-edged dark region over part of the page."""
+"""Shadow: a hand or phone blocking a desk lamp, a dark region with a soft penumbra over part of the page."""
 
 from __future__ import annotations
 
@@ -9,26 +9,52 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import apply_gain, bisect_coverage, coarse_content, content_mask, grid, luma, smoothstep
+from perturb.photo.fields import apply_gain, bisect_coverage, coarse_content, content_mask, grid, luma
 from synth.records import RenderedPage
 
 # MathReal bins on the share of the content (text boxes) in shadow: 1-30 / 30-60 / >60 %.
 BINS = {1: (0.01, 0.30), 2: (0.30, 0.60), 3: (0.60, 1.0)}
 _TARGET = {1: (0.06, 0.26), 2: (0.35, 0.55), 3: (0.66, 0.95)}
+# The rubric grades coverage; darkness grows with it, because an occluder that covers more of the page is
+# nearer the lamp and blocks more of its face. Depth is the fraction of light lost in the umbra.
+_DEPTH = {1: (0.28, 0.40), 2: (0.42, 0.56), 3: (0.58, 0.72)}
+# Penumbra width (fraction of page width) where the occluder is nearest the page, and how many times
+# wider it grows towards the far end of the edge (a lamp is an area light: the further the occluder
+# is from the paper, the wider the blur of its edge).
+_PENUMBRA_NEAR = (0.03, 0.06)
+_PENUMBRA_GROWTH = (2.5, 4.5)
 # A pixel counts as shadowed where its light drops by more than half the shadow's depth.
 _HALF = 0.5
 
 
-def shadow_strength(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
-    """0 (lit) .. 1 (full shadow) at page pixel coordinates."""
+def _shadow_field(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int,
+                  height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The parts of the shadow that do not move with its offset: position across the edge (before the
+    offset), penumbra width, and the light leak. Sampling slides the offset over them many times."""
     a = np.deg2rad(float(params["direction_deg"]))
     u, v = xs / width - 0.5, ys / width - 0.5 * height / width  # width-relative coordinates
     along = u * np.cos(a) + v * np.sin(a)
     across = -u * np.sin(a) + v * np.cos(a)
     edge = sum(amp * np.sin(freq * across + phase) for amp, freq, phase in params["edge_waves"])
+    # The penumbra widens from the end of the edge nearest the occluder to the far end.
+    reach = 0.5 * float(np.hypot(1.0, height / width))  # half the diagonal: |across| stays below it on the page
+    t = np.clip((float(params["near_end"]) * across / reach + 1.0) / 2.0, 0.0, 1.0)
+    near = float(params["penumbra_near"])
+    width_at = near * (1.0 + (float(params["penumbra_growth"]) - 1.0) * t)
     # Light leaking round the occluder makes the shadow uneven, lighter in broad low-frequency patches.
-    leak = 1.0 - float(params["unevenness"]) * (0.5 + 0.5 * np.sin(7.0 * across + 3.0 * along))
-    return smoothstep((along + edge - float(params["offset"])) / float(params["softness"]) + 0.5) * leak
+    leak = 1.0 - float(params["unevenness"]) * (0.5 + 0.5 * np.sin(2.2 * across + 1.3 * along
+                                                                  + float(params["leak_phase"])))
+    return along + edge, 2.0 / width_at, leak
+
+
+def _strength(position: np.ndarray, inv_half_width: np.ndarray, leak: np.ndarray, offset: float) -> np.ndarray:
+    # An area light's penumbra falls off smoothly with long tails (tanh), not with a hard ramp.
+    return ((0.5 + 0.5 * np.tanh((position - offset) * inv_half_width)) * leak).astype(np.float32)
+
+
+def shadow_strength(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    """0 (lit) .. 1 (full shadow) at page pixel coordinates."""
+    return _strength(*_shadow_field(params, xs, ys, width, height), float(params["offset"]))
 
 
 def shadow_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -49,15 +75,17 @@ class Shadow(Op):
             "direction_deg": round(float(rng.uniform(0, 360)), 2),
             "edge_waves": [[round(float(rng.uniform(0.01, 0.04)) / k, 4), round(float(rng.uniform(2, 5)) * k, 3),
                             round(float(rng.uniform(0, 2 * np.pi)), 3)] for k in (1, 2)],
-            "softness": round(float(rng.uniform(0.03, 0.09)), 4),
-            "depth": round(float(rng.uniform(0.3, 0.5)), 4),
-            "unevenness": round(float(rng.uniform(0.0, 0.2)), 4),
+            "penumbra_near": round(float(rng.uniform(*_PENUMBRA_NEAR)), 4),
+            "penumbra_growth": round(float(rng.uniform(*_PENUMBRA_GROWTH)), 3),
+            "near_end": 1 if rng.random() < 0.5 else -1,
+            "depth": round(float(rng.uniform(*_DEPTH[severity])), 4),
+            "unevenness": round(float(rng.uniform(0.0, 0.15)), 4),
+            "leak_phase": round(float(rng.uniform(0, 2 * np.pi)), 3),
             "tint": [round(float(rng.uniform(1.0, 1.06)), 4), 1.0, round(float(rng.uniform(0.9, 0.97)), 4)],
         }
         # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
-        offset = bisect_coverage(
-            lambda o: shadow_strength({**params, "offset": o}, xs, ys, page.width, page.height),
-            mask, target, -1.5, 1.5, grows=False)
+        field = _shadow_field(params, xs, ys, page.width, page.height)
+        offset = bisect_coverage(lambda o: _strength(*field, o), mask, target, -1.5, 1.5, grows=False)
         params["offset"] = round(offset, 5)
         params["target_content_coverage"] = round(target, 4)
         return params
@@ -75,7 +103,8 @@ class Shadow(Op):
         shadowed = a / np.maximum(b, 1.0) < 1.0 - _HALF * float(params["depth"])
         mask = content_mask(page, gh, gw)
         return {"page_coverage": round(float(shadowed.mean()), 4),
-                "content_coverage": round(float(shadowed[mask].mean()), 4) if mask.any() else None}
+                "content_coverage": round(float(shadowed[mask].mean()), 4) if mask.any() else None,
+                "light_lost": round(float(params["depth"]), 4)}
 
 
 register(Shadow())

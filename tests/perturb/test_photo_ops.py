@@ -189,3 +189,61 @@ def test_question_marking_without_question_tokens_says_so() -> None:
     img, page = pages()[0]
     with pytest.raises(DegradationError, match="question_token boxes"):
         degrade(img, replace(page, layout=()), "question_marking", 1, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("op", ["shadow", "keystone", "question_marking"])
+@pytest.mark.parametrize("severity", [1, 3])
+def test_replaying_recorded_params_reproduces_every_severity(op: str, severity: int) -> None:
+    img, page = pages()[2]
+    out, new_page, rec = degrade(img, page, op, severity, np.random.default_rng(21))
+    replay, replay_page, _ = degrade(img, page, op, severity, None, params=rec.params)
+    assert replay.tobytes() == out.tobytes() and replay_page == new_page
+
+
+def _mean_measured(op: str, key: str, severity: int, seeds: range = range(6)) -> float:
+    return float(np.mean([degrade(*pages()[s % 3], op, severity, np.random.default_rng(s))[2].measured[key]
+                          for s in seeds]))
+
+
+def test_shadow_gets_darker_as_it_covers_more() -> None:
+    darkest = []
+    for severity in (1, 2, 3):
+        ratios = []
+        for seed in range(6):
+            img, page = pages()[seed % 3]
+            out, _, _ = degrade(img, page, "shadow", severity, np.random.default_rng(seed))
+            before = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY).astype(float)
+            after = cv2.cvtColor(out, cv2.COLOR_RGB2GRAY).astype(float)
+            paper = before > 200  # light falling on blank paper, not on ink
+            ratios.append(np.percentile(after[paper] / before[paper], 2))
+        darkest.append(float(np.mean(ratios)))
+    assert darkest[0] > darkest[1] > darkest[2], darkest
+
+
+def test_shadow_penumbra_is_soft_and_widens_away_from_the_occluder() -> None:
+    params = {"direction_deg": 0.0, "edge_waves": [], "offset": 0.0, "unevenness": 0.0, "leak_phase": 0.0,
+              "penumbra_near": 0.04, "penumbra_growth": 3.0, "near_end": 1}
+    width, height = 1000, 1400
+    xs = np.arange(width, dtype=np.float32)
+
+    def transition_px(y: float) -> float:  # 10 % -> 90 % of the shadow across the edge
+        s = shadow.shadow_strength(params, xs, np.full_like(xs, y), width, height)
+        return float(np.argmax(s > 0.9) - np.argmax(s > 0.1))
+
+    near, far = transition_px(100.0), transition_px(1300.0)
+    assert 15 < min(near, far) and 1.8 * min(near, far) < max(near, far), (near, far)
+
+
+def test_keystone_far_side_shrinks_with_severity() -> None:
+    area = [_mean_measured("keystone", "page_area_frac", s) for s in (1, 2, 3)]
+    assert area[0] > area[1] > area[2], area
+
+
+def test_question_marking_underlines_at_1_and_strikes_or_scribbles_through_at_3() -> None:
+    kinds = {s: [m["kind"] for seed in range(6)
+                 for m in degrade(*pages()[seed % 3], "question_marking", s, np.random.default_rng(seed))[2]
+                 .params["marks"]] for s in (1, 3)}
+    assert set(kinds[1]) <= {"underline", "circle"}
+    assert sum(k in ("strike", "scribble") for k in kinds[3]) >= 0.7 * len(kinds[3])
+    ink = [_mean_measured("question_marking", "pen_pixel_frac", s) for s in (1, 2, 3)]
+    assert ink[0] < ink[1] < ink[2], ink
