@@ -64,7 +64,10 @@ class _Slip(Injector):
         if slipped is None:
             return Skip("no_slip_fits")
         kind, wrong = slipped
-        drafts = family.derive(problem.params, {k: wrong})
+        try:  # a slipped value can break a later step (a divisor slipped to 0)
+            drafts = family.derive(problem.params, {k: wrong})
+        except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
+            return Skip("derive_failed")
         replay = finalize(drafts)
         if self.propagate:
             steps = replay
@@ -105,6 +108,12 @@ class SignError(_Slip):
 
 
 Path = tuple[Any, ...]
+_NOTHING_TO_COPY = ("no_number_to_copy", "no_value_rewritten")
+
+
+def _writes(text: str, value: sympy.Basic) -> bool:
+    """Whether ``text`` writes ``value`` as a number of its own (6 is not written in 36 or 6.5)."""
+    return re.search(rf"(?<![\d.]){re.escape(format_number(value))}(?![\d.])", text) is not None
 
 
 def _copied_numbers(params: dict[str, Any], question: str) -> list[tuple[Path, int]]:
@@ -143,16 +152,38 @@ class CopyError(Injector):
     subtype = "copy_error"
     splices = True
 
+    @staticmethod
+    def _question_numbers(problem: Problem) -> list[tuple[Path, int]]:
+        """Numbers of the question that the working writes out: one it never writes cannot be seen miscopied."""
+        shown = "\n".join(s.text for s in problem.steps)
+        return [(path, v) for path, v in _copied_numbers(problem.params, problem.question_text)
+                if _writes(shown, sympy.Integer(v))]
+
+    @staticmethod
+    def _rewritten(family: Family, problem: Problem) -> list[tuple[int, sympy.Basic]]:
+        """Computed lines whose result the next line writes out again, so it can be miscopied into it."""
+        n = len(problem.steps)
+        return [(i, v) for i, v in _computed_steps(family, problem)
+                if i < n and _writes(problem.steps[i].text, v)]
+
+    def applies(self, family: Family, problem: Problem) -> bool:
+        """Some number is copied in the working: from the question, or from one line into the next."""
+        return bool(self._question_numbers(problem)) or bool(self._rewritten(family, problem))
+
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> Attempt | Skip:
         first = self._from_line if rng.random() < 0.5 else self._from_question
         second = self._from_question if first == self._from_line else self._from_line
         attempt = first(family, problem, rng, placement)
-        return attempt if isinstance(attempt, Attempt) else second(family, problem, rng, placement)
+        if isinstance(attempt, Attempt):
+            return attempt
+        other = second(family, problem, rng, placement)
+        # A route with nothing to copy says less about the failure than one that tried.
+        return attempt if isinstance(other, Skip) and other.reason in _NOTHING_TO_COPY else other
 
     def _from_question(self, family: Family, problem: Problem, rng: np.random.Generator,
                        placement: str | int) -> Attempt | Skip:
-        numbers = _copied_numbers(problem.params, problem.question_text)
+        numbers = self._question_numbers(problem)
         if not numbers:
             return Skip("no_number_to_copy")
         path, true = numbers[int(rng.integers(len(numbers)))]
@@ -167,7 +198,7 @@ class CopyError(Injector):
         k = first_changed_step(drafts, problem.steps)
         if k is None or choose_step([k], rng, placement) is None:
             return Skip("no_step_at_placement")
-        if format_number(sympy.Integer(wrong)) not in drafts[k - 1].text:
+        if not _writes(drafts[k - 1].text, sympy.Integer(wrong)):
             return Skip("copy_not_visible")  # the slip must show as a number written down
         explanation = f"copies {true} from the question as {wrong} at step {k} and works on with it"
         return replay_attempt(family, problem, drafts, k, explanation,
@@ -175,10 +206,7 @@ class CopyError(Injector):
 
     def _from_line(self, family: Family, problem: Problem, rng: np.random.Generator,
                    placement: str | int) -> Attempt | Skip:
-        n = len(problem.steps)
-        computed = [(i, v) for i, v in _computed_steps(family, problem) if i < n]
-        # Only lines whose result the next line writes out again can be miscopied into it.
-        rewritten = [(i, v) for i, v in computed if format_number(v) in problem.steps[i].text]
+        rewritten = self._rewritten(family, problem)
         k = choose_step([i + 1 for i, _ in rewritten], rng, placement)
         if k is None:
             return Skip("no_value_rewritten")
@@ -187,8 +215,12 @@ class CopyError(Injector):
         if slipped is None:
             return Skip("no_slip_fits")
         wrong = slipped[1]
-        replay = finalize(family.derive(problem.params, {k - 1: wrong}))
-        if len(replay) != n or format_number(wrong) not in replay[k - 1].text:
+        try:
+            replay = finalize(family.derive(problem.params, {k - 1: wrong}))
+        except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
+            return Skip("derive_failed")
+        # The miscopied value may end the working sooner (√6401 does not simplify as √6400 did).
+        if len(replay) < k or not _writes(replay[k - 1].text, wrong):
             return Skip("copy_not_visible")
         steps = problem.steps[: k - 1] + replay[k - 1:]
         explanation = (f"step {k - 1} gets {format_number(true)}, but step {k} copies it as "

@@ -120,19 +120,21 @@ class ReorderTerms(Injector):
 
     _pair = re.compile(r"^(?P<a>−?\d+(?:/\d+)?) (?P<op>[+×]) (?P<b>\d+(?:/\d+)?)$")
 
+    def _sites(self, problem: Problem) -> list[tuple[Step, re.Match[str]]]:
+        """Lines whose swap shows: equal operands would read the same, and a leading negative
+        operand cannot move behind the operator (`5 + −3` is not how the line is written)."""
+        matches = [(s, self._pair.match(s.text)) for s in problem.steps]
+        return [(s, m) for s, m in matches if m and m["a"] != m["b"] and not m["a"].startswith("−")]
+
     def applies(self, family: Family, problem: Problem) -> bool:
-        return any(self._pair.match(s.text) for s in problem.steps)
+        return bool(self._sites(problem))
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> ControlAttempt | Skip:
-        sites = [s for s in problem.steps if self._pair.match(s.text)]
+        sites = self._sites(problem)
         if not sites:
             return Skip("no_commutative_line")
-        step = sites[int(rng.integers(len(sites)))]
-        m = self._pair.match(step.text)
-        assert m is not None
-        if m["a"] == m["b"] or m["a"].startswith("−"):
-            return Skip("swap_not_visible")
+        step, m = sites[int(rng.integers(len(sites)))]
         text = f"{m['b']} {m['op']} {m['a']}"
         latex = text.replace("×", r"\times")
         value = to_text(parse_math(text))

@@ -28,6 +28,15 @@ def quotas(weights: dict[str, float], n: int) -> dict[str, int]:
     return out
 
 
+def applicable_subtypes(family_id: str) -> list[str]:
+    """The subtypes a quota plan would give ``family_id``: some probe problem (any difficulty) takes one kept
+    injection of each (``synth.allocation.subtype_fit``), so a per-family sweep never plans a slot it cannot fill."""
+    from synth.allocation import DIFFICULTIES as PROBED
+    from synth.allocation import subtype_fit
+
+    return [s for s in sorted(REGISTRY) if any(subtype_fit(family_id, d, s) > 0 for d in PROBED)]
+
+
 @dataclass
 class SweepResult:
     kept: Counter[str] = field(default_factory=Counter)
