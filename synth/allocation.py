@@ -147,17 +147,13 @@ def _round_table(rows: list[str], cols: list[str], x: np.ndarray, s: np.ndarray,
 
 @cache
 def _probes(family_id: str, difficulty: str) -> tuple[Any, Any]:
-    """The family (its figure readings memoised) and a few of its problems, from fixed seeds
-    independent of the run, to test which subtypes fit it."""
+    """The family and a few of its problems, from fixed seeds independent of the run, to test which
+    subtypes fit it (the visual injectors memoise each problem's figure readings themselves)."""
     from synth.generators import get_family
 
     family = get_family(family_id)
     problems = tuple(family.build(stage_rng(k, f"allocation:probe:{family_id}:{difficulty}"), difficulty=difficulty,
                                   question_type="free", problem_id=f"probe-{k}") for k in range(PROBES_PER_CELL))
-    # Every visual injector asks for the same readings, and some families derive them slowly.
-    readings = family.figure_readings
-    memo: dict[int, Any] = {}
-    family.figure_readings = lambda params: memo.setdefault(id(params), readings(params))  # type: ignore[method-assign]
     return family, problems
 
 

@@ -238,7 +238,7 @@ def parse_either(text: str) -> sympy.Basic:
     return sympy.Eq(product, 0, evaluate=False)
 
 
-def _equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
+def equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
     """simplify(answer - truth) == 0, with exact cheap exits before simplify."""
     if isinstance(answer, Relational) or isinstance(truth, Relational):
         return isinstance(answer, Relational) and isinstance(truth, Relational) and same_value(answer, truth)
@@ -313,6 +313,6 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
         previous = value
         earlier.append(value)
     answer = family.answer_of(value) if value is not None else None
-    correct = answer is not None and _equal_answers(answer, truth)
+    correct = answer is not None and equal_answers(answer, truth)
     faults = presentation_faults(problem, family, shown_lines, same_value)
     return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults)

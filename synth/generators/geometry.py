@@ -347,8 +347,10 @@ class FigureFamily(Family):
     def _trial_changes_answer(self, trial: dict[str, Any], truth: sympy.Basic) -> bool:
         if not self.valid(trial):
             return False
+        from synth.verifier import equal_answers  # the verifier imports the generators
+
         try:
-            return bool(sympy.simplify(self.answer_of(self.derive(trial)[-1].value) - truth) != 0)
+            return not equal_answers(self.answer_of(self.derive(trial)[-1].value), truth)
         except (ValueError, ZeroDivisionError, TypeError):
             return False
 

@@ -143,6 +143,8 @@ def replace_at(values: Sequence[Any], i: int, new: Any) -> list[Any]:
 
 def effective_readings(family: Family, params: dict[str, Any], readings: Sequence[Reading]) -> tuple[Reading, ...]:
     """Keep the misreads that change the answer: misreading a value the question does not use is no error."""
+    from synth.verifier import equal_answers  # the verifier imports the generators
+
     truth = family.target(params)
     out = []
     for reading in readings:
@@ -150,7 +152,7 @@ def effective_readings(family: Family, params: dict[str, Any], readings: Sequenc
         for wrong in reading.misreads:
             try:  # the answer a pupil gets working correctly from the misread value
                 shown = family.answer_of(family.derive(reading.apply(params, wrong))[-1].value)
-                changed = sympy.simplify(shown - truth) != 0
+                changed = not equal_answers(shown, truth)
             except (ZeroDivisionError, ValueError, IndexError):
                 continue
             if changed:
