@@ -40,9 +40,15 @@ _SWAP = {"sin": "cos", "cos": "sin"}
 _TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (4, 3, 5), (12, 5, 13), (15, 8, 17), (20, 21, 29), (21, 20, 29))
 
 
+def exact(v: sympy.Basic) -> sympy.Basic:
+    """``v`` with rational denominators, as c·√m; only floats go through nsimplify's slow search."""
+    v = sympy.sympify(v)
+    return sympy.nsimplify(v) if v.has(sympy.Float) else sympy.radsimp(v)
+
+
 def surd_node(v: sympy.Basic) -> E.Node:
     """A value c·√m (c rational, m square-free) as pupils write it: 6√3, 5√2/2, 4."""
-    v = sympy.nsimplify(v)
+    v = exact(v)
     if v.is_Rational:
         return num(v)
     coef, root = v.as_coeff_Mul()
@@ -93,7 +99,7 @@ class RightTriangleRatios(FigureFamily):
         while True:
             known = int(rng.integers(1, 16)) * step_k
             unknown = known * r if op == "multiply" else known / r
-            if difficulty == "easy" or sympy.nsimplify(unknown).as_coeff_Mul()[0].is_Integer:
+            if difficulty == "easy" or exact(unknown).as_coeff_Mul()[0].is_Integer:
                 return {**base, "level": "side", "func": func, "angle": angle, "op": op, "known": known,
                         "known_side": known_side}
 
@@ -142,8 +148,8 @@ class RightTriangleRatios(FigureFamily):
         step(d, f"exact_value:{func}", [sym, known, node])
         if op == "multiply":
             v = known * r
-            coef = d.compute(sympy.nsimplify(v).as_coeff_Mul()[0])
-            rad = sympy.nsimplify(v) / sympy.nsimplify(v).as_coeff_Mul()[0]
+            coef = d.compute(exact(v).as_coeff_Mul()[0])
+            rad = exact(v) / exact(v).as_coeff_Mul()[0]
             step(d, "multiply", surd_node(coef * rad), coef)
             return d.steps
         if r.is_Rational:
@@ -152,7 +158,7 @@ class RightTriangleRatios(FigureFamily):
             return d.steps
         # k ÷ (√m/q) = kq/√m = kq√m/m
         m = int(max(r.atoms(sympy.Integer) - {sympy.Integer(1)}, key=int, default=sympy.Integer(1)))
-        q = sympy.nsimplify(sympy.sqrt(m) / r)
+        q = exact(sympy.sqrt(m) / r)
         if q != 1:
             top = d.compute(known * q)
             step(d, "divide_by_fraction", ["frac", num(top), ["sqrt", m]], top)
