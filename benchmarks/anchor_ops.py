@@ -35,17 +35,27 @@ SINGLE = {
 }
 
 
+def _runs(mask: np.ndarray, gap: int) -> list[tuple[int, int]]:
+    """(first, last) index of each run of True, runs closer than ``gap`` merged."""
+    idx = np.flatnonzero(mask)
+    if idx.size == 0:
+        return []
+    cuts = np.flatnonzero(np.diff(idx) > gap)
+    return list(zip(np.r_[idx[0], idx[cuts + 1]].tolist(), np.r_[idx[cuts], idx[-1]].tolist(), strict=True))
+
+
 def layout_from_ink(image: np.ndarray) -> tuple[Box, ...]:
-    """Boxes around the page's lines of ink: bands of rows with dark pixels, cut where a band is empty."""
+    """Boxes around the page's lines of ink (bands of rows with dark pixels) and, in the upper half (the
+    questions), around its words, so the marking ops find tokens to underline, circle or strike."""
     dark = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) < 160
-    rows = np.flatnonzero(dark.any(axis=1))
-    if rows.size == 0:
-        return ()
-    cuts = np.flatnonzero(np.diff(rows) > 4)
-    boxes = []
-    for k, (a, b) in enumerate(zip(np.r_[rows[0], rows[cuts + 1]], np.r_[rows[cuts], rows[-1]], strict=True)):
-        cols = np.flatnonzero(dark[a:b + 1].any(axis=0))
-        boxes.append(Box("step", f"line{k}", float(cols[0]), float(a), float(cols[-1] + 1), float(b + 1)))
+    boxes, token = [], 0
+    for k, (a, b) in enumerate(_runs(dark.any(axis=1), 4)):
+        words = _runs(dark[a:b + 1].any(axis=0), 12)
+        boxes.append(Box("step", f"line{k}", float(words[0][0]), float(a), float(words[-1][1] + 1), float(b + 1)))
+        if b < image.shape[0] // 2:
+            for x0, x1 in words:
+                boxes.append(Box("question_token", str(token), float(x0), float(a), float(x1 + 1), float(b + 1)))
+                token += 1
     return tuple(boxes)
 
 
