@@ -27,6 +27,59 @@ SINGLE = ("gaussian_blur", "exposure", "shadow", "glare", "tilt_rotate", "rot90"
           "jpeg", "noise", "markings")
 
 
+def breakdown(runs: int = 10) -> list[str]:
+    """Where our phone chain's time goes: sampling, applying and measuring per op, and the fused remap."""
+    import collections
+    import time
+
+    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(BENCH.parent))
+    from degrade_anchors import make_page  # noqa: PLC0415 - the shared bench, found above
+
+    from benchmarks.anchor_ops import ops
+    from perturb.photo import REGISTRY
+    from perturb.photo import profile as profile_module
+    from perturb.photo.fusion import GeometricOp
+
+    spent: collections.Counter[tuple[str, str]] = collections.Counter()
+
+    def timed(obj: object, name: str, key: tuple[str, str]) -> None:
+        inner = getattr(obj, name)
+
+        def run(*args: object, **kwargs: object) -> object:
+            start = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[key] += time.perf_counter() - start
+        setattr(obj, name, run)
+
+    for subtype, op in REGISTRY.items():
+        # A geometric op samples through sample_in_chain (which calls sample_params) and measures its warp.
+        methods = ("sample_in_chain", "measure_warp") if isinstance(op, GeometricOp) else \
+            ("sample_params", "apply_encoded", "measure")
+        for method in methods:
+            timed(op, method, (subtype, method))
+    timed(profile_module, "remap_chain", ("geometry", "remap_chain (fused warp + desk)"))
+    phone, page = ops()["pipeline_phone"], make_page(0)
+    phone(page.copy(), 0)
+    spent.clear()
+    start = time.perf_counter()
+    for seed in range(runs):
+        phone(page.copy(), seed)
+    total = (time.perf_counter() - start) / runs * 1000
+    kinds: collections.Counter[str] = collections.Counter()
+    for (_, method), seconds in spent.items():
+        kinds["sample" if "sample" in method else "measure" if "measure" in method else "apply"] += seconds
+    lines = [f"\n## Where the phone chain's time goes\n\nMean of {runs} calls in this process: {total:.0f} ms per "
+             "page, of which " + ", ".join(f"{k} {v / runs * 1000:.0f} ms" for k, v in sorted(kinds.items()))
+             + " (the fused warp and desk composite count as apply).\n", "| op | part | ms |", "|---|---|---:|"]
+    for (subtype, method), seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
+        if seconds / runs * 1000 >= 0.5:
+            lines.append(f"| {subtype} | {method} | {seconds / runs * 1000:.1f} |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline-repeats", type=int, default=12)
@@ -59,7 +112,7 @@ def main() -> None:
         f, a, o = ms("floor", op), ms("albumentations", op), ms("mathstress", op)
         lines.append(f"| {op} | {fmt(f)} | {fmt(a)} | {fmt(o)} | {fmt(o / f if o and f else None, '.2f')}x | "
                      f"{fmt(a / o if a and o else None, '.2f')}x |")
-    table = "\n".join(lines)
+    table = "\n".join(lines + breakdown())
     print(table)
     load = os.getloadavg()[0]
     text = (f"# Photo ops beside the anchors (one run of ../shared/bench/degrade_anchors.py)\n\n"

@@ -14,6 +14,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import metadata
@@ -364,6 +365,23 @@ def produce_shard(config_data: dict[str, Any], shard: int, stage: Path | None = 
     config = validate_config(config_data)
     if config.render.enabled:
         keep_image_buffers()
+    with one_opencv_thread():
+        return _produce(config, shard, stage)
+
+
+@contextmanager
+def one_opencv_thread() -> Iterator[None]:
+    """Run OpenCV on one thread: a worker is one core, so ``--workers N`` uses N cores without
+    oversubscribing them (N processes x OpenCV's own pool), and runs scale with workers."""
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
+
+
+def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
     indices = shard_ranges(config.count, config.output.shard_size)[shard]
     stats = ShardStats()
     rows: list[str] = []
