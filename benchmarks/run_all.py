@@ -90,7 +90,7 @@ def main() -> None:
             lines.append(row)
     note = ("\nStage times are summed over worker processes (CPU-side), per item; items/s and ms/item wall are "
             "wall-clock for the whole run (pool start-up included); CPU ms/item is user + system time of the "
-            "one-worker run per item (its OpenCV calls use 2 threads); speed-up is items/s against 1 worker "
+            "one-worker run per item (a worker runs OpenCV on one thread); speed-up is items/s against 1 worker "
             "in the same mix. "
             f"Medians of {args.repeats} runs.\n")
     (HERE / "results.md").write_text("# Pipeline throughput\n\n" + "\n".join(lines) + "\n" + note)
