@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,10 +165,23 @@ def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity:
     require_applicable(op, page)
     params = params if params is not None else sample(op, rng, severity, page, text)
     params = with_reverse(op, params, reverse)
-    out, new_page, encoded = op.apply_encoded(image, params, page)
+    with replayable(op):
+        out, new_page, encoded = op.apply_encoded(image, params, page)
     record = DegradationRecord(subtype, op.family, severity, strip_private(params),
                                op.measure(image, out, params, page))
     return Photo(out, new_page, (record,), encoded)
+
+
+@contextmanager
+def replayable(op: Op) -> Iterator[None]:
+    """Turn a params dict that lacks a key the op needs (a recording from an older version, a
+    hand-written dict) into a named error instead of a KeyError from deep inside the op."""
+    try:
+        yield
+    except KeyError as missing:
+        raise DegradationError(f"{op.subtype}: params lack {missing}; replay params recorded by this version"
+                               " of mathstress (see the record's versions), or pass an rng to sample new ones")\
+            from None
 
 
 def sample(op: Op, rng: np.random.Generator, severity: int, page: RenderedPage,

@@ -26,6 +26,7 @@ from perturb.photo.base import (
     check_level,
     check_severity,
     get_op,
+    replayable,
     require_applicable,
     sample,
     strip_private,
@@ -110,7 +111,8 @@ def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: n
     require_applicable(op, page)
     p = params if params is not None else sample(op, rng, severity, page, text)
     p = with_reverse(op, p, reverse)
-    out, new_page, encoded = op.apply_encoded(image, p, page)
+    with replayable(op):
+        out, new_page, encoded = op.apply_encoded(image, p, page)
     return out, new_page, DegradationRecord(op.subtype, op.family, severity, strip_private(p),
                                             op.measure(image, out, p, page)), encoded
 
@@ -127,7 +129,8 @@ def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         op = get_op(subtype)
         assert isinstance(op, GeometricOp)
         p = params[k] if params is not None else op.sample_in_chain(rngs[subtype], severity, current, outline)
-        warp = op.warp(p, current)
+        with replayable(op):
+            warp = op.warp(p, current)
         records.append(DegradationRecord(subtype, op.family, severity, p, op.measure_warp(p, current, warp, outline)))
         warps.append(warp)
         all_params.append(p)

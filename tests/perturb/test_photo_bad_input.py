@@ -205,3 +205,21 @@ def test_degrade_photo_names_bad_input_like_degrade(op: str) -> None:
         degrade_photo(bad_image("rgba"), page, op, REGISTRY[op].levels[0], np.random.default_rng(0), text=text)
     with pytest.raises(DegradationError, match=r"unknown degradation 'smudge'"):
         degrade_photo(img, page, "smudge", 1, np.random.default_rng(0), text=text)
+
+
+def test_replaying_params_that_lack_a_key_is_named() -> None:
+    image, page, _, _ = sheet()
+    _, _, record = degrade(image, page, "shadow", 2, np.random.default_rng(0))
+    old = {k: v for k, v in record.params.items() if k != "penumbra_near"}  # as recorded before the soft penumbra
+    with pytest.raises(DegradationError, match=r"shadow: params lack 'penumbra_near'"):
+        degrade(image, page, "shadow", 2, np.random.default_rng(0), params=old)
+
+
+def test_replaying_a_profile_whose_geometry_params_lack_a_key_is_named() -> None:
+    image, page, _, _ = sheet()
+    steps = [("tilt", 1), ("jpeg", 1)]
+    _, _, records = degrade_profile(image, page, steps, np.random.default_rng(0))
+    params = [dict(r.params) for r in records]
+    del params[0]["angle_deg"]
+    with pytest.raises(DegradationError, match=r"tilt: params lack 'angle_deg'"):
+        degrade_profile(image, page, steps, None, params=params)
