@@ -6,7 +6,7 @@ the table reports medians. Writes benchmarks/results.md.
     python benchmarks/run_all.py [--repeats 3] [--scale 1.0]
 
 Sizes are chosen so a run lasts long enough for the worker pool's start-up (a second or two
-per process) not to dominate: 48 base problems for the image mixes, 3,000 for text only
+per process) not to dominate: 96 base problems for the image mixes, 6,000 for text only
 (``--scale`` multiplies them). Also reported: CPU ms per item (user + system time of the run's
 processes divided by items), the per-core cost that does not depend on how busy the machine is.
 """
@@ -30,8 +30,8 @@ STAGES = ("plan", "generate", "inject", "verify", "render", "degrade", "write")
 
 def mixes(scale: float) -> dict[str, dict]:
     quick = yaml.safe_load((HERE.parent / "configs" / "quickstart.yaml").read_text())
-    quick["count"] = max(2, round(48 * scale))
-    text_only = {**quick, "name": "text_only", "count": max(2, round(3000 * scale)), "render": {"enabled": False},
+    quick["count"] = max(2, round(96 * scale))
+    text_only = {**quick, "name": "text_only", "count": max(2, round(6000 * scale)), "render": {"enabled": False},
                  "degrade": {"ops": [], "profiles": []}, "output": {"shard_size": 50}}
     # Every photo goes through a whole capture profile (marks, reverse page, lighting, fused geometry,
     # camera) on an A4 page at 150 dpi: the "rendered and fully degraded" mix of the scale-out issue.
