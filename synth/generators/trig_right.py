@@ -42,7 +42,6 @@ _TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (4, 3, 5), (12, 5, 13), (15, 8,
 
 def exact(v: sympy.Basic) -> sympy.Basic:
     """``v`` with rational denominators, as c·√m; only floats go through nsimplify's slow search."""
-    v = sympy.sympify(v)
     return sympy.nsimplify(v) if v.has(sympy.Float) else sympy.radsimp(v)
 
 
@@ -148,8 +147,8 @@ class RightTriangleRatios(FigureFamily):
         step(d, f"exact_value:{func}", [sym, known, node])
         if op == "multiply":
             v = known * r
-            coef = d.compute(exact(v).as_coeff_Mul()[0])
-            rad = exact(v) / exact(v).as_coeff_Mul()[0]
+            c, rad = exact(v).as_coeff_Mul()
+            coef = d.compute(c)
             step(d, "multiply", surd_node(coef * rad), coef)
             return d.steps
         if r.is_Rational:
