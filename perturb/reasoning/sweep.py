@@ -9,32 +9,17 @@ import numpy as np
 
 from perturb.reasoning import REGISTRY, inject
 from perturb.reasoning.base import Funnel
+from synth.allocation import DIFFICULTIES, subtype_fit
+from synth.allocation import largest_remainder as quotas
 from synth.generators import get_family
 from synth.records import Problem, Variant
 from synth.seeding import stage_rng
-
-DIFFICULTIES = ("easy", "medium", "hard")
-
-
-def quotas(weights: dict[str, float], n: int) -> dict[str, int]:
-    """Largest-remainder shares of ``n`` slots: exact to one slot per subtype, in any key order."""
-    keys = sorted(weights)
-    total = sum(weights[k] for k in keys)
-    exact = {k: n * weights[k] / total for k in keys}
-    out = {k: int(exact[k]) for k in keys}
-    by_remainder = sorted(keys, key=lambda k: (-(exact[k] - out[k]), k))
-    for k in by_remainder[: n - sum(out.values())]:
-        out[k] += 1
-    return out
 
 
 def applicable_subtypes(family_id: str) -> list[str]:
     """The subtypes a quota plan would give ``family_id``: some probe problem (any difficulty) takes one kept
     injection of each (``synth.allocation.subtype_fit``), so a per-family sweep never plans a slot it cannot fill."""
-    from synth.allocation import DIFFICULTIES as PROBED
-    from synth.allocation import subtype_fit
-
-    return [s for s in sorted(REGISTRY) if any(subtype_fit(family_id, d, s) > 0 for d in PROBED)]
+    return [s for s in sorted(REGISTRY) if any(subtype_fit(family_id, d, s) > 0 for d in DIFFICULTIES)]
 
 
 @dataclass
