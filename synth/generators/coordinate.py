@@ -127,6 +127,8 @@ def _role_givens(params: dict[str, Any], names: Sequence[str]) -> tuple[Given, .
 # ---------------------------------------------------------------- slope
 
 _LEVELS = {"easy": (0, 12, 1, True), "medium": (-8, 8, 1, False), "hard": (-8, 8, 2, False)}
+# Shared by the gradient and the line-through-two-points families.
+_RUN_OVER_RISE = MalRule("run_over_rise", "formula_misuse", "divides the change in x by the change in y")
 
 
 @register
@@ -140,7 +142,7 @@ class SlopeTwoPoints(Family):
     figure_kind = "coordinate_grid"
     image_roles = ("required", "useful")
     malrules = (
-        MalRule("run_over_rise", "formula_misuse", "divides the change in x by the change in y"),
+        _RUN_OVER_RISE,
         MalRule("mixed_order_subtraction", "formula_misuse", "subtracts the y values one way and the x values the "
                 "other way, flipping the sign"),
     )
@@ -237,7 +239,7 @@ class LineThroughPoints(Family):
     figure_kind = "coordinate_grid"
     image_roles = ("required", "useful")
     malrules = (
-        MalRule("run_over_rise", "formula_misuse", "divides the change in x by the change in y"),
+        _RUN_OVER_RISE,
         MalRule("intercept_is_y1", "invalid_assumption", "takes the y-coordinate of the first point as the "
                 "y-intercept"),
     )
