@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -169,6 +169,11 @@ class Family:
         """The values a solver must read off this problem's figure (empty without a figure)."""
         return ()
 
+    def valid(self, params: dict[str, Any]) -> bool:
+        """Whether ``params`` describe a problem the family can draw and solve (families with
+        constraints, such as a triangle inequality, override it); misreads must keep it."""
+        return True
+
     def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
         """The worded labels this problem's lines may carry (``Sum: 11/20``) and what each names.
 
@@ -330,3 +335,26 @@ def latex_number(value: sympy.Basic) -> str:
         body = rf"\frac{{{abs(value.p)}}}{{{value.q}}}"
         return ("-" + body) if value < 0 else body
     return str(value)
+
+
+def misread_changes_answer(family: Family, misread: dict[str, Any], truth: sympy.Basic) -> bool:
+    """Whether working correctly from the misread params (still a valid problem) ends at another answer."""
+    if not family.valid(misread):
+        return False
+    from synth.verifier import equal_answers  # the verifier imports the generators
+
+    try:
+        return not equal_answers(family.answer_of(family.derive(misread)[-1].value), truth)
+    except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
+        return False
+
+
+def effective_readings(family: Family, params: dict[str, Any], readings: Sequence[Reading]) -> tuple[Reading, ...]:
+    """Keep the misreads that change the answer: misreading a value the question does not use is no error."""
+    truth = family.target(params)
+    out = []
+    for reading in readings:
+        kept = tuple(w for w in reading.misreads if misread_changes_answer(family, reading.apply(params, w), truth))
+        if kept:
+            out.append(replace(reading, misreads=kept))
+    return tuple(out)

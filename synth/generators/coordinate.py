@@ -11,9 +11,8 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
 from synth.generators.statistics import (
-    effective_readings,
     mal_chain,
     pick,
     rational,

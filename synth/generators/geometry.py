@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,15 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.generators.base import (
+    Derivation,
+    Family,
+    MalRule,
+    Reading,
+    StepDraft,
+    effective_readings,
+    misread_changes_answer,
+)
 from synth.presentation import Vocabulary, label_last, read_line, unit_last
 from synth.records import Figure, Given
 
@@ -327,32 +335,14 @@ class FigureFamily(Family):
                                                                                               truth))
                 if keep:
                     out.append(Reading(q.param, q.element, kind, keep))
-        for reading in self.joint_readings(params):
-            out.extend(self.effective(params, reading))
-        return tuple(out)
+        return (*out, *effective_readings(self, params, self.joint_readings(params)))
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         """Misreads that change several parameters at once (see ``Reading.also``); unfiltered, none by default."""
         return ()
 
     def _changes_answer(self, params: dict[str, Any], key: str, misread: Any, truth: sympy.Basic) -> bool:
-        return self._trial_changes_answer({**params, key: misread}, truth)
-
-    def effective(self, params: dict[str, Any], reading: Reading) -> tuple[Reading, ...]:
-        """``(reading,)`` keeping only the misreads that leave a valid figure and change the answer; () if none."""
-        truth = self.target(params)
-        keep = tuple(w for w in reading.misreads if self._trial_changes_answer(reading.apply(params, w), truth))
-        return (replace(reading, misreads=keep),) if keep else ()
-
-    def _trial_changes_answer(self, trial: dict[str, Any], truth: sympy.Basic) -> bool:
-        if not self.valid(trial):
-            return False
-        from synth.verifier import equal_answers  # the verifier imports the generators
-
-        try:
-            return not equal_answers(self.answer_of(self.derive(trial)[-1].value), truth)
-        except (ValueError, ZeroDivisionError, TypeError):
-            return False
+        return misread_changes_answer(self, {**params, key: misread}, truth)
 
     def unit_of(self, params: dict[str, Any]) -> str:
         return params.get("unit", "")

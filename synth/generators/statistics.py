@@ -8,7 +8,6 @@ text repeats what the figure shows).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from fractions import Fraction
 from math import gcd
 from typing import Any
@@ -18,7 +17,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft
+from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
 from synth.generators.geometry import neighbour_misreads
 from synth.presentation import Vocabulary, form_request, label_last
 from synth.records import Figure, Given
@@ -139,27 +138,6 @@ def replace_at(values: Sequence[Any], i: int, new: Any) -> list[Any]:
     out = list(values)
     out[i] = new
     return out
-
-
-def effective_readings(family: Family, params: dict[str, Any], readings: Sequence[Reading]) -> tuple[Reading, ...]:
-    """Keep the misreads that change the answer: misreading a value the question does not use is no error."""
-    from synth.verifier import equal_answers  # the verifier imports the generators
-
-    truth = family.target(params)
-    out = []
-    for reading in readings:
-        kept = []
-        for wrong in reading.misreads:
-            try:  # the answer a pupil gets working correctly from the misread value
-                shown = family.answer_of(family.derive(reading.apply(params, wrong))[-1].value)
-                changed = not equal_answers(shown, truth)
-            except (ZeroDivisionError, ValueError, IndexError):
-                continue
-            if changed:
-                kept.append(wrong)
-        if kept:
-            out.append(replace(reading, misreads=tuple(kept)))
-    return tuple(out)
 
 
 def mal_chain(family: Family, params: dict[str, Any], tree: E.Node, first_rule: str, *,
