@@ -66,7 +66,8 @@ def kernel_spread(kernel: np.ndarray) -> float:
 
 def _sharpness(image: np.ndarray) -> float:
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-    return pooled_std(cv2.Laplacian(gray, cv2.CV_32F)) ** 2
+    # The 3x3 Laplacian of 8-bit pixels fits int16 exactly (|value| <= 1020): the same figure as float32, faster.
+    return pooled_std(cv2.Laplacian(gray, cv2.CV_16S)) ** 2
 
 
 class Blur(Op):

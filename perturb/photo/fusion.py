@@ -19,12 +19,19 @@ import cv2
 import numpy as np
 
 from perturb.photo.base import Op
-from perturb.photo.fields import FIELD_STEP
+from perturb.photo.fields import FIELD_STEP, gain_u8
 from perturb.photo.geometry import PointMap, lay_on_desk, move_boxes
 from synth.records import RenderedPage
 
 Shade = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (output points, input points) -> gain
 _OUTLINE_SAMPLES = 16  # points per page edge when tracking the sheet's outline through a chain
+# Grid spacing (px) of the composed map's nodes: 16 px where the nodes' second differences say bilinear
+# interpolation between them stays within MAX_MAP_ERROR_PX of the true map, else 8. Mild chains pass at 16
+# (a quarter of the nodes to walk back through every warp); a fold's crease or a steep keystone needs 8.
+# Against a 4 px reference, over 140 A4 chains of paper_warp + keystone + tilt at severities 1-3, the 99.99th
+# percentile error on the sheet was <= 0.13 px either way (the estimate undershoots by up to 1.6x).
+COARSE_STEP = 16
+MAX_MAP_ERROR_PX = 0.08
 
 
 @dataclass(frozen=True)
@@ -106,16 +113,14 @@ def _padded_nodes(n: int, step: int) -> np.ndarray:
 
 def _upsample_nodes(field: np.ndarray, width: int, height: int, step: int) -> np.ndarray:
     gh, gw = field.shape[:2]
-    full = cv2.resize(field.astype(np.float32), (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
+    small = field if field.dtype == np.uint8 else field.astype(np.float32)
+    full = cv2.resize(small, (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
     return full[step:step + height, step:step + width]
 
 
-def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
-               step: int = FIELD_STEP, channels: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Full-resolution source maps (pixels of the input image) and the shading gain, or None.
-
-    The gain has ``channels`` planes: the RGB gain, and a gain of 1 for an alpha plane when 4.
-    """
+def _walk_nodes(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
+                step: int) -> tuple[np.ndarray, np.ndarray | None, tuple[int, int]]:
+    """Source pixel of every grid node (walked back through every inverse map) and the shading gain there."""
     xs, ys = np.meshgrid(_padded_nodes(out_w, step), _padded_nodes(out_h, step))
     q = np.stack([xs.ravel(), ys.ravel()], 1) / scale
     gain = None
@@ -125,14 +130,50 @@ def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
             g = w.shade(q, p)
             gain = g if gain is None else gain * g
         q = p
-    src = (q * scale).reshape(*xs.shape, 2)
+    return (q * scale).reshape(*xs.shape, 2), gain, xs.shape
+
+
+def _interpolation_error(src: np.ndarray, src_w: int, src_h: int) -> float:
+    """Estimated largest error (px) of bilinear interpolation between the nodes, where they land on the sheet.
+
+    Between nodes h apart, linear interpolation misses a smooth map by up to h^2 |f''| / 8, and the
+    nodes' second difference is h^2 f'': the estimate is a second difference over 8, along each axis,
+    over runs of three nodes that all land on the input image (off it the map is not sampled).
+    """
+    inside = (src[..., 0] >= 0) & (src[..., 0] <= src_w) & (src[..., 1] >= 0) & (src[..., 1] <= src_h)
+    worst = 0.0
+    for axis in (0, 1):
+        d2 = np.abs(np.diff(src, n=2, axis=axis)).max(axis=-1) / 8
+        n = inside.shape[axis]
+        runs = inside.take(range(n - 2), axis) & inside.take(range(1, n - 1), axis) & inside.take(range(2, n), axis)
+        if runs.any():
+            worst = max(worst, float(d2[runs].max()))
+    return worst
+
+
+Gain8 = tuple[np.ndarray, float]  # an 8-bit gain field and the scale that turns it into gains
+
+
+def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int, channels: int = 3,
+               src_size: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray, Gain8 | None]:
+    """Full-resolution source maps (pixels of the input image) and the shading gain, or None.
+
+    The gain is 8-bit fixed point with the scale that turns it into gains (``fields.gain_u8``); it
+    has ``channels`` planes: the RGB gain, and a gain of 1 for an alpha plane when 4. ``src_size`` is the
+    input image's (width, height), where the map's accuracy is checked (default: the output's).
+    """
+    step = COARSE_STEP
+    src, gain, shape = _walk_nodes(warps, scale, out_w, out_h, step)
+    if _interpolation_error(src, *(src_size or (out_w, out_h))) > MAX_MAP_ERROR_PX:
+        step = FIELD_STEP
+        src, gain, shape = _walk_nodes(warps, scale, out_w, out_h, step)
     map_x = _upsample_nodes(src[..., 0], out_w, out_h, step)
     map_y = _upsample_nodes(src[..., 1], out_w, out_h, step)
     full_gain = None
-    if gain is not None:  # the RGB planes merged on the coarse grid: far cheaper than merging at full size
-        g = gain.reshape(xs.shape).astype(np.float32)
-        full_gain = _upsample_nodes(cv2.merge([g, g, g] + ([np.ones_like(g)] if channels == 4 else [])),
-                                    out_w, out_h, step)
+    if gain is not None:  # the planes merged on the coarse grid: far cheaper than merging at full size
+        g, unit = gain_u8(gain.reshape(shape))
+        planes = [g, g, g] + ([np.full_like(g, round(1 / unit))] if channels == 4 else [])
+        full_gain = (_upsample_nodes(cv2.merge(planes), out_w, out_h, step), unit)
     return map_x, map_y, full_gain
 
 
@@ -148,12 +189,12 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     if all(wp.matrix is not None and wp.shade is None for wp in warps):
         warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
     else:
-        map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h, channels=src.shape[2])
+        map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h, channels=src.shape[2], src_size=(w, h))
         # Fixed-point maps remap about twice as fast as float maps, at 1/32 px precision.
         m1, m2 = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
         warped = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
         if gain is not None:  # shading lights the sheet's colour, not its coverage (alpha)
-            warped = cv2.multiply(warped, gain, dtype=cv2.CV_8U)
+            warped = cv2.multiply(warped, gain[0], scale=gain[1])
     if desk_params is None:
         return warped
     if warped[..., 3].min() == 255:

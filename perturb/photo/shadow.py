@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
 import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import apply_gain, bisect_coverage, coarse_content, content_mask, grid, luma
+from perturb.photo.fields import (
+    apply_gain,
+    bisect_coverage,
+    block_means,
+    coarse_content,
+    content_mask,
+    grid,
+    luma,
+)
 from synth.records import RenderedPage
 
 # MathReal bins on the share of the content (text boxes) in shadow: 1-30 / 30-60 / >60 %.
@@ -98,8 +105,7 @@ class Shadow(Op):
                 page: RenderedPage) -> dict[str, Any]:
         # Light ratio after/before on a coarse grid; shadowed where it fell by more than half the depth.
         gh, gw = grid(page.height, page.width)[0].shape
-        b = cv2.resize(luma(before), (gw, gh), interpolation=cv2.INTER_AREA).astype(np.float32)
-        a = cv2.resize(luma(after), (gw, gh), interpolation=cv2.INTER_AREA).astype(np.float32)
+        b, a = block_means(luma(before), gh, gw), block_means(luma(after), gh, gw)
         shadowed = a / np.maximum(b, 1.0) < 1.0 - _HALF * float(params["depth"])
         mask = content_mask(page, gh, gw)
         return {"page_coverage": round(float(shadowed.mean()), 4),

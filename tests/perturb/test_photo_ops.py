@@ -168,12 +168,17 @@ def test_geometric_boxes_stay_inside_the_output(op: str) -> None:
     assert all(0 <= b.x0 <= b.x1 <= new_page.width and 0 <= b.y0 <= b.y1 <= new_page.height for b in new_page.layout)
 
 
-def test_tilt_grows_the_canvas_and_keeps_the_whole_page() -> None:
+@pytest.mark.parametrize("severity", [1, 3])
+def test_tilt_keeps_the_pixel_count_and_the_whole_page(severity: int) -> None:
     img, page = pages()[0]
-    out, _, rec = degrade(img, page, "tilt", 3, np.random.default_rng(2))
+    out, _, rec = degrade(img, page, "tilt", severity, np.random.default_rng(2))
     corners = np.asarray(rec.measured["page_corners"])
-    assert out.shape[0] > img.shape[0] and out.shape[1] > img.shape[1]
+    # The photo has the page's pixel count (up to rounding up each side), so later ops cost what they do
+    # on the flat page; the turned sheet is scaled down to fit it, whole.
+    assert img.shape[0] * img.shape[1] <= out.shape[0] * out.shape[1] <= (img.shape[0] + 1) * (img.shape[1] + 1)
     assert (corners >= 0).all() and (corners[:, 0] <= out.shape[1]).all() and (corners[:, 1] <= out.shape[0]).all()
+    side = np.linalg.norm(corners[1] - corners[0])
+    assert side == pytest.approx(page.width * rec.measured["print_scale"], rel=1e-3) and side < page.width
 
 
 @pytest.mark.parametrize("op", OPS)
