@@ -66,7 +66,7 @@ class Exposure(Op):
                 page: RenderedPage) -> dict[str, Any]:
         # Medians over every other pixel of every other row: the same medians, a quarter of the work.
         b, a = luma(before[::2, ::2]), luma(after[::2, ::2])
-        mask = content_mask(page, *before.shape[:2])[::2, ::2] if page.layout else np.ones(b.shape, bool)
+        mask = content_mask(page, *b.shape) if page.layout else np.ones(b.shape, bool)
         ink, paper = (b < 100) & mask, b > 200
         paper_after = median_u8(a[paper])
         if not ink.any():

@@ -104,6 +104,33 @@ def shade_map(params: dict[str, Any], page: RenderedPage):
     return shade
 
 
+def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) -> float:
+    """The amplitude whose line bow is ``target``, by regula falsi (Illinois) on the bracket [0, 0.6].
+
+    The bow grows with the amplitude and almost in proportion, so this takes 4-8 evaluations of the map
+    where bisection to the same 1e-6 took 20; the bracket is kept, so it cannot diverge.
+    """
+    def excess(amplitude: float) -> float:
+        return line_bow(forward_map({**params, "amplitude": amplitude}, page)[0], page) - target
+
+    a, fa, b, fb = 0.0, -target, 0.6, excess(0.6)
+    if fb <= 0:
+        return b
+    side = 0
+    for _ in range(40):
+        c = (a * fb - b * fa) / (fb - fa)
+        fc = excess(c)
+        if abs(fc) <= 1e-5 * target or b - a < 1e-7:
+            return c
+        if fc > 0:
+            b, fb = c, fc
+            fa, side = (fa / 2, -1) if side == -1 else (fa, -1)
+        else:
+            a, fa = c, fc
+            fb, side = (fb / 2, 1) if side == 1 else (fb, 1)
+    return (a + b) / 2
+
+
 class PaperWarp(GeometricOp):
     subtype = "paper_warp"
     family = "perspective"
@@ -121,12 +148,7 @@ class PaperWarp(GeometricOp):
             **sample_desk(rng),
         }
         target = float(rng.uniform(*_TARGET[severity]))
-        lo, hi = 0.0, 0.6
-        for _ in range(20):  # 0.6 / 2**20: far below the 6 decimals recorded
-            mid = (lo + hi) / 2
-            bow = line_bow(forward_map({**params, "amplitude": mid}, page)[0], page)
-            lo, hi = (lo, mid) if bow > target else (mid, hi)
-        params["amplitude"] = round((lo + hi) / 2, 6)
+        params["amplitude"] = round(_amplitude_for(params, page, target), 6)
         if kind == "curl":  # a lifted edge turns away from overhead light, so it darkens
             params["light_slant"] = abs(params["light_slant"]) + 0.2
         # Zoom out until the warped outline fits the frame with a small desk margin.
