@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.fields import grid
+from perturb.photo.fields import FIELD_STEP, grid
 from perturb.photo.fusion import GeometricOp, Warp
 from perturb.photo.geometry import sample_desk
 from synth.records import RenderedPage
@@ -18,6 +18,7 @@ BINS = {1: (0.002, 0.01), 2: (0.01, 0.03), 3: (0.03, 0.15)}
 _TARGET = {1: (0.003, 0.008), 2: (0.013, 0.026), 3: (0.036, 0.07)}
 _KINDS = {1: ("fold", "bend"), 2: ("fold", "bend", "curl"), 3: ("bend", "curl")}
 _S = np.linspace(-1.0, 1.0, 1025)  # profile coordinate, in page widths from the centre
+_CREASE_WIDTH = 0.004  # a fold's dark crease line, page widths
 
 
 def _profile(params: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -53,12 +54,19 @@ def forward_map(params: dict[str, Any], page: RenderedPage):
     return forward, h_tab, slope, n
 
 
-def shading(params: dict[str, Any], s: np.ndarray, h_tab: np.ndarray, slope: np.ndarray) -> np.ndarray:
-    """Lambertian light on the bent sheet, relative to a flat sheet, plus a dark crease for folds."""
+def shading(params: dict[str, Any], s: np.ndarray, h_tab: np.ndarray, slope: np.ndarray,
+            min_crease: float = 0.0) -> np.ndarray:
+    """Lambertian light on the bent sheet, relative to a flat sheet, plus a dark crease for folds.
+
+    The shading is sampled on the fused map's node grid, so a crease narrower than about a node
+    spacing would alias into dashes: ``min_crease`` (page widths) widens it, keeping its total darkening.
+    """
     sl = np.interp(s, _S, slope)
     shade = (1.0 - sl * float(params["light_slant"])) / np.sqrt(1.0 + sl**2)
     if params["kind"] == "fold":
-        shade = shade * (1.0 - 0.12 * np.exp(-(((s - float(params["s0"])) / 0.004) ** 2)))
+        width = max(_CREASE_WIDTH, min_crease)
+        depth = 0.12 * _CREASE_WIDTH / width
+        shade = shade * (1.0 - depth * np.exp(-(((s - float(params["s0"])) / width) ** 2)))
     # Facets turned to the light cannot get much whiter than white paper.
     return np.clip(shade, 0.3, 1.03)
 
@@ -98,8 +106,11 @@ def shade_map(params: dict[str, Any], page: RenderedPage):
     _, h_tab, slope, n = forward_map(params, page)
     centre = np.array([page.width / 2, page.height / 2])
 
+    # 1.25 node spacings of the fine grid, which chains with a fold are sampled on (fusion.Warp.crease).
+    min_crease = 1.25 * FIELD_STEP / page.width
+
     def shade(q: np.ndarray, p: np.ndarray) -> np.ndarray:
-        return shading(params, ((p - centre) @ n) / page.width, h_tab, slope)
+        return shading(params, ((p - centre) @ n) / page.width, h_tab, slope, min_crease)
 
     return shade
 
@@ -164,7 +175,7 @@ class PaperWarp(GeometricOp):
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
         return Warp(page.width, page.height, forward_map(params, page)[0], inverse_map(params, page),
-                    shade=shade_map(params, page), bends=True)
+                    shade=shade_map(params, page), bends=True, crease=params["kind"] == "fold")
 
     def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
                      outline: np.ndarray) -> dict[str, Any]:
