@@ -73,6 +73,8 @@ class Injector:
     """One taxonomy subtype. ``propose`` edits a clean solution; it never sets labels itself."""
 
     subtype: str
+    # Part of the recorded injector id ("computational.copy_error/v2"): raised whenever the same problem,
+    # seed and config would give a different variant, so records from different behaviours never mix.
     version: int = 1
     splices: bool = False  # offers a non-propagated form via ``unpropagated``
     edits_text: bool = False  # edits only the shown lines (never re-derives), so it can stack on another error

@@ -32,6 +32,7 @@ def _answer_words(family: Family, problem: Problem, value: sympy.Basic) -> str:
 class _Slip(Injector):
     """Shared machinery: slip the number computed at step k, then replay or splice."""
 
+    version = 2  # v2: a slipped value that makes a later step divide by zero is skipped, not a crash
     propagate: bool = True
     last_only: bool = False
     exclude_last: bool = False
@@ -150,6 +151,7 @@ class CopyError(Injector):
     """A number copied wrongly: from the question into the working, or from one line into the next."""
 
     subtype = "copy_error"
+    version = 2  # v2: copies that would read the same (invisible edits) are filtered before proposing
     splices = True
 
     @staticmethod

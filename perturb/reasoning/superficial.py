@@ -76,6 +76,7 @@ class EquivalentFormat(Injector):
     """Write the final value in an equivalent form: a fraction as a decimal, an integer as n.0."""
 
     subtype = "equivalent_format"
+    version = 2  # v2: keeps the line's worded label and unit; skips answers with a requested form
 
     @staticmethod
     def _shown(family: Family, problem: Problem) -> str | None:
@@ -117,6 +118,7 @@ class ReorderTerms(Injector):
     """Swap the two operands of a commutative sum or product written in one line."""
 
     subtype = "reorder_terms"
+    version = 2  # v2: only lines whose swap shows are candidates
 
     _pair = re.compile(r"^(?P<a>−?\d+(?:/\d+)?) (?P<op>[+×]) (?P<b>\d+(?:/\d+)?)$")
 

@@ -44,6 +44,9 @@ def figure_readings(family: Family, problem: Problem) -> tuple[Reading, ...]:
 class Misread(Injector):
     """Solve with the reading's parameters replaced by one of its plausible misreads (the figure stays true)."""
 
+    # v2: misreads may replace several parameters (Reading.also), and misreads whose working is exactly a
+    # mal-rule's are left to the mal-rule; the families offer more readings than v1 did.
+    version = 2
     splices = True
 
     def __init__(self, subtype: str) -> None:
