@@ -192,9 +192,10 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
         warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
     else:
         map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h, channels=src.shape[2], src_size=(w, h))
-        # Fixed-point maps remap about twice as fast as float maps, at 1/32 px precision.
-        m1, m2 = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
-        warped = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
+        # Float maps straight in: OpenCV's 4-channel remap takes them twice as fast as fixed-point maps
+        # (6 vs 13 ms CPU on an A4 page at 150 dpi), and 3 channels run alike either way, so converting
+        # the maps (another 1.6 ms) buys nothing.
+        warped = cv2.remap(src, map_x, map_y, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
         if gain is not None:  # shading lights the sheet's colour, not its coverage (alpha)
             warped = cv2.multiply(warped, gain[0], scale=gain[1])
     if desk_params is None:
