@@ -291,9 +291,11 @@ def _wedge(cv: Canvas, el: dict[str, Any], cx: float, cy: float, r: float, a0: f
     tx, ty = cx + r * inside * math.cos(mid), cy - r * inside * math.sin(mid)
     label = el["text"]
     size = 7.5 if el["angle"] >= 40 else 6.5
-    if el.get("show_angle", True):
+    # the angle, or on a percent chart the percentage, printed under the name (neither on the unknown sector)
+    value = f"{el['angle']}°" if el.get("show_angle", True) else el.get("value_text")
+    if value:
         cv.text((tx, ty - cv.pt(4.5)), label, size, "mm")
-        cv.text((tx, ty + cv.pt(4.5)), f"{el['angle']}°", size, "mm")
+        cv.text((tx, ty + cv.pt(4.5)), value, size, "mm")
     else:
         cv.text((tx, ty), label, size, "mm")
 

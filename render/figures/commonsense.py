@@ -105,13 +105,17 @@ def _hand(cv: Canvas, cx: float, cy: float, r: float, el: dict[str, Any]) -> Non
 # ---------------------------------------------------------------- object arrays
 
 
+_KEY_HEIGHT_PT = 26  # room under the picture for a pictogram key
+
+
 def _array_frame(cv: Canvas, spec: dict[str, Any], group: int) -> tuple[float, float, float]:
     """Top-left corner and cell size of one group, groups side by side, same cell size."""
     groups = spec["groups"]
     gap = cv.pt(14)
     top = cv.pt(16)
+    bottom = cv.pt(6 + (_KEY_HEIGHT_PT if spec.get("key") else 0))
     cell = min((cv.W - gap * (len(groups) + 1)) / sum(c for _, c in groups),
-               (cv.H - top - cv.pt(6)) / max(r for r, _ in groups))
+               (cv.H - top - bottom) / max(r for r, _ in groups))
     widths = [c * cell for _, c in groups]
     left = (cv.W - sum(widths) - gap * (len(groups) - 1)) / 2 + sum(widths[:group]) + gap * group
     return left, top, cell
@@ -122,6 +126,10 @@ def draw_object_array(figure: Figure, dpi: int) -> FigureImage:
     spec = figure.spec
     cv = Canvas(spec, dpi)
     for el in spec["elements"]:
+        if el["type"] == "key":
+            with cv.element(el):
+                _key(cv, spec, el["text"])
+            continue
         left, top, cell = _array_frame(cv, spec, el["group"])
         rows, cols = spec["groups"][el["group"]]
         with cv.element(el):
@@ -140,6 +148,23 @@ def draw_object_array(figure: Figure, dpi: int) -> FigureImage:
             else:
                 raise ValueError(f"object_array cannot draw element type {el['type']!r} ({el['id']})")
     return cv.finish()
+
+
+def _key(cv: Canvas, spec: dict[str, Any], text: str) -> None:
+    """The pictogram key centred under the picture: ``Key:``, one object as drawn, then ``= 3 apples``, in a box."""
+    _, _, cell = _array_frame(cv, spec, 0)
+    r = min(cell * 0.36, cv.pt(7))
+    cy = cv.H - cv.pt(_KEY_HEIGHT_PT - 6) / 2 - cv.pt(3)
+    head_w, _ = cv.text_size("Key:", 9, bold=True)
+    text_w, _ = cv.text_size(text, 9)
+    width = head_w + cv.pt(5) + 2 * r + cv.pt(4) + text_w
+    x0 = (cv.W - width) / 2
+    cv.rect(x0 - cv.pt(5), cy - r - cv.pt(4), x0 + width + cv.pt(5), cy + r + cv.pt(4), fill=None, outline=SOFT,
+            width_pt=0.8)
+    cv.text((x0, cy), "Key:", 9, "lm", bold=True)
+    x = x0 + head_w + cv.pt(5)
+    _SHAPES[spec["shape"]](cv, x + r, cy, r)
+    cv.text((x + 2 * r + cv.pt(4), cy), text, 9, "lm")
 
 
 def _empty(cv: Canvas, cx: float, cy: float, r: float) -> None:

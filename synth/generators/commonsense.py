@@ -65,13 +65,15 @@ class NumberLine(Family):
             if Fraction(width, j - i) == 1:
                 continue
             return {"start": start, "end": start + width, "n": n, "labels": [i, j], "ks": [k], "decimal": decimal,
-                    "image_role": sample_role(rng), "answer_form": "decimal" if decimal else "fraction"}
+                    "image_role": sample_role(rng), "answer_form": "decimal" if decimal else "fraction",
+                    "mark_step": _FROM_LABELS}
 
     def _tree(self, params: dict[str, Any], *, extra_tick: bool = False, unit: bool = False) -> E.Node:
         i, j = params["labels"]
         gaps: E.Node = j if i == 0 else ["group", ["-", j, i]]
         if extra_tick:
             gaps = ["group", ["+", gaps, 1]]
+        unit = unit or params.get("mark_step", _FROM_LABELS) == _ONE_PER_MARK
         size: E.Node = 1 if unit else ["group", ["/", ["group", ["-", params["end"], params["start"]]], gaps]]
         k = params["ks"][0]
         steps: E.Node = k if i == 0 else ["group", ["-", k, i]]
@@ -92,8 +94,7 @@ class NumberLine(Family):
         return rational(s + (e - s) * Fraction(k - i, j - i))
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        v = self.target(params)
-        return E.num_text(v, decimal=params["decimal"]), E.num_latex(v, decimal=params["decimal"])
+        return E.num_text(answer, decimal=params["decimal"]), E.num_latex(answer, decimal=params["decimal"])
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule == "count_ticks_not_gaps":
@@ -137,6 +138,9 @@ class NumberLine(Family):
         out.append(Reading("start", f"tick_{i}", "misread_value", tuple(
             v for v in _digit_misreads(start) if v < end)))
         out.append(Reading("end", f"tick_{j}", "misread_value", tuple(v for v in _digit_misreads(end) if v > start)))
+        if end - start > j - i:  # the unlabelled marks counted on in ones (20, 21, 22 where they go 20, 25, 30);
+            # only where that stays short of the next label, so nothing printed on the line contradicts it
+            out.append(Reading("mark_step", "axis", "misread_scale", (_ONE_PER_MARK,)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -144,6 +148,10 @@ class NumberLine(Family):
         return {**params, "form": "decimal" if params["decimal"] else "fraction", "ends": i == 0,
                 "start": E.num_text(params["start"]), "end": E.num_text(params["end"]), "gaps": j - i,
                 "k1": params["ks"][0] - i}
+
+
+# How the solver takes the value of one division: worked out from the two labels, or one per mark.
+_FROM_LABELS, _ONE_PER_MARK = "the labels' difference ÷ the divisions between them", "1 per mark"
 
 
 def _digit_misreads(v: int) -> list[int]:
@@ -227,8 +235,7 @@ class ClockInterval(Family):
         return sympy.Integer(minutes - params.get("plan", 0))
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        v = int(self.target(params))
-        return f"{v} minutes", rf"{v}\ \text{{minutes}}"
+        return f"{E.num_text(answer)} minutes", rf"{E.num_latex(answer)}\ \text{{minutes}}"
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule == "hour_hand_as_minutes":
@@ -285,7 +292,25 @@ class ClockInterval(Family):
             swapped = self._hands_swapped(params, i)
             if swapped:  # the face's numbers read against the wrong hands: hour and minutes change together
                 out.append(Reading(f"h{i}", f"hand_hour_{i}", "misread_label", (swapped,), also=(f"m{i}",)))
+            backwards = self._minutes_backwards(params, i)
+            if backwards is not None:  # 40 past read as 20 past: minutes counted anticlockwise from the 12
+                out.append(Reading(f"m{i}", f"hand_minute_{i}", "misread_relation", (backwards,)))
         return effective_readings(self, params, out)
+
+    @staticmethod
+    def _minutes_backwards(params: dict[str, Any], i: int) -> int | None:
+        """The minutes of clock i counted from the 12 the wrong way round, or None if implausible.
+
+        On the left half of the face (from 35 minutes past) a pupil who has learnt "minutes to" counts
+        from the 12 anticlockwise and writes that as minutes past: 4:40 becomes 4:20. Only offered where
+        the clocks still read in order (a start after the end would be noticed).
+        """
+        m = params[f"m{i}"]
+        if m < 35:  # only clearly "to" times, not a hand just past the 6
+            return None
+        times = {j: params[f"h{j}"] * 60 + params[f"m{j}"] for j in (1, 2)}
+        times[i] += 60 - 2 * m
+        return 60 - m if times[2] > times[1] else None
 
     @staticmethod
     def _hands_swapped(params: dict[str, Any], i: int) -> tuple[int, int] | None:
@@ -329,6 +354,14 @@ _CLOCK_CONTEXTS = (
 
 # ---------------------------------------------------------------- counting objects
 
+_KEY_VALUES = (2, 3, 4, 5)  # what one picture stands for in a pictogram's key
+
+
+def _uneven_share(params: dict[str, Any], pictures: int, per: int) -> bool:
+    """Whether ``pictures`` objects worth ``per`` each cannot be shared out whole (a pupil would notice)."""
+    return "share" in params and pictures * per % params["share"] != 0
+
+
 _SHAPES = ("apple", "star", "dot", "egg")
 _CONTAINERS = {"apple": ("apples", "crate"), "star": ("stars", "sticker sheet"), "dot": ("counters", "board"),
                "egg": ("eggs", "tray")}
@@ -336,7 +369,11 @@ _CONTAINERS = {"apple": ("apples", "crate"), "star": ("stars", "sticker sheet"),
 
 @register
 class CountingObjects(Family):
-    """Objects in rows and columns with gaps: rows × columns − missing (medium: two groups; hard: shared out)."""
+    """Objects in rows and columns with gaps: rows × columns − missing (medium: two groups; hard: shared out).
+
+    Half of the medium and hard pictures are pictograms: a key under the picture says how many
+    each drawn object stands for (``per``), as in school pictograms, so the count is multiplied by it.
+    """
 
     id = "commonsense.counting.objects"
     domain = "commonsense"
@@ -361,8 +398,10 @@ class CountingObjects(Family):
                 cells = sorted(int(c) for c in rng.choice(rows * cols, size=k, replace=False))
                 groups.append({"rows": rows, "cols": cols, "missing": cells})
             params = {"shape": shape, "groups": groups, "image_role": sample_role(rng)}
+            if difficulty != "easy" and rng.random() < 0.5:
+                params["per"] = int(pick(rng, _KEY_VALUES))
             if difficulty == "hard":
-                total = sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
+                total = params.get("per", 1) * sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
                 sharers = [s for s in (2, 3, 4, 5, 6) if total % s == 0]
                 if not sharers:
                     continue
@@ -380,6 +419,8 @@ class CountingObjects(Family):
         node = terms[0]
         for t in terms[1:]:
             node = ["+", node, t]
+        if params.get("per", 1) != 1:  # the pictures counted, then each worth what the key says
+            node = ["*", ["group", node], params["per"]]
         if "share" in params:
             node = ["/", ["group", node], params["share"]]
         return node
@@ -395,11 +436,11 @@ class CountingObjects(Family):
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Count the objects that are there, one by one.
         present = sum(1 for g in params["groups"] for cell in range(g["rows"] * g["cols"]) if cell not in g["missing"])
-        return rational(Fraction(present, params.get("share", 1)))
+        return rational(Fraction(present * params.get("per", 1), params.get("share", 1)))
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule == "ignore_missing":
-            if "share" in params and sum(g["rows"] * g["cols"] for g in params["groups"]) % params["share"]:
+            if _uneven_share(params, sum(g["rows"] * g["cols"] for g in params["groups"]), params.get("per", 1)):
                 return None  # a pupil would notice the share is not whole
             return mal_chain(self, params, self._tree(params, full=True), "rows_times_columns")
         if rule == "add_rows_and_columns":
@@ -428,9 +469,14 @@ class CountingObjects(Family):
         tallest = max(g["rows"] for g in params["groups"])
         n = len(params["groups"])
         width = round(min(5.6, n * (widest * 0.36 + 0.35)), 2)
-        return Figure("object_array", {"size_in": [width, round(tallest * 0.36 + 0.6, 2)], "shape": params["shape"],
-                                       "groups": [[g["rows"], g["cols"]] for g in params["groups"]],
-                                       "elements": elements})
+        height = tallest * 0.36 + 0.6
+        spec: dict[str, Any] = {"shape": params["shape"], "groups": [[g["rows"], g["cols"]] for g in params["groups"]]}
+        if "per" in params:  # the pictogram's key, under the picture: "<object> = 3 apples"
+            elements.append({"id": "key", "type": "key", "text": f"= {params['per']} {noun}"})
+            spec["key"] = True
+            height += 0.36  # the key's row (26 pt) under the objects, which keep their size
+            width = max(width, 1.6)
+        return Figure("object_array", {"size_in": [width, round(height, 2)], **spec, "elements": elements})
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         useful = params["image_role"] == "useful"
@@ -442,6 +488,8 @@ class CountingObjects(Family):
             first_gap = divmod(g["missing"][0], g["cols"])
             out.append(Given(f"missing {name}", str(len(g["missing"])), "text" if useful else
                              f"figure:object_{name}_{first_gap[0]}_{first_gap[1]}"))
+        if "per" in params:
+            out.append(Given("each picture stands for", str(params["per"]), "text" if useful else "figure:key"))
         if "share" in params:
             out.append(Given("people sharing", str(params["share"]), "text"))
         return tuple(out)
@@ -466,11 +514,23 @@ class CountingObjects(Family):
             r, c = divmod(g["missing"][0], g["cols"])
             out.append(Reading("groups", f"object_{name}_{r}_{c}", "miscount",
                                tuple([o if j == gi else h for j, h in enumerate(groups)] for o in options)))
+        if "per" in params:
+            pictures = sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
+
+            def whole(per: int) -> bool:
+                return not _uneven_share(params, pictures, per)
+
+            # the key overlooked: every picture counted as one; the key's digit misread (3/8, 5/6)
+            out.append(Reading("per", "key", "misread_scale", tuple(v for v in (1,) if whole(v))))
+            out.append(Reading("per", "key", "misread_value", tuple(
+                v for v in neighbour_misreads(params["per"]) if whole(v))))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         noun, container = _CONTAINERS[params["shape"]]
         g = params["groups"]
-        desc = [f"{x['rows']} rows of {x['cols']} with {len(x['missing'])} missing" for x in g]
-        return {**params, "noun": noun, "container": container, "two": len(g) == 2, "desc": " and ".join(desc),
+        desc = " and ".join(f"{x['rows']} rows of {x['cols']} with {len(x['missing'])} missing" for x in g)
+        if "per" in params:
+            desc += f", each picture standing for {params['per']} {noun}"
+        return {**params, "noun": noun, "container": container, "two": len(g) == 2, "desc": desc,
                 "share": params.get("share")}

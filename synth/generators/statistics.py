@@ -150,9 +150,9 @@ def mal_chain(family: Family, params: dict[str, Any], tree: E.Node, first_rule: 
     return d.steps
 
 
-def _answer(params: dict[str, Any], family: Family) -> tuple[str, str]:
-    v = family.target(params)
-    return E.num_text(v, decimal=True), E.num_latex(v, decimal=True)
+def _answer(answer: sympy.Basic) -> tuple[str, str]:
+    """An answer as the data families state it (a decimal where it terminates); ``answer`` may be a distractor."""
+    return E.num_text(answer, decimal=True), E.num_latex(answer, decimal=True)
 
 
 # ---------------------------------------------------------------- chart scaffolding
@@ -200,6 +200,9 @@ _BAR_CONTEXTS = (
 )
 
 
+_TALLEST, _SECOND_TALLEST = "the tallest bar", "the second-tallest bar"
+
+
 @register
 class BarChartMean(Family):
     """Mean of the bars in a bar chart; hard asks how far the tallest bar is above the mean."""
@@ -232,13 +235,19 @@ class BarChartMean(Family):
                 continue
             if difficulty == "hard" and values.count(max(values)) > 1:
                 continue
-            return {"values": values, "scale": scale, "context": context, "ask": "above_mean"
-                    if difficulty == "hard" else "mean", "image_role": sample_role(rng)}
+            params = {"values": values, "scale": scale, "context": context, "ask": "above_mean"
+                      if difficulty == "hard" else "mean", "image_role": sample_role(rng)}
+            if difficulty == "hard":  # which bar the solver compares with the mean (a relation read off the chart)
+                params["largest"] = _TALLEST
+            return params
 
     def _tree(self, params: dict[str, Any], count: int | None = None) -> E.Node:
         values = params["values"]
         mean: E.Node = ["/", sum_node(values), count or len(values)]
-        return ["-", max(values), ["group", mean]] if params["ask"] == "above_mean" else mean
+        if params["ask"] != "above_mean":
+            return mean
+        top = sorted(values)[-2] if params.get("largest") == _SECOND_TALLEST else max(values)
+        return ["-", top, ["group", mean]]
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
@@ -254,7 +263,7 @@ class BarChartMean(Family):
         return rational(max(values) - mean if params["ask"] == "above_mean" else mean)
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        return _answer(params, self)
+        return _answer(answer)
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         values = params["values"]
@@ -303,6 +312,10 @@ class BarChartMean(Family):
         # the bars counted one short: the first (against the axis) or the last left out of the total and the count
         for i in dict.fromkeys((0, len(values) - 1)):
             out.append(Reading("values", f"bar_{i}", "miscount", ([*values[:i], *values[i + 1:]],)))
+        ranked = sorted(range(len(values)), key=lambda j: values[j])
+        if "largest" in params and values[ranked[-1]] - values[ranked[-2]] <= scale:
+            # two bars within a gridline of each other: the runner-up taken for the tallest
+            out.append(Reading("largest", f"bar_{ranked[-2]}", "misread_relation", (_SECOND_TALLEST,)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -420,7 +433,7 @@ class MedianModeTable(Family):
         return rational(median if params["ask"] == "median" else median - self._mode(data))
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        return _answer(params, self)
+        return _answer(answer)
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule == "median_without_sorting" and params["kind"] == "list":
@@ -513,6 +526,8 @@ _PIE_CONTEXTS = (
     ("Pets owned", ("Dog", "Cat", "Fish", "Rabbit", "Bird"), "families", "own a"),
 )
 _PIE_ANGLES = (30, 36, 40, 45, 60, 72, 80, 90, 100, 108, 120, 135, 144, 150, 180)
+# How a chart's sector numbers are printed and read: percentages of the whole, or angles in degrees.
+_PERCENT, _DEGREES = "percent", "degrees"
 
 
 @register
@@ -534,17 +549,29 @@ class PieChartReading(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         context = int(rng.integers(len(_PIE_CONTEXTS)))
         k = {"easy": 3, "medium": 4, "hard": int(rng.integers(4, 6))}[difficulty]
+        # Some easy charts label their sectors in percent. The question's wording speaks of angles wherever it
+        # lists them, so a percent chart is image-only (required).
+        percent = difficulty == "easy" and bool(rng.random() < 0.4)
         while True:
-            angles = [int(pick(rng, _PIE_ANGLES)) for _ in range(k - 1)]
-            last = 360 - sum(angles)
-            if last < 20 or last % 5 or len(set(angles + [last])) < k:
-                continue
+            if percent:  # whole multiples of 5 % (18°)
+                angles = [18 * int(rng.integers(1, 11)) for _ in range(k - 1)]
+                last = 360 - sum(angles)
+                if last < 36 or len(set(angles + [last])) < k:
+                    continue
+            else:
+                angles = [int(pick(rng, _PIE_ANGLES)) for _ in range(k - 1)]
+                last = 360 - sum(angles)
+                if last < 20 or last % 5 or len(set(angles + [last])) < k:
+                    continue
             angles.append(last)
             order = [int(i) for i in rng.permutation(k)]
             angles = [angles[i] for i in order]
             ask = int(rng.integers(k))
-            params = {"angles": angles, "ask": ask, "context": context, "image_role": sample_role(rng),
+            params = {"angles": angles, "ask": ask, "context": context,
+                      "image_role": "required" if percent else sample_role(rng),
                       "hidden": ask if difficulty != "easy" else None}
+            if percent:
+                params.update({"percents": [a * 5 // 18 for a in angles], "printed": _PERCENT, "read_as": _PERCENT})
             if difficulty == "hard":
                 known = int(pick(rng, [i for i in range(k) if i != ask]))
                 unit = Fraction(int(rng.integers(1, 9)), int(pick(rng, (1, 2, 3, 4, 6))))
@@ -563,21 +590,31 @@ class PieChartReading(Family):
                     continue
             return params
 
-    def _angle_node(self, params: dict[str, Any], full: int = 360) -> E.Node:
-        angles, ask = params["angles"], params["ask"]
+    @staticmethod
+    def _printed(params: dict[str, Any]) -> list[int]:
+        """The numbers printed on the sectors: percentages on a percent chart, else angles."""
+        return params["percents"] if params.get("printed") == _PERCENT else params["angles"]
+
+    @staticmethod
+    def _whole(params: dict[str, Any]) -> int:
+        """What the printed numbers add up to, as the solver reads them (100 for percent, 360 for degrees)."""
+        return 100 if params.get("read_as") == _PERCENT else 360
+
+    def _angle_node(self, params: dict[str, Any], full: int | None = None) -> E.Node:
+        shown, ask = self._printed(params), params["ask"]
         if params["hidden"] is None:
-            return angles[ask]
-        others = [a for i, a in enumerate(angles) if i != ask]
-        node: E.Node = full
+            return shown[ask]
+        others = [a for i, a in enumerate(shown) if i != ask]
+        node: E.Node = self._whole(params) if full is None else full
         for a in others:
             node = ["-", node, a]
         return ["group", node]
 
-    def _tree(self, params: dict[str, Any], *, whole: int = 360, full: int = 360) -> E.Node:
+    def _tree(self, params: dict[str, Any], *, whole: int | None = None, full: int | None = None) -> E.Node:
         angle = self._angle_node(params, full)
         if "known" in params:
-            return ["*", ["/", params["known_count"], params["angles"][params["known"]]], angle]
-        return ["*", ["/", angle, whole], params["total"]]
+            return ["*", ["/", params["known_count"], self._printed(params)[params["known"]]], angle]
+        return ["*", ["/", angle, self._whole(params) if whole is None else whole], params["total"]]
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
@@ -604,9 +641,11 @@ class PieChartReading(Family):
         return rational(Fraction(angle, 360) * params["total"])
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        return _answer(params, self)
+        return _answer(answer)
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+        if params.get("printed") == _PERCENT:  # both rules are about angles in degrees
+            return None
         if rule == "pie_from_100" and "total" in params:
             return mal_chain(self, params, self._tree(params, whole=100), "sector_fraction", decimal=True)
         if rule == "angles_sum_180" and params["hidden"] is not None:
@@ -620,39 +659,58 @@ class PieChartReading(Family):
 
     def figure(self, params: dict[str, Any]) -> Figure:
         angles = params["angles"]
+        percent = params.get("printed") == _PERCENT
         elements: list[dict[str, Any]] = [  # clockwise from 12 o'clock, as pupils draw them
             {"id": f"wedge_{i}", "type": "wedge", "index": i, "angle": a, "start_deg": 90 - sum(angles[:i]),
-             "text": label, "show_angle": i != params["hidden"]}
+             "text": label, "show_angle": i != params["hidden"] and not percent}
             for i, (a, label) in enumerate(zip(angles, self._labels(params)))]
+        if percent:  # the sector's percentage is printed instead of its angle
+            for el, v in zip(elements, params["percents"]):
+                if el["index"] != params["hidden"]:
+                    el.update({"value": v, "unit": "%", "value_text": f"{v}%"})
         elements.append({"id": "title", "type": "text", "text": _PIE_CONTEXTS[params["context"]][0]})
         return Figure("pie_chart", {"size_in": [3.2, 3.2], "elements": elements})
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         out = []
         labels = self._labels(params)
-        for i, a in enumerate(params["angles"]):
+        percent = params.get("printed") == _PERCENT
+        for i, a in enumerate(self._printed(params)):
             if i == params["hidden"]:
                 continue
             in_text = params["image_role"] == "useful"
-            out.append(Given(f"angle {labels[i]}", str(a), "text" if in_text else f"figure:wedge_{i}", "°"))
+            out.append(Given(f"{'percent' if percent else 'angle'} {labels[i]}", str(a),
+                             "text" if in_text else f"figure:wedge_{i}", "%" if percent else "°"))
         for key in ("total", "known_count"):
             if key in params:
                 out.append(Given(key, str(params[key]), "text"))
         return tuple(out)
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        angles = params["angles"]
+        key = "percents" if params.get("printed") == _PERCENT else "angles"
+        angles, whole = params[key], self._whole(params)
         out = []
         for i, a in enumerate(angles):
             if i == params["hidden"]:
                 continue
             swaps = [angles[j] for j in range(len(angles)) if j != i and angles[j] != a and j != params["hidden"]]
             if swaps:  # read the label of the neighbouring sector
-                out.append(Reading("angles", f"wedge_{i}", "misread_label", (replace_at(angles, i, swaps[0]),)))
-            # the printed angle misread; the known sectors must still leave room for the hidden one
+                out.append(Reading(key, f"wedge_{i}", "misread_label", (replace_at(angles, i, swaps[0]),)))
+            # the printed number misread; the known sectors must still leave room for the hidden one
             hidden = params["hidden"]
-            out.append(Reading("angles", f"wedge_{i}", "misread_value", tuple(
-                w for w in digit_misreads(angles, i) if (w[i] if hidden is None else sum(w) - w[hidden]) < 360)))
+            out.append(Reading(key, f"wedge_{i}", "misread_value", tuple(
+                w for w in digit_misreads(angles, i) if (w[i] if hidden is None else sum(w) - w[hidden]) < whole)))
+        last = len(angles) - 1
+        if params["hidden"] is not None and last not in (params["ask"], params.get("known")):
+            # going round clockwise from 12 o'clock, the sector that ends back at 12 is left out of the
+            # numbers taken from the whole
+            out.append(Reading(key, f"wedge_{last}", "miscount", (angles[:-1],)))
+        if key == "percents" and E.value(self._tree({**params, "read_as": _DEGREES})).denominator == 1:
+            # the % signs overlooked: the printed numbers taken for angles out of 360° (where that still gives
+            # a whole number of people, so nothing looks wrong)
+            labelled = (params.get("known"), params["ask"], 0, 1)
+            shown = next(i for i in labelled if i is not None and i != params["hidden"])
+            out.append(Reading("read_as", f"wedge_{shown}", "misread_scale", (_DEGREES,)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -663,7 +721,8 @@ class PieChartReading(Family):
         if "known" in params:
             ctx.update({"other": labels[params["known"]], "other_angle": params["angles"][params["known"]]})
         ctx.setdefault("total", None)
-        ctx["angle_listing"] = ", ".join(f"{labels[i]} {a}°" for i, a in enumerate(params["angles"])
+        unit = "%" if params.get("printed") == _PERCENT else "°"
+        ctx["angle_listing"] = ", ".join(f"{labels[i]} {a}{unit}" for i, a in enumerate(self._printed(params))
                                          if i != params["hidden"])
         return ctx
 
@@ -681,6 +740,11 @@ _LINE_CONTEXTS = (
     ("Water in a tank", "Time", "Water (litres)", ("1 pm", "2 pm", "3 pm", "4 pm", "5 pm", "6 pm", "7 pm"),
      (13, 14, 15, 16, 17, 18, 19), "hour", "litres"),
 )
+
+
+# Gridlines between two numbers on the value axis, by gridline step: numbers at 0, 5, 10 / 0, 10, 20 / 0, 20, 40 /
+# 0, 50, 100, as school charts print them.
+_NUMBERED_EVERY = {1: 5, 2: 5, 5: 4, 10: 5}
 
 
 @register
@@ -721,8 +785,11 @@ class LineChartReading(Family):
                     continue
             elif (difficulty == "easy" and rate.denominator != 1) or not E.is_decimal(rate):
                 continue
-            return {"values": values, "a": a, "b": b, "step": step, "context": context,
-                    "ask": "percent" if difficulty == "hard" else "rate", "image_role": sample_role(rng)}
+            params = {"values": values, "a": a, "b": b, "step": step, "context": context,
+                      "ask": "percent" if difficulty == "hard" else "rate", "image_role": sample_role(rng)}
+            if rng.random() < 0.5:  # the value axis numbered only at round values, gridlines between
+                params["numbered_every"] = _NUMBERED_EVERY[step]
+            return params
 
     def _tree(self, params: dict[str, Any], *, wrong_way: bool = False, points: bool = False,
               base: str = "old") -> E.Node:
@@ -750,7 +817,7 @@ class LineChartReading(Family):
         return rational(change / (times[b] - times[a]))
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
-        text, latex = _answer(params, self)
+        text, latex = _answer(answer)
         return (text + "%", latex + r"\%") if params["ask"] == "percent" else (text, latex)
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
@@ -768,7 +835,11 @@ class LineChartReading(Family):
     def figure(self, params: dict[str, Any]) -> Figure:
         title, x_label, y_label, cats, _, _, _ = _LINE_CONTEXTS[params["context"]]
         values, step = params["values"], params["step"]
-        y_max = step * (max(values) // step + 2)
+        lines = max(values) // step + 2
+        every = params.get("numbered_every")
+        if every:  # up to a numbered gridline
+            lines = -(-lines // every) * every
+        y_max = step * lines
         elements = axes_elements(y_label, x_label)
         elements.append({"id": "line", "type": "curve", "values": values})
         for i, v in enumerate(values):
@@ -776,7 +847,7 @@ class LineChartReading(Family):
             elements.append({"id": f"label_{i}", "type": "label", "index": i, "text": cats[i]})
         elements.append({"id": "title", "type": "text", "text": title})
         return Figure("line_chart", {"size_in": [4.4, 2.8], "n_points": len(values), "y_max": y_max,
-                                     "y_step": step, "label_every": 1 if y_max // step <= 12 else 2,
+                                     "y_step": step, "label_every": every or (1 if y_max // step <= 12 else 2),
                                      "elements": elements})
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
@@ -795,6 +866,11 @@ class LineChartReading(Family):
             if step > 1 and values[i] % step == 0:  # counted gridlines instead of reading the axis numbers
                 out.append(Reading("values", f"point_{i}", "misread_scale",
                                    (replace_at(values, i, values[i] // step),)))
+            every = params.get("numbered_every")
+            if every and values[i] // step % every:
+                # on an unnumbered gridline: one gridline too many or too few counted up from the number below
+                out.append(Reading("values", f"point_{i}", "miscount", tuple(
+                    replace_at(values, i, values[i] + d * step) for d in (1, -1) if (values[i] // step + d) % every)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -927,6 +1003,10 @@ class TwoWayTableProbability(Family):
                 out.append(Reading("counts", f"cell_{i + 1}_{j + 1}", "misread_label", tuple(wrong)))
                 out.append(Reading("counts", f"cell_{i + 1}_{j + 1}", "misread_value",
                                    tuple(replace_at(counts, i, r) for r in digit_misreads(row, j))))
+        last = len(counts[0]) - 1
+        if last >= 2 and params["col"] != last:
+            # a three-column table added up without its last column (the totals are not printed)
+            out.append(Reading("counts", f"cell_0_{last + 1}", "miscount", ([row[:-1] for row in counts],)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
