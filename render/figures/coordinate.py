@@ -6,6 +6,7 @@ from fractions import Fraction
 from typing import Any
 
 from render.figures import FigureImage, drawer
+from render.figures._draw import dash_runs
 from render.figures.charts import GRID, INK, Canvas, nice_number
 from synth.records import Figure
 
@@ -13,23 +14,33 @@ CURVE = (30, 70, 160)
 
 
 class _Grid:
-    """Maps grid units to canvas pixels with equal scales on both axes."""
+    """Maps grid units to canvas pixels; every grid square is square on the page.
+
+    The y axis may count in other steps than the x axis (``y_grid_step``, ``y_label_step``: a y axis
+    in 2s beside an x axis in 1s); then a y unit is drawn shorter than an x unit.
+    """
 
     def __init__(self, cv: Canvas, spec: dict[str, Any]) -> None:
         self.cv = cv
         (self.x0, self.x1), (self.y0, self.y1) = spec["x_range"], spec["y_range"]
         self.step, self.label_step = spec["grid_step"], spec["label_step"]
+        self.ystep = spec.get("y_grid_step", self.step)
+        self.ylabel_step = spec.get("y_label_step", self.label_step)
         margin = cv.pt(14)
-        unit = min((cv.W - 2 * margin) / (self.x1 - self.x0), (cv.H - 2 * margin) / (self.y1 - self.y0))
-        self.unit = unit
+        ratio = self.step / self.ystep  # y units per x unit on the page
+        unit = min((cv.W - 2 * margin) / (self.x1 - self.x0), (cv.H - 2 * margin) / ((self.y1 - self.y0) * ratio))
+        self.unit, self.yunit = unit, unit * ratio
         self.left = (cv.W - unit * (self.x1 - self.x0)) / 2
-        self.top = (cv.H - unit * (self.y1 - self.y0)) / 2
+        self.top = (cv.H - self.yunit * (self.y1 - self.y0)) / 2
 
     def px(self, x: float, y: float) -> tuple[float, float]:
-        return self.left + (x - self.x0) * self.unit, self.top + (self.y1 - y) * self.unit
+        return self.left + (x - self.x0) * self.unit, self.top + (self.y1 - y) * self.yunit
 
     def values(self, lo: int, hi: int) -> range:
         return range(lo, hi + 1, self.step)
+
+    def yvalues(self, lo: int, hi: int) -> range:
+        return range(lo, hi + 1, self.ystep)
 
 
 @drawer("coordinate_grid")
@@ -48,7 +59,7 @@ def draw_coordinate_grid(figure: Figure, dpi: int) -> FigureImage:
 def _gridlines(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
     for x in g.values(g.x0, g.x1):
         cv.line([g.px(x, g.y0), g.px(x, g.y1)], 0.5, GRID)
-    for y in g.values(g.y0, g.y1):
+    for y in g.yvalues(g.y0, g.y1):
         cv.line([g.px(g.x0, y), g.px(g.x1, y)], 0.5, GRID)
 
 
@@ -78,13 +89,13 @@ def _ticks(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
             if x % g.label_step == 0:
                 cv.text((px, py + t + cv.pt(1)), nice_number(x).replace("-", "−"), size, "mt")
     else:
-        for y in g.values(g.y0, g.y1):
+        for y in g.yvalues(g.y0, g.y1):
             if y in (g.y0, g.y1):
                 continue
             px, py = g.px(0, y)
             if y != 0:
                 cv.line([(px - t, py), (px + t, py)], 0.8)
-            if y % g.label_step == 0:  # 0 once, at the origin's corner
+            if y % g.ylabel_step == 0:  # 0 once, at the origin's corner
                 cv.text((px - t - cv.pt(1), py + (cv.pt(1) if y else cv.pt(2))),
                         nice_number(y).replace("-", "−"), size, "rt" if y == 0 else "rm")
 
@@ -109,6 +120,12 @@ def _segment(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
         cv.line([g.px(*p) for p in pts], 1.2, CURVE)
     else:
         cv.line([g.px(xa, ya), g.px(xb, yb)], 1.2, CURVE)
+
+
+def _step(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+    """One leg of a gradient's step triangle (the run or the rise), dashed along a grid line."""
+    for run in dash_runs([g.px(*el["from"]), g.px(*el["to"])], cv.pt(3), cv.pt(2)):
+        cv.line(run, 1.1, INK)
 
 
 def _clip_line(g: _Grid, xa: Fraction, ya: Fraction, xb: Fraction, yb: Fraction) -> list[tuple[float, float]]:
@@ -157,4 +174,4 @@ def _curve(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
 
 
 _DRAW = {"gridline": _gridlines, "axis": _axis, "tick": _ticks, "point": _point, "segment": _segment,
-         "curve": _curve}
+         "curve": _curve, "step": _step}

@@ -12,7 +12,13 @@ ellipses, as in a textbook. Elements:
 - ``circle`` ``center`` + ``radius``: a horizontal circle (an ellipse on the page); with
   ``hidden_back`` its far half is dashed. With ``plane: "screen"`` it is a circle facing the
   viewer (a sphere's outline); ``arc`` is the same with ``start``/``end`` degrees;
-- ``point``, ``label``, ``text``, ``right_angle``, ``angle_mark`` as in plane geometry.
+- ``face_grid`` ``face`` + ``points`` [P0, P1, P2, P3] + ``divisions`` [m, n]: thin lines ruling
+  that face into m cells along P0→P1 and n along P0→P3 (a cuboid built from cubes), drawn only
+  when the face is visible;
+- ``point``, ``label``, ``text``, ``right_angle``, ``angle_mark``, ``polygon`` as in plane geometry; a
+  ``polygon`` with ``tint`` ``side`` or ``top`` is filled like a visible face (a key cube's faces).
+  Only ``face`` points decide which side is inside the solid, so other points (a key cube
+  drawn beside it with polygons) do not change which faces are hidden.
 """
 
 from __future__ import annotations
@@ -63,10 +69,16 @@ def face_normal(face: list[Vec], inside: Vec) -> Vec:
     return n if _dot(n, _sub(centre, inside)) >= 0 else (-n[0], -n[1], -n[2])  # type: ignore[arg-type]
 
 
+def solid_centre(points: Mapping[str, Vec], faces: list[Mapping[str, Any]]) -> Vec:
+    """The centroid of the faces' corner points: inside a convex solid, whatever else the spec holds."""
+    names = list(dict.fromkeys(k for f in faces for k in f["points"])) or list(points)
+    return tuple(sum(points[k][i] for k in names) / len(names) for i in range(3))  # type: ignore[return-value]
+
+
 def visible_faces(points: Mapping[str, Vec], faces: list[Mapping[str, Any]],
                   cam: tuple[float, float, float, float]) -> dict[str, bool]:
     """Which faces turn toward the viewer (back-face test against the solid's centroid)."""
-    inside = tuple(sum(p[i] for p in points.values()) / len(points) for i in range(3))
+    inside = solid_centre(points, faces)
     out = {}
     for f in faces:
         n = face_normal([points[k] for k in f["points"]], inside)  # type: ignore[arg-type]
@@ -79,6 +91,26 @@ def _draw_face(s: Scene, e: Mapping[str, Any]) -> Rect:
     if e.get("visible"):
         return s.canvas.polygon_fill(pts, TOP_TINT if e.get("top") else SIDE_TINT)
     return points_box(pts, 0.0)
+
+
+def _draw_face_grid(s: Scene, e: Mapping[str, Any]) -> Rect:
+    p0, p1, p2, p3 = (s.p(n) for n in e["points"])
+    if not e.get("visible"):
+        return points_box([p0, p1, p2, p3], 0.0)
+    m, n = (int(v) for v in e["divisions"])
+    width = s.line * 0.55
+    boxes = []
+    for i in range(1, m):  # lines across the face, from edge P0P1 to edge P3P2
+        t = i / m
+        boxes.append(s.canvas.polyline([_lerp(p0, p1, t), _lerp(p3, p2, t)], width=width))
+    for j in range(1, n):
+        t = j / n
+        boxes.append(s.canvas.polyline([_lerp(p0, p3, t), _lerp(p1, p2, t)], width=width))
+    return union(boxes) if boxes else points_box([p0, p1, p2, p3], 0.0)
+
+
+def _lerp(a: Point, b: Point, t: float) -> Point:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
 def _draw_circle(s: Scene, e: Mapping[str, Any]) -> Rect:
@@ -104,15 +136,19 @@ def draw_solid(figure: Figure, dpi: int) -> FigureImage:
     flat = {k: to_camera(p, cam)[:2] for k, p in world.items()}
     faces = [e for e in spec["elements"] if e["type"] == "face"]
     seen = visible_faces(world, faces, cam) if faces else {}
+    centre = solid_centre(world, faces) if faces else (0.0, 0.0, 0.0)
     sin_e = cam[3]
     elements, extents = [], []
     for e in spec["elements"]:
         e2 = dict(e)
         if e["type"] == "face":
             e2["visible"] = seen[e["id"]]
-            normal = face_normal([world[k] for k in e["points"]], tuple(  # type: ignore[arg-type]
-                sum(p[i] for p in world.values()) / len(world) for i in range(3)))
+            normal = face_normal([world[k] for k in e["points"]], centre)
             e2["top"] = normal[1] > 0.5 * math.sqrt(_dot(normal, normal))
+        elif e["type"] == "face_grid":
+            e2["visible"] = seen[e["face"]]
+        elif e["type"] == "polygon" and "tint" in e:
+            e2["fill"] = TOP_TINT if e["tint"] == "top" else SIDE_TINT
         elif e["type"] == "segment" and "faces" in e:
             e2["dashed"] = not any(seen[f] for f in e["faces"])
             if e2["dashed"]:
@@ -126,7 +162,8 @@ def draw_solid(figure: Figure, dpi: int) -> FigureImage:
     canvas = canvas_for(spec, dpi)
     px, scale = fit(flat, extents, canvas.width, canvas.height, label_margins(canvas, elements, dpi))
     boxes = render_elements(canvas, px, elements, dpi, scale,
-                            extra={"face": _draw_face, "circle": _draw_circle, "arc": _draw_circle},
+                            extra={"face": _draw_face, "face_grid": _draw_face_grid, "circle": _draw_circle,
+                                   "arc": _draw_circle},
                             only=spec.get("draw_only"))
     return FigureImage(canvas.pixels(), boxes)
 

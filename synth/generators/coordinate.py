@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -29,15 +30,20 @@ X, Y = sympy.Symbol("x"), sympy.Symbol("y")
 
 def grid_figure(points: Mapping[str, Sequence[int]], scale: int, *, show_coords: bool = False,
                 segment: tuple[str, str] | None = None, extend: bool = False,
-                coeffs: Sequence[Fraction] | None = None, window: Sequence[int] | None = None) -> Figure:
+                coeffs: Sequence[Fraction] | None = None, window: Sequence[int] | None = None,
+                step_triangle: bool = False, y_scale: int | None = None) -> Figure:
     """A square grid with axes, labelled points, and optionally segment/line AB or the graph of a polynomial.
 
     ``window`` ([x lo, x hi, y lo, y hi]) fixes the visible range; otherwise it spans the points and the origin.
+    ``y_scale`` makes the y axis count in other steps than the x axis (each square still square on the page).
+    ``step_triangle`` draws the dashed run and rise legs (``step_run``, ``step_rise``) from the segment's first
+    point to its second, for counting squares.
     """
+    y_scale = scale if y_scale is None else y_scale
     xs = [p[0] for p in points.values()] + [0]
     ys = [p[1] for p in points.values()] + [0]
     lo_x, hi_x = _span(min(xs), max(xs), scale)
-    lo_y, hi_y = _span(min(ys), max(ys), scale)
+    lo_y, hi_y = _span(min(ys), max(ys), y_scale)
     if window is not None:
         lo_x, hi_x, lo_y, hi_y = window
     # Labels sit on the side of a point away from the line through it.
@@ -54,15 +60,23 @@ def grid_figure(points: Mapping[str, Sequence[int]], scale: int, *, show_coords:
         a, b = segment
         elements.append({"id": f"segment_{a}{b}", "type": "segment", "from": list(points[a]), "to": list(points[b]),
                          "extend": extend})
+        if step_triangle:  # across from the first point to below/above the second, then up or down to it
+            # (right after the grid lines, so the axes and their numbers are drawn over the dashes)
+            corner = [points[b][0], points[a][1]]
+            elements[1:1] = [{"id": "step_run", "type": "step", "from": list(points[a]), "to": corner},
+                             {"id": "step_rise", "type": "step", "from": corner, "to": list(points[b])}]
     for name, (x, y) in points.items():
         elements.append({"id": f"point_{name}", "type": "point", "x": x, "y": y, "text": name,
                          "show_coords": show_coords, "label_side": "left" if rising else "right"})
-    cells = max((hi_x - lo_x), (hi_y - lo_y)) / scale
+    cells = max((hi_x - lo_x) / scale, (hi_y - lo_y) / y_scale)
     label_step = scale * (1 if cells <= 14 else 2)
     unit_in = min(0.26, 3.4 / cells)
-    size = [round((hi_x - lo_x) / scale * unit_in + 0.5, 2), round((hi_y - lo_y) / scale * unit_in + 0.5, 2)]
-    return Figure("coordinate_grid", {"size_in": size, "x_range": [lo_x, hi_x], "y_range": [lo_y, hi_y],
-                                      "grid_step": scale, "label_step": label_step, "elements": elements})
+    size = [round((hi_x - lo_x) / scale * unit_in + 0.5, 2), round((hi_y - lo_y) / y_scale * unit_in + 0.5, 2)]
+    spec = {"size_in": size, "x_range": [lo_x, hi_x], "y_range": [lo_y, hi_y], "grid_step": scale,
+            "label_step": label_step, "elements": elements}
+    if y_scale != scale:
+        spec.update({"y_grid_step": y_scale, "y_label_step": y_scale * (1 if cells <= 14 else 2)})
+    return Figure("coordinate_grid", spec)
 
 
 def _span(lo: int, hi: int, scale: int) -> tuple[int, int]:
@@ -81,16 +95,52 @@ def _point_readings(params: dict[str, Any], names: Sequence[str], grid: Figure) 
     for name in names:
         x, y = params[name]
         moves = [[x + scale, y], [x - scale, y], [x, y + scale], [x, y - scale]]
-        out.append(Reading(name, f"point_{name}", "misread_value", tuple(moves)))
-        if scale > 1:
-            out.append(Reading(name, f"point_{name}", "misread_scale", ([x // scale, y // scale],)))
         # off a numbered line, the number of the line beside it is taken for the point's own
         numbered = [m for m, v, w in zip(moves, (x, x, y, y), (x + scale, x - scale, y + scale, y - scale))
                     if v % label_step and w % label_step == 0]
+        # a neighbouring line misread is the value kind unless it is that numbered line (one working, one label)
+        out.append(Reading(name, f"point_{name}", "misread_value", tuple(m for m in moves if m not in numbered)))
+        if scale > 1:
+            out.append(Reading(name, f"point_{name}", "misread_scale", ([x // scale, y // scale],)))
         out.append(Reading(name, f"point_{name}", "misread_label", tuple(numbered)))
         if x != y:
             out.append(Reading(name, f"point_{name}", "misread_relation", ([y, x],)))
     return out
+
+
+def _step_counts(rng: np.random.Generator, a: Sequence[int], b: Sequence[int], scale: int, role: str,
+                 *, offered: bool) -> dict[str, int]:
+    """On a share of the problems whose figure is required, the step from A to B is drawn and its squares
+    counted (``rise`` up or down, ``run`` across) instead of reading both points' coordinates.
+
+    Both axes share one scale, so squares over squares is the gradient whatever a square stands for.
+    """
+    if not offered or role != "required" or rng.random() >= _STEPS_SHARE:
+        return {}
+    return {"rise": abs(b[1] - a[1]) // scale, "run": abs(b[0] - a[0]) // scale}
+
+
+def _gradient_node(params: dict[str, Any], *, flip: bool = False, mixed: bool = False,
+                   divide: bool = False) -> E.Node:
+    """rise/run from the counted squares (negative when the line falls to the right), else from coordinates.
+
+    ``divide`` writes the counts as ``rise ÷ run`` (a fraction of two counts may already be in lowest terms,
+    leaving the working nothing to do before the next operation).
+    """
+    a, b = params["A"], params["B"]
+    if params.get("rise") is None:
+        return _slope_node(a, b, flip=flip, mixed=mixed)
+    rise = params["rise"] if (b[1] - a[1]) * (b[0] - a[0]) > 0 else -params["rise"]
+    top, bottom = (params["run"], rise) if flip else (rise, params["run"])
+    return ["/", top, bottom] if divide else ["frac", top, bottom]
+
+
+def _count_readings(params: dict[str, Any]) -> list[Reading]:
+    """Squares of the step triangle counted one too many or too few (the grid lines counted, not the gaps)."""
+    if params.get("rise") is None:
+        return []
+    return [Reading(key, f"step_{key}", "miscount", tuple(n for n in (params[key] - 1, params[key] + 1) if n > 0))
+            for key in ("rise", "run")]
 
 
 def _two_points(rng: np.random.Generator, lo: int, hi: int, scale: int, *,
@@ -126,7 +176,10 @@ def _role_givens(params: dict[str, Any], names: Sequence[str]) -> tuple[Given, .
 # ---------------------------------------------------------------- slope
 
 _LEVELS = {"easy": (0, 12, 1, True), "medium": (-8, 8, 1, False), "hard": (-8, 8, 2, False)}
+_STEPS_SHARE = 0.5
 # Shared by the gradient and the line-through-two-points families.
+# Share of graphs drawn twice as steep on a y axis counting in 2s (its squares are 2 units tall).
+_Y_IN_TWOS_SHARE = 0.35
 _RUN_OVER_RISE = MalRule("run_over_rise", "formula_misuse", "divides the change in x by the change in y")
 
 
@@ -149,11 +202,14 @@ class SlopeTwoPoints(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         lo, hi, scale, integer = _LEVELS[difficulty]
         a, b = _two_points(rng, lo, hi, scale, integer_slope=integer)
+        role = sample_role(rng)
+        # Counting is offered where the working has steps to count into (−1 ÷ rise/run); a bare rise/run is
+        # already in lowest terms or one division away.
         return {"A": a, "B": b, "scale": scale, "ask": "perpendicular" if difficulty == "hard" else "slope",
-                "image_role": sample_role(rng)}
+                "image_role": role, **_step_counts(rng, a, b, scale, role, offered=difficulty == "hard")}
 
     def _tree(self, params: dict[str, Any], **how: bool) -> E.Node:
-        slope = _slope_node(params["A"], params["B"], **how)
+        slope = _gradient_node(params, divide=True, **how)
         return ["/", -1, ["group", slope]] if params["ask"] == "perpendicular" else slope
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
@@ -172,18 +228,20 @@ class SlopeTwoPoints(Family):
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule == "run_over_rise":
             return mal_chain(self, params, self._tree(params, flip=True), "gradient_formula")
-        if rule == "mixed_order_subtraction":
+        if rule == "mixed_order_subtraction" and params.get("rise") is None:  # counted squares: no subtraction
             return mal_chain(self, params, self._tree(params, mixed=True), "gradient_formula")
         return None
 
     def figure(self, params: dict[str, Any]) -> Figure:
-        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"), extend=True)
+        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"), extend=True,
+                           step_triangle=params.get("rise") is not None)
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         return _role_givens(params, "AB")
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        return effective_readings(self, params, _point_readings(params, "AB", self.figure(params)))
+        readings = _point_readings(params, "AB", self.figure(params)) + _count_readings(params)
+        return effective_readings(self, params, readings)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "a_text": _coords(params["A"]), "b_text": _coords(params["B"])}
@@ -246,10 +304,12 @@ class LineThroughPoints(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         lo, hi, scale, integer = _LEVELS[difficulty]
         a, b = _two_points(rng, lo, hi, scale, integer_slope=integer)
-        return {"A": a, "B": b, "scale": scale, "image_role": sample_role(rng)}
+        role = sample_role(rng)
+        return {"A": a, "B": b, "scale": scale, "image_role": role,
+                **_step_counts(rng, a, b, scale, role, offered=scale == 1)}
 
     def _slope(self, params: dict[str, Any], flip: bool = False) -> E.Node:
-        return _slope_node(params["A"], params["B"], flip=flip)
+        return _gradient_node(params, flip=flip)
 
     def _point_gradient(self, d: Derivation, params: dict[str, Any], slope: E.Node) -> Fraction:
         """Steps ``y − y1 = m × (x − x1)`` until m is one number; returns m (as computed, slips included)."""
@@ -333,13 +393,15 @@ class LineThroughPoints(Family):
         return None
 
     def figure(self, params: dict[str, Any]) -> Figure:
-        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"), extend=True)
+        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"), extend=True,
+                           step_triangle=params.get("rise") is not None)
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         return _role_givens(params, "AB")
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        return effective_readings(self, params, _point_readings(params, "AB", self.figure(params)))
+        readings = _point_readings(params, "AB", self.figure(params)) + _count_readings(params)
+        return effective_readings(self, params, readings)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "a_text": _coords(params["A"]), "b_text": _coords(params["B"])}
@@ -391,12 +453,13 @@ class Intercepts(Family):
             x0 = a[0] - a[1] / m
             c = a[1] - m * a[0]
             if x0 != c and x0 != 0 and E.is_decimal(x0) and E.is_decimal(c):
+                role = sample_role(rng)
                 return {"A": a, "B": b, "scale": scale, "ask": "x" if difficulty == "hard" else "y",
-                        "image_role": sample_role(rng)}
+                        "image_role": role, **_step_counts(rng, a, b, scale, role, offered=scale == 1)}
 
     def _tree(self, params: dict[str, Any], *, ask: str | None = None, mixed: bool = False) -> E.Node:
-        (x1, y1), b = params["A"], params["B"]
-        slope = _slope_node(params["A"], b, mixed=mixed)
+        x1, y1 = params["A"]
+        slope = _gradient_node(params, mixed=mixed)
         if (ask or params["ask"]) == "y":  # c = y1 − m × x1
             return ["-", y1, ["*", slope, x1]]
         return ["+", x1, ["/", ["group", ["-", 0, y1]], ["group", slope]]]  # x = x1 + (0 − y1) ÷ m
@@ -421,7 +484,7 @@ class Intercepts(Family):
         return f"{params['ask']} = {E.num_text(v, decimal=True)}", f"{params['ask']} = {E.num_latex(v, decimal=True)}"
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
-        if rule == "mixed_order_subtraction":
+        if rule == "mixed_order_subtraction" and params.get("rise") is None:  # counted squares: no subtraction
             return mal_chain(self, params, self._tree(params, mixed=True), "substitute_zero", decimal=True,
                              lhs=params["ask"])
         if rule == "wrong_axis":
@@ -431,13 +494,15 @@ class Intercepts(Family):
         return None
 
     def figure(self, params: dict[str, Any]) -> Figure:
-        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"))
+        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"),
+                           step_triangle=params.get("rise") is not None)
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         return _role_givens(params, "AB")
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        return effective_readings(self, params, _point_readings(params, "AB", self.figure(params)))
+        readings = _point_readings(params, "AB", self.figure(params)) + _count_readings(params)
+        return effective_readings(self, params, readings)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "a_text": _coords(params["A"]), "b_text": _coords(params["B"]),
@@ -479,7 +544,12 @@ class GraphReadValue(Family):
                 continue
             if 0 in xs or abs(coeffs[2]) > 9:
                 continue
-            return {"coeffs": coeffs, "xs": xs, "ys": ys, "ks": ks, "image_role": sample_role(rng)}
+            params = {"coeffs": coeffs, "xs": xs, "ys": ys, "ks": ks, "image_role": sample_role(rng)}
+            if rng.random() < _Y_IN_TWOS_SHARE:  # the same graph twice as steep, on a y axis counting in 2s
+                doubled = [2 * y for y in ys]
+                if not set(doubled) & (set(xs) | set(map(abs, ks))):
+                    params.update({"coeffs": [2 * c for c in coeffs], "ys": doubled, "y_step": 2})
+            return params
 
     @staticmethod
     def _tree(ks: Sequence[int], ys: Sequence[int]) -> E.Node:
@@ -517,9 +587,9 @@ class GraphReadValue(Family):
 
     def figure(self, params: dict[str, Any]) -> Figure:
         points = {f"P{i}": [x, y] for i, (x, y) in enumerate(zip(params["xs"], params["ys"]))}
-        ys = params["ys"]
-        window = [-6, 6, min(-2, min(ys) - 2), max(3, max(ys) + 2)]
-        fig = grid_figure(points, 1, coeffs=[Fraction(c) for c in params["coeffs"]], window=window)
+        ys, step = params["ys"], params.get("y_step", 1)
+        window = [-6, 6, min(-2, min(ys) // step - 2) * step, max(3, max(ys) // step + 2) * step]
+        fig = grid_figure(points, 1, coeffs=[Fraction(c) for c in params["coeffs"]], window=window, y_scale=step)
         # The grid spans the marked values; the plotted curve, not the points, carries them.
         elements = [e for e in fig.spec["elements"] if e["type"] != "point"]
         return Figure(fig.kind, {**fig.spec, "elements": elements})
@@ -529,17 +599,19 @@ class GraphReadValue(Family):
         return tuple(Given(f"f({x})", str(y), src) for x, y in zip(params["xs"], params["ys"]))
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        ys, xs = params["ys"], params["xs"]
+        ys, xs, step = params["ys"], params["xs"], params.get("y_step", 1)
         out = []
+        if step > 1:  # every square up the y axis taken as 1, so each value read is the number of squares
+            out.append(Reading("ys", "ticks_y", "misread_scale", ([y // step for y in ys],)))
         for i, x in enumerate(xs):
-            out.append(Reading("ys", "curve_f", "misread_value", (
-                [*ys[:i], ys[i] + 1, *ys[i + 1:]], [*ys[:i], ys[i] - 1, *ys[i + 1:]])))
             out.append(Reading("ys", "curve_f", "misread_label", (  # the number of the next grid line along taken
                 [*ys[:i], self._f(params, x + 1), *ys[i + 1:]],)))
             # axes swapped: finds x on the y axis and reads across to the curve and down
             swapped = [t for t in range(-6, 7) if self._f(params, t) == x and t != ys[i]]
             out.append(Reading("ys", "curve_f", "misread_relation", tuple([*ys[:i], t, *ys[i + 1:]] for t in swapped)))
-        return effective_readings(self, params, out)
+            out.append(Reading("ys", "curve_f", "misread_value", (  # the grid line above or below
+                [*ys[:i], ys[i] + step, *ys[i + 1:]], [*ys[:i], ys[i] - step, *ys[i + 1:]])))
+        return effective_readings(self, params, _one_kind_each(out))
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         parts = []
@@ -549,6 +621,25 @@ class GraphReadValue(Family):
             parts.append(f"{sign}{coef}f({x})".replace("(-", "(−"))
         formula = _poly_text([Fraction(v) for v in params["coeffs"]])
         return {**params, "combo": "".join(parts), "formula": formula}
+
+
+def _one_kind_each(readings: Sequence[Reading]) -> list[Reading]:
+    """Drop a misread an earlier reading already gives: one wrong working carries one label.
+
+    (A value read off the next grid line along can be the value one line up, on a line of gradient 1.)
+    """
+    seen: set[str] = set()
+    out = []
+    for r in readings:
+        keep = []
+        for m in r.misreads:
+            key = repr(m)
+            if key not in seen:
+                seen.add(key)
+                keep.append(m)
+        if keep:
+            out.append(replace(r, misreads=tuple(keep)))
+    return out
 
 
 def _poly_text(coeffs: Sequence[Fraction]) -> str:

@@ -10,13 +10,14 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, MalRule, Reading, StepDraft
+from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
 from synth.generators.geometry import (
     UNITS,
     FigureFamily,
     Quantity,
     _len,
     _pick,
+    neighbour_misreads,
     num,
     pi_times,
     radius_as_diameter,
@@ -29,6 +30,11 @@ _CURVED_VIEW = {"azimuth": 0, "elevation": 18}
 # Directions for a sphere's radius: near the left-right axis, so it never hides behind its own label.
 _SPHERE_TURNS = (-35, -25, -15, -5, 5, 15, 25, 35, 155, 165, 175, 185, 195, 205)
 _BOX_VIEW = {"azimuth": -32, "elevation": 22}
+# Share of easy cuboid volumes drawn as a stack of equal cubes with a key cube (count, then scale by the key).
+_CUBES_SHARE = 0.5
+_CUBE_EDGES = (2, 3, 4, 5)
+# What each count of cubes is read along: the face whose grid shows it.
+_CUBE_COUNTS = (("nl", "cubes_front", "length"), ("nw", "cubes_right", "width"), ("nh", "cubes_front", "height"))
 
 
 def _integral(expr: sympy.Expr, z: sympy.Symbol, lo: sympy.Basic, hi: sympy.Basic) -> sympy.Expr:
@@ -97,6 +103,8 @@ class PrismVolumeSurface(FigureFamily):
             ask = "volume" if difficulty == "easy" else "surface"
             if ask == "volume" and rng.random() < 0.3:
                 ask, unit = "capacity", "cm"  # a box in cm, asked in litres: a conversion step to get right
+            if ask == "volume" and rng.random() < _CUBES_SHARE:
+                return self._sample_cubes(rng, unit)
             return {"shape": "cuboid", "ask": ask, "l": dims[0], "w": dims[2], "h": dims[1], "unit": unit}
         a, b, c = _pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17)))
         if rng.integers(2):
@@ -104,8 +112,40 @@ class PrismVolumeSurface(FigureFamily):
         return {"shape": "triangular", "ask": _pick(rng, ("volume", "surface")), "b": a, "h": b, "c": c,
                 "l": int(rng.integers(4, 21)), "unit": unit}
 
+    @staticmethod
+    def _sample_cubes(rng: np.random.Generator, unit: str) -> dict[str, Any]:
+        """A cuboid built from equal cubes: the pupil counts cubes along each edge and scales by the key cube."""
+        nl, nh, nw = sorted((int(v) for v in rng.choice(np.arange(2, 9), size=3, replace=False)), reverse=True)
+        k = int(_pick(rng, _CUBE_EDGES))
+        return {"shape": "cuboid", "ask": "volume", "l": nl * k, "w": nw * k, "h": nh * k, "unit": unit,
+                "cube": k, "nl": nl, "nw": nw, "nh": nh}
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        params = super().sample(rng, difficulty)
+        if params.get("cube") is not None:  # the counts exist only in the drawing, so the figure is required
+            params["image_role"] = "required"
+        return params
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """For a stack of cubes: a count along an edge one off (the lines counted, not the cubes), the key
+        cube's edge ignored (each cube taken as 1 unit long) or its number misread; otherwise the labelled edges."""
+        if params.get("cube") is None:
+            return super().figure_readings(params)
+        if params["image_role"] != "required":
+            return ()
+        k = params["cube"]
+        readings = [Reading("cube", "key_edge", "misread_scale", (1,)),
+                    Reading("cube", "key_edge", "misread_value", tuple(neighbour_misreads(k)))]
+        for key, element, _ in _CUBE_COUNTS:
+            n = params[key]
+            readings.append(Reading(key, element, "miscount", (n - 1, n + 1)))
+        return effective_readings(self, params, readings)
+
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         u = params["unit"]
+        if params.get("cube") is not None:
+            return [Quantity("edge of each cube", "cube", "key_edge", u),
+                    *(Quantity(f"cubes along the {name}", key, element) for key, element, name in _CUBE_COUNTS)]
         if params["shape"] == "cuboid":
             return [Quantity("length", "l", "edge_length", u), Quantity("width", "w", "edge_width", u),
                     Quantity("height", "h", "edge_height", u)]
@@ -131,6 +171,8 @@ class PrismVolumeSurface(FigureFamily):
         rule = "mal:" + mal if mal else f"{shape}_{ask}"
         if ask == "capacity":
             return self._capacity(params, d, rule, mal)
+        if params.get("cube") is not None:
+            return self._cubes_volume(params, d, rule, mal)
         if shape == "cuboid" and ask == "volume":
             ln, w, h = params["l"], params["w"], params["h"]
             if mal == "base_area_only":
@@ -189,6 +231,29 @@ class PrismVolumeSurface(FigureFamily):
         return d.steps
 
     @staticmethod
+    def _cubes_volume(params: dict[str, Any], d: Derivation, rule: str, mal: str | None) -> list[StepDraft]:
+        """``(5 × 2) × (3 × 2) × (4 × 2)``: cubes counted along each edge times the key cube's edge, then multiply.
+
+        With a key edge of 1 (a key ignored) the counts are the lengths: ``5 × 3 × 4``.
+        """
+        k = params["cube"]
+        edges: list[E.Node] = [params[key] if k == 1 else ["group", ["*", params[key], k]]
+                               for key, _, _ in _CUBE_COUNTS]
+        if mal == "base_area_only":
+            edges = edges[:2]
+        step(d, rule, E.product_of(edges))
+        if k != 1:
+            for i in range(len(edges)):
+                v = d.compute(E.sym(edges[i]))
+                edges[i] = num(v)
+                step(d, "edge_from_cubes", E.product_of(edges), v)
+        while len(edges) > 1:
+            v = d.compute(E.sym(edges[0]) * E.sym(edges[1]))
+            edges = [num(v), *edges[2:]]
+            step(d, "multiply", E.product_of(edges), v)
+        return d.steps
+
+    @staticmethod
     def _capacity(params: dict[str, Any], d: Derivation, rule: str, mal: str | None) -> list[StepDraft]:
         """Volume in cm³, then litres: ``15 × 8 × 11 ÷ 1000`` (a mal-rule uses 100, or multiplies)."""
         ln, w, h = params["l"], params["w"], params["h"]
@@ -244,12 +309,15 @@ class PrismVolumeSurface(FigureFamily):
                      "AE": ("face_bottom", "face_left"), "BF": ("face_bottom", "face_right"),
                      "CG": ("face_top", "face_right"), "DH": ("face_top", "face_left")}
             named = {"AB": ("edge_length", "l"), "BF": ("edge_width", "w"), "BC": ("edge_height", "h")}
+            cubes = params.get("cube") is not None
             for e, fs in edges.items():
-                if e in named:
+                if e in named and not cubes:  # a stack of cubes is measured by counting, not by labels
                     el_id, key = named[e]
                     els.append(_edge(el_id, e[0], e[1], list(fs), _len(params[key], u), params[key]))
                 else:
-                    els.append(_edge(f"edge_{e}", e[0], e[1], list(fs)))
+                    els.append(_edge(named[e][0] if e in named else f"edge_{e}", e[0], e[1], list(fs)))
+            if cubes:
+                return Figure(self.figure_kind, _cube_stack_spec(params, p, faces, els))
             return Figure(self.figure_kind, _spec(p, els, _BOX_VIEW, (3.0, 2.4)))
         b, h, ln = params["b"], params["h"], params["l"]
         p = {"A": (0, 0, 0), "B": (b, 0, 0), "C": (0, h, 0), "D": (0, 0, -ln), "E": (b, 0, -ln), "F": (0, h, -ln)}
@@ -272,6 +340,34 @@ class PrismVolumeSurface(FigureFamily):
                 els.append(_edge(f"edge_{e}", e[0], e[1], list(fs)))
         els.append({"id": "right_A", "type": "right_angle", "at": "A", "arms": ["B", "C"]})
         return Figure(self.figure_kind, _spec(p, els, _BOX_VIEW, (3.0, 2.4)))
+
+
+def _cube_stack_spec(params: dict[str, Any], points: dict[str, tuple[float, float, float]],
+                     faces: dict[str, str], elements: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cuboid ruled into cubes on its faces, and one key cube beside it with its edge labelled.
+
+    The key cube stands apart (a gap of one cube) and has no ``face`` elements: its faces are
+    tinted polygons, so the cuboid's hidden-face test is not disturbed by its points.
+    """
+    k, ln, u = params["cube"], params["l"], params["unit"]
+    counts = {"cubes_front": ("face_front", params["nl"], params["nh"]),
+              "cubes_top": ("face_top", params["nl"], params["nw"]),
+              "cubes_right": ("face_right", params["nw"], params["nh"])}
+    grids = [{"id": gid, "type": "face_grid", "face": face, "points": list(faces[face]),
+              "divisions": [a, b]} for gid, (face, a, b) in counts.items()]
+    # Clear of the cuboid's right face on the page (it reaches about 0.63 w further right in this view).
+    x0 = ln + 0.7 * params["w"] + k
+    key = {"K0": (x0, 0, 0), "K1": (x0 + k, 0, 0), "K2": (x0 + k, k, 0), "K3": (x0, k, 0),
+           "K4": (x0, k, -k), "K5": (x0 + k, k, -k), "K6": (x0 + k, 0, -k), "KT": (x0 + k / 2, k, -k)}
+    key_els: list[dict[str, Any]] = [
+        {"id": "key_front", "type": "polygon", "points": ["K0", "K1", "K2", "K3"], "tint": "side"},
+        {"id": "key_top", "type": "polygon", "points": ["K3", "K2", "K5", "K4"], "tint": "top"},
+        {"id": "key_right", "type": "polygon", "points": ["K1", "K6", "K5", "K2"], "tint": "side"},
+        {"id": "key_edge", "type": "segment", "from": "K0", "to": "K1", "text": _len(k, u), "value": k,
+         "dir": [0, -1]},
+        {"id": "key_caption", "type": "text", "at": "KT", "text": "1 cube", "dir": [0, 1]},
+    ]
+    return _spec({**points, **key}, [*elements, *grids, *key_els], _BOX_VIEW, (3.4, 2.4))
 
 
 # ============================================================================ curved solids
