@@ -195,6 +195,8 @@ def _wedge(el: Element) -> str:
     base = f"The sector for {name}" if name else "A sector"
     if el.get("angle") is not None and el.get("show_angle", True) and not _hidden(el):
         return f"{base} has angle {_fmt(el['angle'])}°."
+    if el.get("value_text") and not _hidden(el):  # a percent chart prints the share, not the angle
+        return f"{base} is labelled {_fmt(el['value_text'])}."
     return _with(base, {**el, "text": None}, "is") if name else f"{base} is drawn."
 
 
@@ -234,16 +236,107 @@ def _generic(el: Element) -> str:
     return _with(_cap(_named(kind, el)), el, "is labelled")
 
 
+def _face_grid(el: Element) -> str:
+    """A face ruled into cubes: the counts along its two edges are what a pupil reads off the drawing."""
+    points, divisions = el.get("points"), el.get("divisions")
+    if not (isinstance(points, (list, tuple)) and len(points) == 4 and isinstance(divisions, (list, tuple))
+            and len(divisions) == 2):
+        return _generic(el)
+    side = str(el.get("face", "")).removeprefix("face_").replace("_", " ")
+    where = f" ({side})" if side and side != str(el.get("face", "")) else ""
+    m, n = (_fmt(d) for d in divisions)
+    p0, p1, p3 = (str(points[i]) for i in (0, 1, 3))
+    return f"Face {''.join(map(str, points))}{where} is ruled into {m} × {n} squares, {m} along {p0}{p1} and " \
+           f"{n} along {p0}{p3}."
+
+
+def _plural(n: float, word: str) -> str:
+    return f"{_fmt(n)} {word}{'' if n == 1 else 's'}"
+
+
+def _pictogram_key(el: Element, spec: Mapping[str, Any]) -> str:
+    """``= 3 stars`` under a star: each drawn picture stands for that many (the scale a pupil must apply)."""
+    text = str(el.get("text") or "").strip()
+    if not text or _hidden(el):
+        return "A key is drawn under the picture."
+    if not text.startswith("="):
+        return f"A key under the picture reads “{text}”."
+    shape = spec.get("shape")
+    picture = f"each {shape} drawn" if isinstance(shape, str) and shape else "each picture"
+    return f"A key under the picture says {picture} stands for {text[1:].strip()}."
+
+
+def _leg(start: Any, end: Any, spec: Mapping[str, Any]) -> str:
+    """One leg of a step: across or up/down, with the squares it spans when the grid step is known."""
+    (xa, ya), (xb, yb) = start, end
+    if ya == yb and xa != xb:
+        size, step, way = abs(xb - xa), spec.get("grid_step"), "across"
+    elif xa == xb and ya != yb:
+        size, step, way = abs(yb - ya), spec.get("y_grid_step", spec.get("grid_step")), "up" if yb > ya else "down"
+    else:
+        return f"to {_xy(end)}"
+    if isinstance(step, (int, float)) and step > 0 and (size / step).is_integer():
+        return f"{way} {_plural(size / step, 'square')} to {_xy(end)}"
+    return f"{way} to {_xy(end)}"
+
+
+def _steps(els: list[Element], spec: Mapping[str, Any]) -> str:
+    """A gradient's step triangle as one path: from the first point across, then up or down to the second."""
+    legs = [e for e in els if all(isinstance(e.get(k), (list, tuple)) and len(e[k]) == 2
+                                  and all(isinstance(v, (int, float)) for v in e[k]) for k in ("from", "to"))]
+    if not legs:
+        return "A dashed step is drawn." if len(els) == 1 else f"{len(els)} dashed steps are drawn."
+    if any(list(a["to"]) != list(b["from"]) for a, b in zip(legs, legs[1:])):  # not one path: each on its own
+        return " ".join(f"A dashed step is drawn from {_xy(e['from'])} {_leg(e['from'], e['to'], spec)}."
+                        for e in legs)
+    path = ", then ".join(_leg(e["from"], e["to"], spec) for e in legs)
+    return f"A dashed step is drawn from {_xy(legs[0]['from'])} {path}."
+
+
+def _key_block(els: list[Element]) -> str:
+    """Tinted polygons drawn apart from the solid (a key cube), with their caption and marked edge."""
+    captions = [_fmt(e["text"]) for e in els if e.get("type") == "text" and e.get("text") and not _hidden(e)]
+    edges = [q for q in (_quantity(e) for e in els if e.get("type") == "segment") if q]
+    text = "A key beside the solid shows a small shaded block"
+    if captions:
+        text += f" labelled “{captions[0]}”"
+    if edges:
+        text += f"{',' if captions else ''} with its edge marked {edges[0]}"
+    return text + "."
+
+
+def _numbering(spec: Mapping[str, Any]) -> str:
+    """How the axes are numbered, where the y axis counts in other steps than the x axis or a chart leaves
+    several gridlines between two numbers (which a reader must count; one unnumbered line is the halfway mark).
+
+    Empty otherwise (then the ticks keep their plain sentence).
+    """
+    if "y_grid_step" in spec or "y_label_step" in spec:  # a coordinate grid whose y axis counts in other steps
+        gx, lx = spec.get("grid_step"), spec.get("label_step", spec.get("grid_step"))
+        gy, ly = spec.get("y_grid_step", gx), spec.get("y_label_step", lx)
+        if None in (gx, lx, gy, ly):
+            return ""
+        return (f"Each grid square is {_fmt(gx)} across and {_fmt(gy)} up: the x-axis is numbered every "
+                f"{_fmt(lx)} and the y-axis every {_fmt(ly)}.")
+    every, step, top = spec.get("label_every"), spec.get("y_step"), spec.get("y_max")
+    if not all(isinstance(v, (int, float)) for v in (every, step, top)) or every <= 2 or step <= 0:
+        return ""
+    numbered = [k * step for k in range(int(top // step + 1e-9) + 1) if k % every == 0]
+    return (f"The vertical axis is numbered {_fmt(numbered)}, with a gridline every {_fmt(step)} "
+            "(the lines between the numbers carry no number).")
+
+
 PHRASES: dict[str, Callable[[Element], str]] = {
     "point": _point, "segment": _segment, "angle_mark": _angle, "right_angle": _right_angle,
     "circle": _circle, "arc": lambda el: _with(_cap(_named("arc", el)), el, "is labelled"),
     "polygon": _polygon, "face": _face,
     "axis": _axis, "curve": _curve, "bar": _bar, "wedge": _wedge, "cell": _cell, "hand": _hand, "text": _text,
+    "face_grid": _face_grid,
 }
 
 
-def _group(kind: str, els: list[Element]) -> str:
-    """One sentence for a run of repetitive primitives."""
+def _group(kind: str, els: list[Element], spec: Mapping[str, Any]) -> str:
+    """One sentence for a run of repetitive primitives (``spec``: how the figure numbers its axes)."""
     shown = [q for q in (_quantity(e) or _name(e) for e in els) if q]
     n = len(els)
     if kind == "label":
@@ -252,6 +345,12 @@ def _group(kind: str, els: list[Element]) -> str:
             return f"{n} labels are drawn."
         return f"The label {texts[0]} is written on the figure." if len(texts) == 1 else \
             f"The labels {', '.join(texts)} are written on the figure."
+    if kind == "tick" and not shown and _numbering(spec):
+        return _numbering(spec)
+    if kind == "step":
+        return _steps(els, spec)
+    if kind == KEY_BLOCK:
+        return _key_block(els)
     if kind == "tick":
         return f"The axis ticks are labelled {', '.join(shown)}." if shown else "Axis ticks are drawn."
     if kind == "tick_mark":
@@ -285,15 +384,27 @@ def _table(cells: list[Element]) -> str:
     return f"A table with {len(rows)} rows: " + "; ".join(lines) + "."
 
 
-GROUPED = (*GROUPED, "cell")
+GROUPED = (*GROUPED, "cell", "step")
+KEY_BLOCK = "key block"  # not an element type: the elements of a tinted key drawn beside a solid
 
 
-def describe_elements(elements: list[Element]) -> list[str]:
+def _key_prefixes(elements: list[Element]) -> tuple[str, ...]:
+    """Id prefixes (``key_``) of tinted polygons: a key cube's faces, whose caption and edge share the prefix."""
+    found = [str(e.get("id", "")).split("_")[0] + "_" for e in elements
+             if e.get("type") == "polygon" and e.get("tint") and "_" in str(e.get("id", ""))]
+    return tuple(dict.fromkeys(found))
+
+
+def describe_elements(elements: list[Element], spec: Mapping[str, Any] | None = None) -> list[str]:
     """One sentence per element (grouped types: one per group, at the position of the first).
 
     Elements marked ``present: false`` are not drawn and are not described. A bar, point or
     sector that shares an ``index`` with a label takes that label as its name (chart categories).
+    ``spec`` (the figure spec holding the elements) supplies what the figure states once for all of
+    them: the picture a pictogram key shows, the grid's steps, which gridlines carry numbers.
     """
+    spec = spec or {}
+    key_prefixes = _key_prefixes(elements)
     drawn = [el for el in elements if el.get("present", True) is not False]
     names = {el["index"]: el["text"] for el in drawn
              if el.get("type") == "label" and el.get("index") is not None and el.get("text")}
@@ -301,19 +412,23 @@ def describe_elements(elements: list[Element]) -> list[str]:
     order: list[tuple[str, Element | None]] = []
     for el in drawn:
         kind = str(el.get("type", ""))
+        if key_prefixes and str(el.get("id", "")).startswith(key_prefixes):
+            kind = KEY_BLOCK
         if kind == "label" and el.get("index") in names and any(
                 o.get("index") == el["index"] and o.get("type") in ("bar", "point", "wedge") for o in drawn):
             continue  # said with the bar, point or sector it names
         if kind in ("bar", "point", "wedge") and el.get("index") in names and not _name(el):
             el = {**el, "label": names[el["index"]], "category": True}
-        if kind in GROUPED:
+        if kind in (*GROUPED, KEY_BLOCK):
             if kind not in groups:
                 groups[kind] = []
                 order.append((kind, None))
             groups[kind].append(el)
         else:
             order.append((kind, el))
-    sentences = [_group(kind, groups[kind]) if el is None else PHRASES.get(kind, _generic)(el) for kind, el in order]
+    sentences = [_group(kind, groups[kind], spec) if el is None
+                 else _pictogram_key(el, spec) if kind == "key" else PHRASES.get(kind, _generic)(el)
+                 for kind, el in order]
     return [s for s in sentences if s]
 
 
@@ -338,5 +453,5 @@ def describe_figure(figure: Figure | Mapping[str, Any] | None) -> str | None:
     sentences = [f"The figure is {_article(noun)} {noun}."]
     if spec.get("title"):
         sentences.append(f"Its title is “{spec['title']}”.")
-    sentences += describe_elements([e for e in elements if isinstance(e, Mapping)])
+    sentences += describe_elements([e for e in elements if isinstance(e, Mapping)], spec)
     return " ".join(sentences)

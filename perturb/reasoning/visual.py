@@ -44,8 +44,9 @@ def figure_readings(family: Family, problem: Problem) -> tuple[Reading, ...]:
 class Misread(Injector):
     """Solve with the reading's parameters replaced by one of its plausible misreads (the figure stays true)."""
 
-    # v2: misreads may replace several parameters (Reading.also), and misreads whose working is exactly a
-    # mal-rule's are left to the mal-rule; the families offer more readings than v1 did.
+    # v2: misreads may replace several parameters (Reading.also), misreads whose working is exactly a
+    # mal-rule's are left to the mal-rule, the families offer more readings than v1 did, and a table whose
+    # rows each lost a value is explained as left out when counting.
     version = 2
     splices = True
 
@@ -79,9 +80,9 @@ class Misread(Injector):
             return drafts
         k = first_changed_step(drafts, problem.steps)
         true, shown = problem.params.get(reading.param), changes[reading.param]
-        if _shortened(changed):  # an element missed when counting (a bar, a table row): fewer values than drawn
-            explanation = (f"leaves {reading.element} out when counting what the figure shows, taking "
-                           f"{_pairs(changed, 'to')} instead of {_pairs(changed, 'from')}; "
+        if _shortened(changed):  # an element missed when counting (a bar, a table row or column): fewer values
+            explanation = (f"leaves {reading.element} out when counting what the figure shows{_rows_note(changed)}, "
+                           f"taking {_pairs(changed, 'to')} instead of {_pairs(changed, 'from')}; "
                            "the solution is worked correctly from the miscount")
         elif reading.also:  # several values taken together (hands swapped, radius taken for a diameter)
             explanation = (f"misreads {reading.element} in the figure, taking "
@@ -98,8 +99,31 @@ class Misread(Injector):
 
 
 def _shortened(changed: list[dict[str, Any]]) -> bool:
-    return any(isinstance(c["from"], list) and isinstance(c["to"], list) and len(c["to"]) < len(c["from"])
-               for c in changed)
+    """Whether a misread leaves values out: some list came back shorter, or (a table) some of its rows did."""
+    return any(_fewer(c["from"], c["to"]) for c in changed)
+
+
+def _fewer(true: Any, shown: Any) -> bool:
+    """``shown`` has items left out of ``true``: a shorter list, or as many items of which some lists have
+    items left out and the rest are as drawn (a table's rows, a column or a cell missed)."""
+    if not (isinstance(true, (list, tuple)) and isinstance(shown, (list, tuple))):
+        return False
+    if len(shown) < len(true):
+        return True
+    pairs = list(zip(true, shown))
+    return len(shown) == len(true) and any(_fewer(t, s) for t, s in pairs) \
+        and all(_fewer(t, s) or t == s for t, s in pairs)
+
+
+def _rows_note(changed: list[dict[str, Any]]) -> str:
+    """`` (the last entry of every row)`` when a table's rows each lost their last value: the column missed."""
+    for c in changed:
+        true, shown = c["from"], c["to"]
+        if isinstance(true, (list, tuple)) and isinstance(shown, (list, tuple)) and len(true) == len(shown) > 0 \
+                and all(isinstance(t, (list, tuple)) and isinstance(v, (list, tuple)) and len(t) > 0
+                        and list(v) == list(t[:-1]) for t, v in zip(true, shown)):
+            return " (the last entry of every row)"
+    return ""
 
 
 def _pairs(changed: list[dict[str, Any]], side: str) -> str:

@@ -114,3 +114,91 @@ def test_manifest_rows_carry_the_description_and_validate(tiny_run) -> None:
     new = to_row(with_figure)
     assert new["figure_description"] == describe_figure(TRIANGLE)
     jsonschema.validate(new, schema())
+
+
+# -- figure elements read by counting or against a scale ------------------------------------------------
+
+
+def test_a_pictogram_key_says_what_each_drawn_picture_stands_for() -> None:
+    fig = Figure("object_array", {"shape": "dot", "groups": [[2, 3]], "key": True, "elements": [
+        *[{"id": f"object_A_0_{c}", "type": "object", "group": 0, "row": 0, "col": c, "present": True}
+          for c in range(3)],
+        {"id": "key", "type": "key", "text": "= 3 counters"}]})
+    text = describe_figure(fig)
+    assert text.endswith("There are 3 objects drawn. A key under the picture says each dot drawn stands for "
+                         "3 counters.")
+    assert "A key is labelled" not in text
+
+
+def test_percent_pie_sectors_read_as_the_printed_percentages_and_an_unlabelled_sector_stays_unlabelled() -> None:
+    fig = Figure("pie_chart", {"elements": [
+        {"id": "wedge_0", "type": "wedge", "index": 0, "angle": 270, "text": "Dog", "show_angle": False,
+         "value": 75, "unit": "%", "value_text": "75%"},
+        {"id": "wedge_1", "type": "wedge", "index": 1, "angle": 90, "text": "Cat", "show_angle": False}]})
+    assert describe_figure(fig) == ("The figure is a pie chart. The sector for Dog is labelled 75%. "
+                                    "The sector for Cat is drawn.")
+
+
+def _line_chart(label_every: int) -> Figure:
+    return Figure("line_chart", {"n_points": 2, "y_max": 80, "y_step": 5, "label_every": label_every, "elements": [
+        {"id": "axis_y", "type": "axis", "label": "Height (cm)"}, {"id": "ticks_y", "type": "tick"},
+        {"id": "point_0", "type": "point", "index": 0, "value": 35}]})
+
+
+def test_a_value_axis_numbered_only_at_round_values_lists_its_numbers_and_gridline_step() -> None:
+    text = describe_figure(_line_chart(4))
+    assert ("The vertical axis is numbered 0, 20, 40, 60, 80, with a gridline every 5 (the lines between the "
+            "numbers carry no number).") in text
+    assert "Axis ticks are drawn." not in text
+
+
+def test_a_value_axis_numbered_at_every_line_or_every_other_line_keeps_its_plain_sentence() -> None:
+    for every in (1, 2):
+        text = describe_figure(_line_chart(every))
+        assert "Axis ticks are drawn." in text and "numbered" not in text
+
+
+CUBE_STACK = Figure("solid", {"points3d": {}, "elements": [
+    {"id": "face_front", "type": "face", "points": ["A", "B", "C", "D"]},
+    {"id": "edge_length", "type": "segment", "from": "A", "to": "B", "faces": ["face_front", "face_bottom"]},
+    {"id": "cubes_front", "type": "face_grid", "face": "face_front", "points": ["A", "B", "C", "D"],
+     "divisions": [5, 3]},
+    {"id": "cubes_right", "type": "face_grid", "face": "face_right", "points": ["B", "F", "G", "C"],
+     "divisions": [2, 3]},
+    {"id": "key_front", "type": "polygon", "points": ["K0", "K1", "K2", "K3"], "tint": "side"},
+    {"id": "key_top", "type": "polygon", "points": ["K3", "K2", "K5", "K4"], "tint": "top"},
+    {"id": "key_edge", "type": "segment", "from": "K0", "to": "K1", "text": "3 mm", "value": 3},
+    {"id": "key_caption", "type": "text", "at": "KT", "text": "1 cube"}]})
+
+
+def test_a_cuboid_ruled_into_cubes_gives_the_squares_along_each_edge_and_its_key_cube() -> None:
+    assert describe_figure(CUBE_STACK) == (
+        "The figure is a solid diagram. Face ABCD is drawn. Segment AB is drawn. "
+        "Face ABCD (front) is ruled into 5 × 3 squares, 5 along AB and 3 along AD. "
+        "Face BFGC (right) is ruled into 2 × 3 squares, 2 along BF and 3 along BC. "
+        "A key beside the solid shows a small shaded block labelled “1 cube”, with its edge marked 3 mm.")
+
+
+def _grid(elements: list[dict], **spec: object) -> Figure:
+    return Figure("coordinate_grid", {"x_range": [-2, 12], "y_range": [-2, 10], "grid_step": 1, "label_step": 1,
+                                      **spec, "elements": [
+                                          {"id": "grid", "type": "gridline"}, *elements,
+                                          {"id": "ticks_x", "type": "tick"}, {"id": "ticks_y", "type": "tick"}]})
+
+
+def test_a_gradient_step_is_one_path_across_then_up_or_down_counted_in_squares() -> None:
+    steps = [{"id": "step_run", "type": "step", "from": [11, 1], "to": [7, 1]},
+             {"id": "step_rise", "type": "step", "from": [7, 1], "to": [7, 9]}]
+    assert ("A dashed step is drawn from (11, 1) across 4 squares to (7, 1), then up 8 squares to (7, 9)."
+            in describe_figure(_grid(steps)))
+    falling = [{"id": "step_run", "type": "step", "from": [-4, 6], "to": [4, 6]},
+               {"id": "step_rise", "type": "step", "from": [4, 6], "to": [4, 2]}]
+    assert ("A dashed step is drawn from (-4, 6) across 4 squares to (4, 6), then down 2 squares to (4, 2)."
+            in describe_figure(_grid(falling, grid_step=2)))  # a square is 2 units on this grid
+
+
+def test_a_y_axis_counting_in_twos_is_stated_and_a_plain_grid_is_described_as_before() -> None:
+    assert describe_figure(_grid([], y_grid_step=2, y_label_step=2)).endswith(
+        "A grid is drawn. Each grid square is 1 across and 2 up: the x-axis is numbered every 1 and the y-axis "
+        "every 2.")
+    assert describe_figure(_grid([])) == "The figure is a coordinate grid. A grid is drawn. Axis ticks are drawn."
