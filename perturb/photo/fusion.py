@@ -200,9 +200,10 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
             warped = cv2.multiply(warped, gain[0], scale=gain[1])
     if desk_params is None:
         return warped
-    if warped[..., 3].min() == 255:
+    alpha = cv2.extractChannel(warped, 3)  # one contiguous plane: numpy's min over a strided view is slow
+    if cv2.minMaxLoc(alpha)[0] == 255:
         return cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
-    return lay_on_desk(warped, desk_params)
+    return lay_on_desk(warped, desk_params, alpha)
 
 
 def _warp_homographies(image: np.ndarray, warps: Sequence[Warp], scale: float, out_w: int, out_h: int,

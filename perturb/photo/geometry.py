@@ -93,19 +93,20 @@ def desk(height: int, width: int, params: dict[str, Any], shade: np.ndarray | No
     return cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
-def lay_on_desk(warped: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+def lay_on_desk(warped: np.ndarray, params: dict[str, Any], alpha: np.ndarray | None = None) -> np.ndarray:
     """Composite a warped page over the desk, with a soft contact shadow; RGB out.
 
     ``warped`` is RGBA and premultiplied: the page was warped with an opaque alpha channel and a
     transparent black border, so at the sheet's edge its colour is already weighted by coverage
     and "page over desk" is ``rgb + (1 - alpha) * desk``. One 4-channel warp costs less than
-    warping the page and a coverage mask separately.
+    warping the page and a coverage mask separately. ``alpha`` is its alpha plane, if the caller has it.
     """
     h, w = warped.shape[:2]
     # 255 - alpha in three planes: what of the desk shows through, as a weight for its colour.
-    uncovered = cv2.cvtColor(cv2.bitwise_not(cv2.extractChannel(warped, 3)), cv2.COLOR_GRAY2RGB)
+    alpha = cv2.extractChannel(warped, 3) if alpha is None else alpha  # the caller may have it already
+    uncovered = cv2.cvtColor(cv2.bitwise_not(alpha), cv2.COLOR_GRAY2RGB)
     # The contact shadow is a blur of the sheet's footprint at 1/8 resolution: sampling the coverage
     # there (every 8th pixel) is as good as averaging it, and far cheaper.
-    small = warped[4::8, 4::8, 3].astype(np.float32)
+    small = alpha[4::8, 4::8].astype(np.float32)
     table = desk(h, w, params, shade=1 - (0.45 / 255) * cv2.GaussianBlur(small, (0, 0), 2.0))
     return cv2.add(cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB), cv2.multiply(table, uncovered, scale=1 / 255))
