@@ -14,6 +14,14 @@ points by name:
 - ``circle`` ``center`` + ``radius``; ``arc`` ``center`` + ``radius`` + ``start``/``end`` degrees
   counter-clockwise (optional ``dashed``, ``fill`` for circles).
 
+- ``object`` named ``protractor`` ``at`` (its centre) + ``base`` (a point its straight edge runs
+  toward) + ``side`` (a point on the side its half-disc covers) + ``radius`` (length units) +
+  ``scale`` (``outer`` or ``inner``: the scale whose 0 lies on the ``base`` arm): a see-through
+  protractor laid on an angle, ticks every 5°, both scales numbered every 10°;
+- ``gridline`` ``origin`` (a point name) + ``step`` (world units per square): squared paper
+  behind the figure, one line through ``origin`` every ``step``, covering the drawing area;
+  ``legend`` ``text``: its key (``1 square = 2 cm``), written in a strip under the drawing.
+
 ``draw_only`` (element ids) draws just those elements in the full figure's layout.
 Any labelled element may carry ``dir`` [dx, dy] (y up) to choose the side its text goes on;
 otherwise text goes away from the centre of the figure. ``style`` picks the font (``italic`` for
@@ -158,9 +166,90 @@ def _draw_angle(s: Scene, e: Mapping[str, Any]) -> Rect:
         # Far enough out that the label sits clear of the arc and, in a narrow angle, between the arms.
         reach = abs(direction[0]) * w / 2 + abs(direction[1]) * h / 2
         half = math.radians(max(sweep, 1.0) / 2)
-        dist = max(r + s.gap * 0.6 + reach, (math.hypot(w, h) / 2 + s.gap * 0.5) / math.sin(half))
+        near = r + s.gap * 0.6 + reach
+        far = max(near, (math.hypot(w, h) / 2 + s.gap * 0.5) / math.sin(half))  # fits whatever its orientation
+        dist = _first_fit(near, far, direction, (w, h), (start, end), s.gap * 0.5)
         center = (v[0] + direction[0] * dist, v[1] + direction[1] * dist)
         boxes.append(s.canvas.text(center, str(e["text"]), s.font_px, style=style))
+    return union(boxes)
+
+
+def _first_fit(near: float, far: float, direction: Point, size: tuple[float, float],
+               arms_deg: tuple[float, float], clearance: float) -> float:
+    """The least distance along the bisector (from ``near`` up to ``far``) where a w x h label lies between the arms.
+
+    The label is upright, so in a narrow angle whose bisector runs along the text it fits much
+    closer to the vertex than a bound for any orientation says; closer labels keep clear of the
+    labels at the other corners of a small triangle.
+    """
+    w, h = size
+    # Arm directions in y-up coordinates; the angle runs counter-clockwise from the first to the second.
+    u1 = (math.cos(math.radians(arms_deg[0])), math.sin(math.radians(arms_deg[0])))
+    u2 = (math.cos(math.radians(arms_deg[1])), math.sin(math.radians(arms_deg[1])))
+    corners = [(sx * w / 2, sy * h / 2) for sx in (-1, 1) for sy in (-1, 1)]
+    dist = near
+    while dist < far:
+        cx, cy = direction[0] * dist, -direction[1] * dist  # the label's centre, y up
+        if all(u1[0] * (cy - dy) - u1[1] * (cx + dx) >= clearance and
+               u2[1] * (cx + dx) - u2[0] * (cy - dy) >= clearance for dx, dy in corners):
+            return dist
+        dist += 1.0
+    return far
+
+
+PROTRACTOR_FILL = (236, 242, 248)  # clear plastic, a little blue
+SCALE_PT = 6.5  # the protractor's printed numbers
+
+
+def _protractor_frame(s: Scene, e: Mapping[str, Any]) -> tuple[Point, Point, Point, float]:
+    """Centre, unit vector along the straight edge (toward ``base``), unit normal into the half-disc, radius px."""
+    v, b, side = s.p(e["at"]), s.p(e["base"]), s.p(e["side"])
+    u = _unit((b[0] - v[0], b[1] - v[1]))
+    n = (-u[1], u[0])
+    if n[0] * (side[0] - v[0]) + n[1] * (side[1] - v[1]) < 0:
+        n = (-n[0], -n[1])
+    return v, u, n, float(e["radius"]) * s.world_scale
+
+
+def _polar(center: Point, u: Point, n: Point, deg: float, r: float) -> Point:
+    """The point ``r`` from ``center`` at ``deg`` degrees from ``u`` turning toward ``n``."""
+    t = math.radians(deg)
+    c, si = math.cos(t), math.sin(t)
+    return (center[0] + r * (u[0] * c + n[0] * si), center[1] + r * (u[1] * c + n[1] * si))
+
+
+def _draw_object(s: Scene, e: Mapping[str, Any]) -> Rect:
+    if e.get("name") != "protractor":
+        raise ValueError(f"figure element {e['id']!r}: plane geometry draws the object 'protractor', "
+                         f"not {e.get('name')!r}")
+    if e.get("scale") not in ("outer", "inner"):
+        raise ValueError(f"figure element {e['id']!r}: protractor scale must be 'outer' or 'inner', "
+                         f"got {e.get('scale')!r}")
+    v, u, n, radius = _protractor_frame(s, e)
+
+    def at(deg: float, r: float) -> Point:
+        return _polar(v, u, n, deg, r)
+
+    rim = [at(d, radius) for d in range(0, 181, 2)]
+    boxes = [s.canvas.polygon_fill(rim, PROTRACTOR_FILL)]
+    thin = s.line * 0.55
+    boxes.append(s.canvas.polyline([*rim, rim[0]], width=thin))
+    boxes.append(s.canvas.polyline([at(d, radius * 0.42) for d in range(0, 181, 3)], width=thin))
+    # The centre mark on the straight edge.
+    boxes.append(s.canvas.polyline([at(90, 0.0), at(90, 0.05 * s.dpi)], width=thin))
+    size = max(1, round(SCALE_PT * s.dpi / 72))
+    for deg in range(0, 181, 5):
+        long = deg % 10 == 0
+        boxes.append(s.canvas.polyline([at(deg, radius), at(deg, radius - (0.08 if long else 0.045) * s.dpi)],
+                                       width=thin))
+        if not long:
+            continue
+        # The outer scale counts from the base arm when it is the one to read, else from the other end.
+        outer = deg if e["scale"] == "outer" else 180 - deg
+        lift = 0.04 * s.dpi if deg in (0, 180) else 0.0  # the end numbers sit above the straight edge
+        for r, text in ((radius - 0.15 * s.dpi, outer), (radius - 0.3 * s.dpi, 180 - outer)):
+            x, y = at(deg, r)
+            boxes.append(s.canvas.text((x + n[0] * lift, y + n[1] * lift), str(text), size))
     return union(boxes)
 
 
@@ -211,11 +300,11 @@ def _draw_arc(s: Scene, e: Mapping[str, Any]) -> Rect:
 ELEMENT_DRAWERS: dict[str, Callable[[Scene, Mapping[str, Any]], Rect]] = {
     "polygon": _draw_polygon, "segment": _draw_segment, "label": _draw_label, "text": _draw_text,
     "point": _draw_point, "angle_mark": _draw_angle, "right_angle": _draw_right_angle,
-    "tick_mark": _draw_ticks, "circle": _draw_circle, "arc": _draw_arc,
+    "tick_mark": _draw_ticks, "circle": _draw_circle, "arc": _draw_arc, "object": _draw_object,
 }  # fmt: skip
 # Fills first, then lines, then marks, then text: labels stay readable over lines.
-_LAYER = {"polygon": 0, "circle": 0, "face": 0, "arc": 1, "segment": 1, "tick_mark": 2, "right_angle": 2,
-          "angle_mark": 2, "point": 2, "label": 3, "text": 3}
+_LAYER = {"gridline": -1, "object": -0.5, "polygon": 0, "circle": 0, "face": 0, "arc": 1, "segment": 1, "tick_mark": 2,
+          "right_angle": 2, "angle_mark": 2, "point": 2, "label": 3, "text": 3, "legend": 3}
 
 
 def render_elements(canvas: Canvas, points: Mapping[str, Point], elements: list[Mapping[str, Any]], dpi: int,
@@ -286,6 +375,55 @@ def _round_extent(center: Point, radius: float, e: Mapping[str, Any]) -> Rect:
     return points_box(pts, 0.0)
 
 
+GRID_RGB = (160, 182, 210)  # the pale blue-grey of squared exercise paper
+GRID_PT = 0.45
+
+
+def _grid_drawer(area: Rect) -> Callable[[Scene, Mapping[str, Any]], Rect]:
+    """Squared paper over ``area`` (px), with a line through the ``origin`` point every ``step`` world units."""
+
+    def draw(s: Scene, e: Mapping[str, Any]) -> Rect:
+        step = float(e["step"]) * s.world_scale
+        if step <= 0:
+            raise ValueError(f"figure element {e['id']!r}: grid step must be positive, got {e['step']!r}")
+        ox, oy = s.p(e["origin"])
+        x0, y0, x1, y1 = area
+        width = GRID_PT * s.dpi / 72
+        xs = [ox + i * step for i in range(math.ceil((x0 - ox) / step), math.floor((x1 - ox) / step) + 1)]
+        ys = [oy + i * step for i in range(math.ceil((y0 - oy) / step), math.floor((y1 - oy) / step) + 1)]
+        if len(xs) < 2 or len(ys) < 2:
+            raise ValueError(f"figure element {e['id']!r}: a grid step of {e['step']!r} leaves no whole square")
+        # Whole squares only, the way a sheet of squared paper is cut.
+        left, right, top, bottom = xs[0], xs[-1], ys[0], ys[-1]
+        for x in xs:
+            s.canvas.polyline([(x, top), (x, bottom)], width=width, color=GRID_RGB)
+        for y in ys:
+            s.canvas.polyline([(left, y), (right, y)], width=width, color=GRID_RGB)
+        return (left - 1.5, top - 1.5, right + 1.5, bottom + 1.5)
+
+    return draw
+
+
+def _legend_drawer(strip: Rect) -> Callable[[Scene, Mapping[str, Any]], Rect]:
+    """The key under the drawing, centred in its own strip so no label or line runs into it."""
+
+    def draw(s: Scene, e: Mapping[str, Any]) -> Rect:
+        center = ((strip[0] + strip[2]) / 2, (strip[1] + strip[3]) / 2)
+        return s.canvas.text(center, str(e["text"]), s.font_px, style=e.get("style", "sans"))
+
+    return draw
+
+
+def _protractor_extent(points: Mapping[str, Point], e: Mapping[str, Any]) -> Rect:
+    """World box of a protractor's half-disc (y up, so the normal is worked out here, not by the scene)."""
+    v, b, side = points[e["at"]], points[e["base"]], points[e["side"]]
+    u = _unit((b[0] - v[0], b[1] - v[1]))
+    n = (-u[1], u[0])
+    if n[0] * (side[0] - v[0]) + n[1] * (side[1] - v[1]) < 0:
+        n = (-n[0], -n[1])
+    return points_box([_polar(v, u, n, d, float(e["radius"])) for d in range(0, 181, 5)], 0.0)
+
+
 @drawer("plane_geometry")
 def draw_plane_geometry(figure: Figure, dpi: int) -> FigureImage:
     """Triangles, polygons, circles and parallel lines from named points (see the module docstring)."""
@@ -294,6 +432,19 @@ def draw_plane_geometry(figure: Figure, dpi: int) -> FigureImage:
     points = {k: (float(v[0]), float(v[1])) for k, v in spec["points"].items()}
     extents = [_round_extent(points[e["center"]], float(e["radius"]), e) for e in spec["elements"]
                if e["type"] in ("circle", "arc")]
-    px, scale = fit(points, extents, canvas.width, canvas.height, label_margins(canvas, spec["elements"], dpi))
-    boxes = render_elements(canvas, px, spec["elements"], dpi, scale, only=spec.get("draw_only"))
+    extents += [_protractor_extent(points, e) for e in spec["elements"] if e["type"] == "object"]
+    # A key gets a strip of its own under the drawing; the rest is fitted above it.
+    legend = any(e["type"] == "legend" for e in spec["elements"])
+    strip = round(LABEL_PT * dpi / 72 * 1.9) if legend else 0
+    drawing_h = max(1, canvas.height - strip)
+    # Angle labels sit inside their angle, within the drawing: only labels placed outside it need a margin
+    # (reserving room for "(3x − 10)°" on every side shrank triangles until their angle labels collided).
+    labelled = [e for e in spec["elements"] if e["type"] not in ("legend", "angle_mark")]
+    margin = label_margins(canvas, labelled, dpi)
+    if any(e["type"] == "gridline" for e in spec["elements"]):  # squared paper runs on past the drawing
+        margin = (max(margin[0], 0.3 * dpi), max(margin[1], 0.25 * dpi))
+    px, scale = fit(points, extents, canvas.width, drawing_h, margin)
+    extra = {"gridline": _grid_drawer((0.0, 0.0, float(canvas.width), float(drawing_h))),
+             "legend": _legend_drawer((0.0, float(drawing_h), float(canvas.width), float(canvas.height)))}
+    boxes = render_elements(canvas, px, spec["elements"], dpi, scale, extra=extra, only=spec.get("draw_only"))
     return FigureImage(canvas.pixels(), boxes)

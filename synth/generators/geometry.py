@@ -8,6 +8,10 @@ Also the shared machinery of every figure family (solids and right-triangle trig
   in the figure; ``useful``: the text states them too), derives ``givens`` and
   ``figure_readings`` from a list of ``Quantity`` records, and turns mal-rules into whole
   solutions through the same ``_solve`` that writes the clean one.
+- Squared paper (``params["grid"]`` units a square; ``grid_elements``, ``counted``, ``grid_size``,
+  ``Quantity.on_grid``): lengths counted in squares and scaled by a printed key, which
+  ``FigureFamily.grid_readings`` turns into miscount and misread_scale readings. ``protractor``:
+  an angle read off a drawn protractor's two scales instead of printed.
 
 Insufficient items (a needed value in neither text nor figure) are not generated: they have no
 verifiable solution steps, and the verifier has no notion of a correct refusal yet.
@@ -18,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -224,6 +228,7 @@ class Quantity:
     element: str
     unit: str = ""
     text: str | None = None  # the value as stated, when params[param] is not it (an expression)
+    on_grid: bool = False  # counted in squares on squared paper (``params["grid"]`` units each), not printed
 
 
 _LOOKALIKE = {"1": "7", "7": "1", "3": "8", "8": "3", "5": "6", "6": "5", "0": "8", "9": "4", "4": "9", "2": "7"}
@@ -239,6 +244,54 @@ def radius_as_diameter(params: dict[str, Any], element: str) -> tuple[Reading, .
     if params.get("given") != "radius":
         return ()
     return (Reading("given", element, "misread_label", (("diameter", params["r"]),), also=("d",)),)
+
+
+# Squared paper: on a share of problems the lengths are not printed but drawn on a grid whose key
+# says what one square is worth, so a solver counts squares and multiplies by the key.
+GRID_STEPS = (2, 3, 5, 10)
+GRID_SHARE = 0.5
+
+
+def grid_elements(params: dict[str, Any], origin: str) -> list[dict[str, Any]]:
+    """The squared paper (lines through point ``origin``) and its key, for a figure with ``params["grid"]``."""
+    k, unit = params["grid"], params["unit"]
+    return [{"id": "grid", "type": "gridline", "origin": origin, "step": k},
+            {"id": "grid_key", "type": "legend", "text": f"1 square = {k} {unit}", "value": k}]
+
+
+def counted(element: dict[str, Any], k: int) -> dict[str, Any]:
+    """A length element as drawn on squared paper: no printed text, and its number of ``squares``
+    instead of a ``value`` (which a figure description would read out as a printed label)."""
+    out = {key: v for key, v in element.items() if key not in ("text", "value", "style", "text_at")}
+    return {**out, "squares": element["value"] // k}
+
+
+def grid_size(params: dict[str, Any], span: tuple[float, float]) -> tuple[float, float]:
+    """Figure size (inches) giving squares of at most 0.3 in (about squared paper's 5-8 mm) over ``span``.
+
+    ``span`` is the drawing's width and height in length units; the extra inches leave room for
+    vertex letters around the drawing and the key under it.
+    """
+    across, up = span[0] / params["grid"], span[1] / params["grid"]
+    square = min(0.3, 2.4 / max(across, 1), 1.9 / max(up, 1))
+    return (round(max(2.2, across * square + 0.9), 2), round(up * square + 1.0, 2))
+
+
+# A protractor laid on one angle: the angle is read off its scale instead of printed (misread_scale:
+# the other of its two scales).
+PROTRACTOR_SHARE = 0.5
+
+
+def protractor(vertex: str, base: str, side: str, radius: float, scale: str, value: int) -> dict[str, Any]:
+    """A protractor centred on ``vertex``, its straight edge along ``vertex``-``base``, on ``side``'s side.
+
+    ``scale`` (outer or inner) is the scale whose 0 lies on the ``base`` arm: the one to read.
+    ``radius`` is in the figure's length units; ``value`` is the true angle it shows.
+    """
+    if scale not in ("outer", "inner"):
+        raise ValueError(f"protractor scale must be 'outer' or 'inner', got {scale!r}")
+    return {"id": "protractor", "type": "object", "name": "protractor", "at": vertex, "base": base, "side": side,
+            "radius": round(radius, 4), "scale": scale, "value": value}
 
 
 def neighbour_misreads(v: int) -> list[int]:
@@ -326,16 +379,42 @@ class FigureFamily(Family):
         out = []
         for q in quantities:
             v = params[q.param]
-            if not isinstance(v, int):
+            if not isinstance(v, int) or q.on_grid:  # no printed number to misread: see grid_readings
                 continue
-            swapped = [params[o.param] for o in quantities
-                       if o.unit == q.unit and o.param != q.param and isinstance(params[o.param], int)]
+            swapped = [params[o.param] for o in quantities if o.unit == q.unit and o.param != q.param
+                       and isinstance(params[o.param], int) and not o.on_grid]
             for kind, cands in (("misread_value", neighbour_misreads(v)), ("misread_label", swapped)):
                 keep = tuple(m for m in dict.fromkeys(cands) if m != v and self._changes_answer(params, q.param, m,
                                                                                               truth))
                 if keep:
                     out.append(Reading(q.param, q.element, kind, keep))
-        return (*out, *effective_readings(self, params, self.joint_readings(params)))
+        return (*out, *self.grid_readings(params, quantities, truth),
+                *effective_readings(self, params, self.joint_readings(params)))
+
+    def grid_readings(self, params: dict[str, Any], quantities: list[Quantity],
+                      truth: sympy.Basic) -> tuple[Reading, ...]:
+        """Misreads of lengths counted on squared paper (``Quantity.on_grid``; key ``params["grid"]``).
+
+        miscount: one square more or fewer along a side (counting grid lines instead of squares, or
+        losing one); misread_scale: the key ignored, every counted length taken as its number of
+        squares (1 square = 1 unit), which changes the key and all counted lengths together.
+        """
+        k = params.get("grid")
+        squares = [q for q in quantities if q.on_grid and isinstance(params[q.param], int)]
+        if not k or not squares:
+            return ()
+        out = []
+        for q in squares:
+            v = params[q.param]
+            keep = tuple(m for m in (v - k, v + k) if m > 0 and self._changes_answer(params, q.param, m, truth))
+            if keep:
+                out.append(Reading(q.param, q.element, "miscount", keep))
+        keys = tuple(dict.fromkeys(q.param for q in squares))
+        if k != 1:
+            unscaled = Reading("grid", "grid_key", "misread_scale", ((1, *(params[key] // k for key in keys)),),
+                               also=keys)
+            out += effective_readings(self, params, (unscaled,))
+        return tuple(out)
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         """Misreads that change several parameters at once (see ``Reading.also``); unfiltered, none by default."""
@@ -429,6 +508,17 @@ class TriangleAngleSum(FigureFamily):
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         names = _pick(rng, _TRIANGLE_NAMES)
         if difficulty == "easy":
+            if rng.random() < PROTRACTOR_SHARE:
+                # Angle a is measured with the protractor drawn on it (to the nearest 5°), b is printed.
+                scale = _pick(rng, ("outer", "inner"))
+                while True:
+                    a, b = int(rng.integers(8, 23)) * 5, int(rng.integers(25, 106))
+                    # The measured arm must run well past the protractor's rim (drawn half the base wide).
+                    arm = math.sin(math.radians(b)) / math.sin(math.radians(a + b))
+                    # ... and the triangle stays low, so the protractor is drawn large enough to read.
+                    low = arm * math.sin(math.radians(a)) <= 0.8
+                    if 180 - a - b >= 20 and a > b and arm >= 0.6 and low:
+                        return {"level": "two_angles", "names": names, "a": a, "b": b, "protractor": scale}
             while True:
                 a, b = int(rng.integers(25, 111)), int(rng.integers(25, 111))
                 if 180 - a - b >= 20:
@@ -444,7 +534,8 @@ class TriangleAngleSum(FigureFamily):
             q3 = 180 - x * (forms[0][0] + forms[1][0] + p3) - forms[0][1] - forms[1][1]
             forms.append([p3, q3])
             distinct = len({tuple(f) for f in forms}) == 3
-            if -40 <= q3 <= 60 and all(20 <= p * x + q <= 130 for p, q in forms) and distinct:
+            # Angles of 35°-110°: a flatter triangle has no room inside for three labels like (3x − 10)°.
+            if -40 <= q3 <= 60 and all(35 <= p * x + q <= 110 for p, q in forms) and distinct:
                 return {"level": "algebra", "names": names, "forms": forms}
 
     def angles(self, params: dict[str, Any]) -> tuple[float, float, float]:
@@ -463,6 +554,8 @@ class TriangleAngleSum(FigureFamily):
         return all(v > 0 for v in a)
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        if params.get("protractor") and params["image_role"] == "required":
+            return self._protractor_readings(params)
         out = list(super().figure_readings(params))
         if params["image_role"] == "required" and params["level"] == "isosceles":
             # The equal-side marks read as meeting at another vertex: the given apex taken for a base angle.
@@ -472,11 +565,24 @@ class TriangleAngleSum(FigureFamily):
                                    (other,)))
         return tuple(out)
 
+    def _protractor_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """Angle a read off the protractor, angle b printed.
+
+        misread_scale: a read on the protractor's other scale (the one whose 0 is not on the arm the
+        angle starts from), 180° − a; misread_value: the neighbouring 5° tick. Angle b keeps its
+        printed-number misreads; swapping b with a reading from a scale is no label misread.
+        """
+        a = params["a"]
+        printed = [r for r in super().figure_readings(params) if r.param == "b" and r.kind == "misread_value"]
+        measured = (Reading("a", "protractor", "misread_scale", (180 - a,)),
+                    Reading("a", "protractor", "misread_value", (a - 5, a + 5)))
+        return (*printed, *effective_readings(self, params, measured))
+
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         n = params["names"]
         if params["level"] == "two_angles":
-            return [Quantity(f"angle {n[0]}", "a", f"angle_{n[0]}", "°"), Quantity(f"angle {n[1]}", "b",
-                                                                                  f"angle_{n[1]}", "°")]
+            first = "protractor" if params.get("protractor") else f"angle_{n[0]}"
+            return [Quantity(f"angle {n[0]}", "a", first, "°"), Quantity(f"angle {n[1]}", "b", f"angle_{n[1]}", "°")]
         if params["level"] == "isosceles":
             at = n[0] if params["ask"] == "apex" else n[2]
             return [Quantity(f"angle {at}", "given_angle", f"angle_{at}", "°")]
@@ -573,6 +679,8 @@ class TriangleAngleSum(FigureFamily):
         else:
             texts = {v: (f"({lin_text(p, q)})°" if q else f"{lin_text(p, q)}°", None)
                      for v, (p, q) in zip(n, params["forms"])}
+        if params.get("protractor"):  # angle a is measured, not printed
+            del texts[n[0]]
         for v, (text, value) in texts.items():
             el = {"id": f"angle_{v}", "type": "angle_mark", "at": v, "arms": arms[v], "text": text}
             if text == "x" or value is None:
@@ -580,6 +688,11 @@ class TriangleAngleSum(FigureFamily):
             if value is not None:
                 el["value"] = value
             els.append(el)
+        if params.get("protractor"):
+            # Resting on its base with the measured corner at the left, the way a protractor is laid on.
+            pts = tri_points(n, 4.0, angles[0], angles[1])
+            els.insert(0, protractor(n[0], n[1], n[2], 1.8, params["protractor"], params["a"]))
+            return Figure(self.figure_kind, figure_spec(pts, els, (4.2, 2.9)))
         size = (3.4, 2.5) if level == "algebra" else (2.8, 2.0)
         return Figure(self.figure_kind, figure_spec(pts, els, size))
 
@@ -604,6 +717,12 @@ class Pythagoras(FigureFamily):
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         names, unit, flip = _pick(rng, _TRIANGLE_NAMES), _pick(rng, UNITS), bool(rng.integers(2))
+        if difficulty == "easy" and rng.random() < GRID_SHARE:  # legs along the lines of squared paper
+            k = _pick(rng, GRID_STEPS)
+            a, b, c = (v * k for v in _pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13))))
+            if rng.integers(2):
+                a, b = b, a
+            return {"names": names, "unit": unit, "flip": flip, "find": "hyp", "a": a, "b": b, "c": c, "grid": k}
         if difficulty in ("easy", "medium"):
             a, b, c = _pick(rng, _TRIPLES[:4] if difficulty == "easy" else _TRIPLES)
             k = int(rng.integers(1, 5 if c < 20 else 2))
@@ -614,6 +733,14 @@ class Pythagoras(FigureFamily):
                     "a": a, "b": b, "c": c}
         while True:
             find = _pick(rng, ("hyp", "leg"))
+            if find == "hyp" and rng.random() < GRID_SHARE:
+                k = _pick(rng, GRID_STEPS)
+                a, other = int(rng.integers(2, 9)), int(rng.integers(2, 10))
+                sq = a * a + other * other
+                if math.isqrt(sq) ** 2 != sq:
+                    return {"names": names, "unit": unit, "flip": flip, "find": find, "a": a * k, "b": other * k,
+                            "c": None, "grid": k}
+                continue
             a, other = int(rng.integers(2, 13)), int(rng.integers(2, 16))
             if find == "hyp":
                 sq = a * a + other * other
@@ -638,9 +765,10 @@ class Pythagoras(FigureFamily):
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         n, u = params["names"], params["unit"]
-        out = [Quantity(f"{n[1]}{n[2]}", "a", f"side_{n[1]}{n[2]}", u)]
+        grid = bool(params.get("grid"))  # only the legs lie along grid lines: a hypotenuse is never counted
+        out = [Quantity(f"{n[1]}{n[2]}", "a", f"side_{n[1]}{n[2]}", u, on_grid=grid)]
         if params["find"] == "hyp":
-            out.append(Quantity(f"{n[0]}{n[2]}", "b", f"side_{n[0]}{n[2]}", u))
+            out.append(Quantity(f"{n[0]}{n[2]}", "b", f"side_{n[0]}{n[2]}", u, on_grid=grid))
         else:
             out.append(Quantity(f"{n[0]}{n[1]}", "c", f"side_{n[0]}{n[1]}", u))
         return out
@@ -725,6 +853,7 @@ class Pythagoras(FigureFamily):
         value = {f"{n[1]}{n[2]}": params["a"], f"{n[0]}{n[2]}": params["b"], f"{n[0]}{n[1]}": params["c"]}
         els: list[dict[str, Any]] = [{"id": f"triangle_{n}", "type": "polygon", "points": list(n)}, *vertex_labels(n),
                                      {"id": f"right_{n[2]}", "type": "right_angle", "at": n[2], "arms": [n[1], n[0]]}]
+        grid = bool(params.get("grid"))
         for side, (p, q) in ((f"{n[1]}{n[2]}", (n[1], n[2])), (f"{n[0]}{n[2]}", (n[0], n[2])),
                              (f"{n[0]}{n[1]}", (n[0], n[1]))):
             el = {"id": f"side_{side}", "type": "segment", "from": p, "to": q, "text": text[side]}
@@ -732,7 +861,12 @@ class Pythagoras(FigureFamily):
                 el["style"] = "italic"
             elif value[side] is not None:
                 el["value"] = value[side]
+                if grid:  # counted in squares, not written
+                    el = counted(el, params["grid"])
             els.append(el)
+        if grid:
+            size = grid_size(params, (b, a))
+            return Figure(self.figure_kind, figure_spec(pts, [*grid_elements(params, n[2]), *els], size))
         return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.2)))
 
 
@@ -998,6 +1132,10 @@ class CircleArea(FigureFamily):
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         unit = _pick(rng, UNITS)
         if difficulty == "easy":
+            if rng.random() < 0.3:  # on squared paper (a small space of problems: kept rarer so they stay distinct)
+                k = _pick(rng, GRID_STEPS)
+                return {"shape": "circle", "given": "radius", "r": int(rng.integers(2, 11)) * k, "unit": unit,
+                        "turn": int(rng.integers(4)) * 90, "grid": k}
             return {"shape": "circle", "given": "radius", "r": int(rng.integers(2, 41)), "unit": unit,
                     "turn": int(rng.integers(12)) * 30}
         if difficulty == "medium":
@@ -1019,11 +1157,22 @@ class CircleArea(FigureFamily):
         if params["shape"] == "annulus":
             return [Quantity("outer radius", "R", "radius_R", u), Quantity("inner radius", "r", "radius_r", u)]
         if params.get("given") == "radius":
-            return [Quantity("radius", "r", "radius_r", u)]
+            return [Quantity("radius", "r", "radius_r", u, on_grid=bool(params.get("grid")))]
         return [Quantity("diameter", "d", "diameter_d", u)]
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         return radius_as_diameter(params, "radius_r")
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        out = super().figure_readings(params)
+        if params["image_role"] != "required" or params["shape"] != "annulus":
+            return out
+        # The outer radius is labelled where it crosses the shaded ring, so its length is taken for the
+        # ring's width (inner circle to outer): the outer radius becomes R + r.
+        wide = params["R"] + params["r"]
+        if self._changes_answer(params, "R", wide, self.target(params)):
+            out += (Reading("R", "radius_R", "misread_relation", (wide,)),)
+        return out
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         shape = params["shape"]
@@ -1126,7 +1275,8 @@ class CircleArea(FigureFamily):
                    {"id": "circle_inner", "type": "circle", "center": "O", "radius": small, "fill": [255, 255, 255]},
                    {"id": "point_O", "type": "point", "at": "O"},
                    {"id": "radius_R", "type": "segment", "from": "O", "to": "P", "text": _len(big, u), "value": big,
-                    "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)], "text_at": 0.6},
+                    "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)],
+                    "text_at": round((1 + small / big) / 2, 3)},  # in the ring, clear of the inner circle
                    {"id": "radius_r", "type": "segment", "from": "O", "to": "Q", "text": _len(small, u),
                     "value": small, "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)]}]
             return Figure(self.figure_kind, figure_spec(pts, els, (2.4, 2.4)))
@@ -1144,14 +1294,23 @@ class CircleArea(FigureFamily):
                             "text": _len(params["d"], u), "value": params["d"], "dir": [0, -1]})
             return Figure(self.figure_kind, figure_spec(pts, els, (2.6, 1.7)))
         if params.get("given") == "radius":
-            t = math.radians(37 + params["turn"])
+            grid = bool(params.get("grid"))
+            t = math.radians((0 if grid else 37) + params["turn"])
             pts = {"O": (0.0, 0.0), "P": (r * math.cos(t), r * math.sin(t))}
+            radius = {"id": "radius_r", "type": "segment", "from": "O", "to": "P", "text": _len(params["r"], u),
+                      "value": params["r"], "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)]}
+            if grid:  # the radius is counted along its grid line from the centre
+                radius = counted(radius, params["grid"])
+            # The letter O sits in the corner between the radius and the next grid line, not on either.
+            back = t + math.radians(225 if grid else 180)
             els = [{"id": "circle", "type": "circle", "center": "O", "radius": r},
                    {"id": "point_O", "type": "point", "at": "O"},
                    {"id": "label_O", "type": "label", "at": "O", "text": "O",
-                    "dir": [round(-math.cos(t), 3), round(-math.sin(t), 3)]},
-                   {"id": "radius_r", "type": "segment", "from": "O", "to": "P", "text": _len(params["r"], u),
-                    "value": params["r"], "dir": [round(-math.sin(t), 3), round(math.cos(t), 3)]}]
+                    "dir": [round(math.cos(back), 3), round(math.sin(back), 3)]},
+                   radius]
+            if grid:
+                return Figure(self.figure_kind, figure_spec(pts, [*grid_elements(params, "O"), *els],
+                                                            grid_size(params, (2 * r, 2 * r))))
         else:
             t = math.radians(params["turn"])
             pts = {"O": (0.0, 0.0), "A": (-r * math.cos(t), -r * math.sin(t)), "B": (r * math.cos(t), r * math.sin(t))}
@@ -1189,21 +1348,38 @@ class CircumferenceArc(FigureFamily):
         ask = {"easy": "circumference", "medium": "arc", "hard": "sector_perimeter"}[difficulty]
         if ask == "circumference" and rng.random() < 0.3:
             ask, unit = "wheel", "cm"  # a wheel's radius in cm, the distance it rolls asked in metres
+        # On squared paper the centre sits on a grid point and one radius runs along a grid line.
+        k = _pick(rng, GRID_STEPS) if ask != "wheel" and rng.random() < GRID_SHARE else None
         while True:
-            r = int(rng.integers(2, 21)) + (15 if ask == "wheel" else 0)
+            r = int(rng.integers(2, 7)) * k if k else int(rng.integers(2, 21)) + (15 if ask == "wheel" else 0)
             theta = 360 if ask in ("circumference", "wheel") else _pick(rng, _SECTOR_ANGLES)
             if (self._arc({"r": r, "theta": theta}) * 100).q == 1:  # answers to the hundredth
-                return {"ask": ask, "r": r, "theta": theta, "unit": unit, "turn": int(rng.integers(-30, 31))}
+                if k:
+                    return {"ask": ask, "given": "radius", "r": r, "theta": theta, "unit": unit,
+                            "turn": int(rng.integers(4)) * 90, "grid": k}
+                return {"ask": ask, "given": "radius", "r": r, "theta": theta, "unit": unit,
+                        "turn": int(rng.integers(-30, 31))}
 
     @staticmethod
     def _arc(params: dict[str, Any]) -> sympy.Rational:
-        return sympy.Rational(params["theta"], 360) * 2 * E.sym(PI_APPROX) * params["r"]
+        return sympy.Rational(params["theta"], 360) * 2 * E.sym(PI_APPROX) * CircumferenceArc._radius(params)
+
+    @staticmethod
+    def _radius(params: dict[str, Any]) -> sympy.Rational:
+        """The radius the working uses: half the length when it is (taken for) a diameter."""
+        return sympy.Rational(params["d"], 2) if params.get("given") == "diameter" else sympy.Integer(params["r"])
 
     def valid(self, params: dict[str, Any]) -> bool:
         return 0 < params["theta"] <= 360
 
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        # Only a whole circle: a sector's two straight edges both run from the centre, plainly radii.
+        if params["ask"] not in ("circumference", "wheel"):
+            return ()
+        return radius_as_diameter(params, "radius_OA")
+
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
-        out = [Quantity("radius", "r", "radius_OA", params["unit"])]
+        out = [Quantity("radius", "r", "radius_OA", params["unit"], on_grid=bool(params.get("grid")))]
         if params["ask"] not in ("circumference", "wheel"):
             out.append(Quantity("angle at the centre", "theta", "angle_O", "°"))
         return out
@@ -1222,29 +1398,38 @@ class CircumferenceArc(FigureFamily):
         # cm to m for a wheel: ÷ 100 (a mal-rule divides by 1000 or multiplies by 100)
         op, per_m = ("*", 100) if mal == "metres_multiplied" else ("/", 1000 if mal == "metre_as_1000_cm" else 100)
 
+        # The radius as written: a length taken for a diameter is halved first, (15 ÷ 2).
+        diameter = params.get("given") == "diameter"
+        radius: list[E.Node] = [["group", ["/", params["d"], 2]] if diameter else r]
+        rv: sympy.Basic = sympy.Integer(r)
+
         def whole(arc: E.Node) -> E.Node:
             if ask == "wheel":
                 return [op, arc, per_m]
-            return ["+", arc, ["*", 2, r]] if radii else arc
+            return ["+", arc, ["*", 2, radius[0]]] if radii else arc
 
         frac: list[E.Node] = [["frac", theta, 360]] if part else []
         rule = "mal:" + mal if mal else ask
-        step(d, rule, whole(E.product_of([*frac, *two, PI_APPROX, r])))
+        step(d, rule, whole(E.product_of([*frac, *two, PI_APPROX, radius[0]])))
         if part:
             f = d.compute(sympy.Rational(theta, 360))
             frac = [E.leaf(f)]
-            step(d, "simplify_fraction", whole(E.product_of([*frac, *two, PI_APPROX, r])), f)
+            step(d, "simplify_fraction", whole(E.product_of([*frac, *two, PI_APPROX, radius[0]])), f)
+        if diameter:
+            rv = d.compute(sympy.Rational(params["d"], 2))
+            radius[0] = num(rv)
+            step(d, "halve_diameter", whole(E.product_of([*frac, *two, PI_APPROX, radius[0]])), rv)
         factor = E.sym(PI_APPROX)
         if two:
             factor = d.compute(2 * factor)
-            step(d, "multiply", whole(E.product_of([*frac, num(factor), r])), factor)
-        length = d.compute(factor * r)
+            step(d, "multiply", whole(E.product_of([*frac, num(factor), radius[0]])), factor)
+        length = d.compute(factor * rv)
         step(d, "multiply", whole(E.product_of([*frac, num(length)])), length)
         if part:
             length = d.compute(E.sym(frac[0]) * length)
             step(d, "multiply", whole(num(length)), length)
         if radii:
-            twice = d.compute(sympy.Integer(2 * r))
+            twice = d.compute(2 * rv)
             step(d, "double_radius", ["+", num(length), num(twice)], twice)
             total = d.compute(length + twice)
             step(d, "add", num(total), total)
@@ -1256,10 +1441,11 @@ class CircumferenceArc(FigureFamily):
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Arc = diameter × π scaled by the turn; perimeter adds the two radii; 1 m is 100 cm.
         turn = sympy.Rational(params["theta"], 360)
-        arc = turn * E.sym(PI_APPROX) * (2 * params["r"])
+        across = sympy.Integer(params["d"]) if params.get("given") == "diameter" else 2 * sympy.Integer(params["r"])
+        arc = turn * E.sym(PI_APPROX) * across
         if params["ask"] == "wheel":
             return arc / 100
-        return arc + 2 * params["r"] if params["ask"] == "sector_perimeter" else arc
+        return arc + across if params["ask"] == "sector_perimeter" else arc
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         u = "m" if params["ask"] == "wheel" else params["unit"]
@@ -1272,7 +1458,11 @@ class CircumferenceArc(FigureFamily):
         r, theta, turn = params["r"], params["theta"], params["turn"]
         u = params["unit"]
         whole_circle = params["ask"] in ("circumference", "wheel")
-        start = 90 - theta / 2 + turn if not whole_circle else 25 + turn
+        grid = bool(params.get("grid"))
+        if grid:  # radius OA along a grid line (turn is a multiple of 90°)
+            start = turn
+        else:
+            start = 90 - theta / 2 + turn if not whole_circle else 25 + turn
         a0, a1 = math.radians(start), math.radians(start + theta)
         pts = {"O": (0.0, 0.0), "A": (r * math.cos(a0), r * math.sin(a0)), "B": (r * math.cos(a1), r * math.sin(a1))}
         mid = math.radians(start - 90)
@@ -1283,16 +1473,27 @@ class CircumferenceArc(FigureFamily):
                                       "dir": [round(math.cos(back), 3), round(math.sin(back), 3)]},
                                      {"id": "radius_OA", "type": "segment", "from": "O", "to": "A",
                                       "text": _len(r, u), "value": r, "dir": out_dir}]
+        if grid:  # counted along its grid line, not written
+            els[2] = counted(els[2], params["grid"])
         if whole_circle:
             els.insert(0, {"id": "circle", "type": "circle", "center": "O", "radius": r})
             els[3]["dir"] = [round(-math.sin(a0), 3), round(math.cos(a0), 3)]
-            els[2]["dir"] = [round(math.sin(a0), 3), round(-math.cos(a0), 3)]
+            # The letter O goes opposite the radius (between grid lines on squared paper).
+            lean = math.radians(-45 if grid else 0)
+            els[2]["dir"] = [round(math.sin(a0 + lean), 3), round(-math.cos(a0 + lean), 3)]
+            if grid:
+                return Figure(self.figure_kind, figure_spec({"O": pts["O"], "A": pts["A"]},
+                                                            [*grid_elements(params, "O"), *els],
+                                                            grid_size(params, (2 * r, 2 * r))))
             return Figure(self.figure_kind, figure_spec({"O": pts["O"], "A": pts["A"]}, els, (2.3, 2.3)))
         els += [{"id": "radius_OB", "type": "segment", "from": "O", "to": "B"},
                 {"id": "arc_AB", "type": "arc", "center": "O", "radius": r, "start": round(start, 3),
                  "end": round(start + theta, 3)},
                 {"id": "angle_O", "type": "angle_mark", "at": "O", "arms": ["A", "B"], "text": _deg(theta),
                  "value": theta}]
+        if grid:
+            return Figure(self.figure_kind, figure_spec(pts, [*grid_elements(params, "O"), *els],
+                                                        grid_size(params, (2 * r, 2 * r))))
         return Figure(self.figure_kind, figure_spec(pts, els, (2.4, 2.2)))
 
 
@@ -1330,7 +1531,17 @@ class PolygonAreaPerimeter(FigureFamily):
                 if rng.random() < 0.3:  # a rug measured in cm, its area asked in m²: 1 m² is 10 000 cm²
                     return {"shape": "rectangle", "l": 10 * length + 50, "w": 10 * width + 50, "unit": "cm",
                             "ask": "area_m2"}
+                if rng.random() < GRID_SHARE:  # drawn on squared paper: sides counted in squares
+                    k = _pick(rng, GRID_STEPS)
+                    n_l, n_w = sorted((int(rng.integers(3, 11)), int(rng.integers(2, 8))), reverse=True)
+                    return {"shape": "rectangle", "l": n_l * k, "w": n_w * k, "unit": unit, "grid": k}
                 return {"shape": "rectangle", "l": length, "w": width, "unit": unit}
+            if rng.random() < 0.5:  # isosceles: the tick marks, not a label, give the third side
+                while True:
+                    leg, base = int(rng.integers(4, 20)), int(rng.integers(3, 20))
+                    if base != leg and base < 2 * leg - 1 and _min_angle([leg, leg, base]) >= 25:
+                        return {"shape": "triangle_perimeter", "a": leg, "b": leg, "c": base, "unit": unit,
+                                "isosceles": True}
             while True:
                 a, b, c = (int(v) for v in rng.integers(3, 20, size=3))
                 if max(a, b, c) < (a + b + c) - max(a, b, c) - 1:
@@ -1342,6 +1553,11 @@ class PolygonAreaPerimeter(FigureFamily):
             top = int(rng.integers(2, 16))
             return {"shape": "trapezium", "a": top, "b": top + o + int(rng.integers(0, 8)), "h": h, "o": o, "s": s,
                     "unit": unit}
+        if rng.random() < GRID_SHARE:
+            k = _pick(rng, GRID_STEPS)
+            width, height = int(rng.integers(5, 11)), int(rng.integers(5, 9))
+            return {"shape": "l_shape", "W": width * k, "H": height * k, "a": int(rng.integers(2, width - 1)) * k,
+                    "c": int(rng.integers(2, height - 1)) * k, "unit": unit, "grid": k}
         width, height = int(rng.integers(6, 20)), int(rng.integers(6, 20))
         return {"shape": "l_shape", "W": width, "H": height, "a": int(rng.integers(2, width - 2)),
                 "c": int(rng.integers(2, height - 2)), "unit": unit}
@@ -1358,6 +1574,24 @@ class PolygonAreaPerimeter(FigureFamily):
         return True
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        stated = self._quantities(params)
+        return [replace(q, on_grid=True) for q in stated] if params.get("grid") else stated
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        if params["image_role"] != "required" or not params.get("isosceles"):
+            return super().figure_readings(params)
+        # Isosceles: BC's label also gives CA (equal tick marks), so a misread of it changes both sides.
+        leg, base = params["a"], params["c"]
+        readings = (
+            Reading("a", "side_BC", "misread_value", tuple((m, m) for m in neighbour_misreads(leg)), also=("b",)),
+            Reading("c", "side_AB", "misread_value", tuple(neighbour_misreads(base))),
+            Reading("a", "side_BC", "misread_label", ((base, base, leg),), also=("b", "c")),  # base and leg swapped
+            # The tick marks read as pairing CA with the base AB rather than with BC.
+            Reading("b", "tick_CA", "misread_relation", (base,)),
+        )
+        return effective_readings(self, params, readings)
+
+    def _quantities(self, params: dict[str, Any]) -> list[Quantity]:
         u = params["unit"]
         return {
             "rectangle": [Quantity("length", "l", "side_AB", u), Quantity("width", "w", "side_BC", u)],
@@ -1488,17 +1722,23 @@ class PolygonAreaPerimeter(FigureFamily):
     def figure(self, params: dict[str, Any]) -> Figure:
         shape, u = params["shape"], params["unit"]
 
+        grid = bool(params.get("grid"))
+
         def side(el_id: str, a: str, b: str, key: str, **kw: Any) -> dict[str, Any]:
-            return {"id": el_id, "type": "segment", "from": a, "to": b, "text": _len(params[key], u),
-                    "value": params[key], **kw}
+            el = {"id": el_id, "type": "segment", "from": a, "to": b, "text": _len(params[key], u),
+                  "value": params[key], **kw}
+            return counted(el, params["grid"]) if grid else el  # on squared paper the length is counted
 
         if shape == "rectangle":
             length, width = params["l"], params["w"]
             pts = {"A": (0, 0), "B": (length, 0), "C": (length, width), "D": (0, width)}
             els = [{"id": "rectangle_ABCD", "type": "polygon", "points": list("ABCD")},
-                   side("side_AB", "A", "B", "l"), side("side_BC", "B", "C", "w"),
-                   *({"id": f"right_{v}", "type": "right_angle", "at": v, "arms": arms}
-                     for v, arms in (("A", ["B", "D"]), ("B", ["C", "A"]), ("C", ["D", "B"]), ("D", ["A", "C"])))]
+                   side("side_AB", "A", "B", "l"), side("side_BC", "B", "C", "w")]
+            if grid:  # the grid shows the right angles; its key gives the lengths
+                size = grid_size(params, (length, width))
+                return Figure(self.figure_kind, figure_spec(pts, [*grid_elements(params, "A"), *els], size))
+            els += [{"id": f"right_{v}", "type": "right_angle", "at": v, "arms": arms}
+                    for v, arms in (("A", ["B", "D"]), ("B", ["C", "A"]), ("C", ["D", "B"]), ("D", ["A", "C"]))]
             return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.0)))
         if shape == "triangle_perimeter":
             a, b, c = params["a"], params["b"], params["c"]
@@ -1507,6 +1747,11 @@ class PolygonAreaPerimeter(FigureFamily):
             pts = tri_points("ABC", c, ang_a, ang_b)
             els = [{"id": "triangle_ABC", "type": "polygon", "points": list("ABC")}, *vertex_labels("ABC"),
                    side("side_AB", "A", "B", "c"), side("side_BC", "B", "C", "a"), side("side_CA", "C", "A", "b")]
+            if params.get("isosceles"):  # CA is known from its tick mark matching BC's, not from a label
+                del els[-1]["text"], els[-1]["value"]
+                els[-2]["text_at"] = 0.68  # BC's label clear of its tick mark at the middle
+                els += [{"id": "tick_BC", "type": "tick_mark", "on": ["B", "C"], "count": 1},
+                        {"id": "tick_CA", "type": "tick_mark", "on": ["C", "A"], "count": 1}]
             return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.1)))
         if shape in ("triangle", "trapezium"):
             verts = self._vertices(params)
@@ -1528,6 +1773,9 @@ class PolygonAreaPerimeter(FigureFamily):
         els = [{"id": "l_shape_ABCDEF", "type": "polygon", "points": list("ABCDEF")},
                side("side_AB", "A", "B", "W"), side("side_BC", "B", "C", "c"),
                side("side_EF", "E", "F", "a"), side("side_FA", "F", "A", "H")]
+        if grid:
+            size = grid_size(params, (params["W"], params["H"]))
+            return Figure(self.figure_kind, figure_spec(pts, [*grid_elements(params, "A"), *els], size))
         return Figure(self.figure_kind, figure_spec(pts, els, (2.8, 2.4)))
 
 
@@ -1561,14 +1809,19 @@ class ParallelLines(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        # On a share of medium problems the given angle is measured with a protractor laid along its
+        # parallel line (to the nearest 5°): an interior angle, where the transversal runs on past the
+        # tool's rim and the other angle stays clear of it, and phi 45°-85° so the tool stays between the
+        # ends of the lines.
+        scale = _pick(rng, ("outer", "inner")) if difficulty == "medium" and rng.random() < PROTRACTOR_SHARE else None
         relations = ("co_interior", "straight_line") if difficulty == "easy" else (
             "corresponding", "alternate", "co_interior", "straight_line" if difficulty == "medium" else "alternate")
         while True:
-            relation = _pick(rng, relations)
-            given_pos, x_pos = _pick(rng, _PAIRS[relation])
+            relation = _pick(rng, ("co_interior", "alternate") if scale else relations)
+            given_pos, x_pos = _pick(rng, _PAIRS[relation][:2] if scale else _PAIRS[relation])
             if rng.integers(2):
                 given_pos, x_pos = x_pos, given_pos
-            phi = int(rng.integers(28, 87))
+            phi = int(rng.integers(9, 18)) * 5 if scale else int(rng.integers(28, 87))
             params: dict[str, Any] = {"relation": relation, "phi": phi, "given_pos": list(given_pos),
                                       "x_pos": list(x_pos)}
             size_x, size_g = self._size(params, x_pos), self._size(params, given_pos)
@@ -1580,7 +1833,8 @@ class ParallelLines(FigureFamily):
             if not -40 <= q <= 50 or q == 0:
                 continue
             if difficulty == "medium":
-                return {**params, "g": size_g, "x_form": [p, q], "g_form": None}
+                medium = {**params, "g": size_g, "x_form": [p, q], "g_form": None}
+                return {**medium, "protractor": scale} if scale else medium
             p2 = int(rng.integers(1, 6))
             q2 = size_g - p2 * x
             if -40 <= q2 <= 50 and p2 != p:
@@ -1592,12 +1846,19 @@ class ParallelLines(FigureFamily):
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         if params["g"] is not None:
-            return [Quantity("marked angle", "g", "angle_given", "°")]
+            return [Quantity("marked angle", "g", "protractor" if params.get("protractor") else "angle_given", "°")]
         p, q = params["g_form"]
         return [Quantity("marked angle", "g_form", "angle_given", "°", text=lin_text(p, q))]
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        out = list(super().figure_readings(params))
+        if params.get("protractor") and params["image_role"] == "required":
+            # Measured, not printed: the other scale (180° − g) or the neighbouring 5° tick.
+            g = params["g"]
+            measured = (Reading("g", "protractor", "misread_scale", (180 - g,)),
+                        Reading("g", "protractor", "misread_value", (g - 5, g + 5)))
+            out = list(effective_readings(self, params, measured))
+        else:
+            out = list(super().figure_readings(params))
         if params["image_role"] == "required":
             other = "co_interior" if params["relation"] in _EQUAL else "alternate"
             out.append(Reading("relation", "angle_x", "misread_relation", (other,)))
@@ -1643,8 +1904,9 @@ class ParallelLines(FigureFamily):
     def figure(self, params: dict[str, Any]) -> Figure:
         phi = math.radians(params["phi"])
         dx = 1.0 / math.tan(phi)  # transversal run per unit rise
-        pts = {"A": (-2.6, 1.1), "B": (2.6, 1.1), "C": (-2.6, -1.1), "D": (2.6, -1.1), "E": (1.1 * dx, 1.1),
-               "F": (-1.1 * dx, -1.1), "S": (dx * 2.1, 2.1), "T": (-dx * 2.1, -2.1)}
+        h = 1.5 if params.get("protractor") else 1.1  # half the gap: room for a protractor and the other label
+        pts = {"A": (-2.6, h), "B": (2.6, h), "C": (-2.6, -h), "D": (2.6, -h), "E": (h * dx, h),
+               "F": (-h * dx, -h), "S": (dx * (h + 1.0), h + 1.0), "T": (-dx * (h + 1.0), -h - 1.0)}
         # Rays from each intersection, in position order: right, up the transversal, left, down.
         rays = {0: ("B", "S", "A", "F"), 1: ("D", "E", "C", "T")}
         centre = {0: "E", 1: "F"}
@@ -1665,4 +1927,11 @@ class ParallelLines(FigureFamily):
             if text == "x":
                 el["style"] = "italic"
             els.append(el)
+        if params.get("protractor"):  # the marked angle is measured: its arc stays, its number goes
+            line, p = params["given_pos"]
+            r = rays[line]
+            horizontal, slanted = (r[p], r[(p + 1) % 4]) if p in (0, 2) else (r[(p + 1) % 4], r[p])
+            del els[-2]["text"]
+            els.insert(0, protractor(centre[line], horizontal, slanted, 1.5, params["protractor"], params["g"]))
+            return Figure(self.figure_kind, figure_spec(pts, els, (4.4, 3.8)))
         return Figure(self.figure_kind, figure_spec(pts, els, (3.4, 2.5)))

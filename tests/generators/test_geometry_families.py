@@ -161,3 +161,110 @@ def test_cone_without_a_third_is_the_cylinder_volume() -> None:
     params = {"given": "radius", "r": 3, "h": 4, "slant": None, "unit": "cm", "image_role": "useful"}
     assert family.derive(params)[-1].text == "12π"
     assert family.derive_mal(params, "cone_without_third")[-1].text == "36π"
+
+
+# -- squared paper, tick marks and rings: the figure elements the visual misreads read -----------------
+
+GRIDDED = ("geometry.polygon.area_perimeter", "geometry.pythagoras", "geometry.circle.area",
+           "geometry.circle.circumference_arc")
+
+
+def _readings(family_id: str, params: dict) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for r in get_family(family_id).figure_readings(params):
+        out.setdefault(r.kind, []).append(r)
+    return out
+
+
+@pytest.mark.parametrize("family_id", GRIDDED)
+def test_grid_items_give_lengths_only_by_squares_and_a_key(family_id: str) -> None:
+    family = get_family(family_id)
+    gridded = [p for p in _problems(family_id, 30) if p.params.get("grid")]
+    assert gridded, "no problem on squared paper in 30 seeds"
+    for problem in gridded:
+        k, elements = problem.params["grid"], _elements(problem)
+        assert elements["grid_key"]["text"] == f"1 square = {k} {problem.params['unit']}"
+        counted = [q for q in family.quantities(problem.params) if q.on_grid]
+        assert counted
+        for q in counted:
+            assert problem.params[q.param] % k == 0
+            # Nothing printed: the side shows its number of squares, which the key turns into the length.
+            assert "text" not in elements[q.element] and "value" not in elements[q.element]
+            assert elements[q.element]["squares"] * k == problem.params[q.param]
+
+
+def test_a_grid_key_ignored_counts_squares_and_a_miscount_is_one_square_out() -> None:
+    family = get_family("geometry.polygon.area_perimeter")
+    params = {"shape": "rectangle", "l": 21, "w": 9, "unit": "cm", "grid": 3, "image_role": "required",
+              "answer_unit": "cm"}
+    readings = _readings(family.id, params)
+    assert set(readings) == {"miscount", "misread_scale"}  # nothing printed, so no value or label misread
+    (scale,) = readings["misread_scale"]
+    assert scale.element == "grid_key" and scale.misreads == ((1, 7, 3),)
+    assert [s.text for s in family.derive(scale.apply(params, scale.misreads[0]))][0] == "2 × (7 + 3)"
+    assert {r.element: r.misreads for r in readings["miscount"]} == {"side_AB": (18, 24), "side_BC": (6, 12)}
+
+
+def test_the_isosceles_ticks_read_as_pairing_the_base_give_the_base_twice() -> None:
+    family = get_family("geometry.polygon.area_perimeter")
+    params = {"shape": "triangle_perimeter", "a": 10, "b": 10, "c": 16, "unit": "ft", "isosceles": True,
+              "image_role": "required", "answer_unit": "ft"}
+    elements = {e["id"]: e for e in family.figure(params).spec["elements"]}
+    assert not {"text", "value"} & set(elements["side_CA"]) and {"tick_BC", "tick_CA"} <= set(elements)
+    readings = _readings(family.id, params)
+    (relation,) = readings["misread_relation"]
+    assert relation.element == "tick_CA" and relation.misreads == (16,)
+    assert family.derive(relation.apply(params, 16))[0].text == "16 + 10 + 16"
+    # A misread of BC's label carries to CA, which the ticks make equal to it.
+    assert all(len(set(m)) == 1 for r in readings["misread_value"] if r.param == "a" for m in r.misreads)
+
+
+def test_the_outer_radius_labelled_in_the_ring_is_read_as_the_ring_width() -> None:
+    family = get_family("geometry.circle.area")
+    params = {"shape": "annulus", "R": 18, "r": 6, "unit": "cm", "turn": 0, "image_role": "required",
+              "answer_unit": "cm²"}
+    (relation,) = _readings(family.id, params)["misread_relation"]
+    assert relation.param == "R" and relation.misreads == (24,)
+    label = next(e for e in family.figure(params).spec["elements"] if e["id"] == "radius_R")
+    assert label["text_at"] > params["r"] / params["R"]  # the label sits on the ring, not inside the hole
+
+
+def test_a_circles_radius_taken_for_a_diameter_is_halved_but_a_sectors_is_not() -> None:
+    family = get_family("geometry.circle.circumference_arc")
+    circle = {"ask": "circumference", "given": "radius", "r": 15, "theta": 360, "unit": "cm", "turn": 0,
+              "image_role": "required", "answer_unit": "cm"}
+    (label,) = _readings(family.id, circle)["misread_label"]
+    assert label.misreads == (("diameter", 15),)
+    assert [s.text for s in family.derive(label.apply(circle, label.misreads[0]))][:2] == \
+        ["2 × 3.14 × (15 ÷ 2)", "2 × 3.14 × 7.5"]
+    sector = {**circle, "ask": "arc", "theta": 90}
+    assert "misread_label" not in _readings(family.id, sector)
+
+
+def test_an_angle_read_off_the_protractor_is_misread_on_its_other_scale_or_a_neighbouring_tick() -> None:
+    family = get_family("geometry.triangle.angle_sum")
+    params = {"level": "two_angles", "names": "ABC", "a": 65, "b": 50, "protractor": "inner",
+              "image_role": "required"}
+    elements = {e["id"]: e for e in family.figure(params).spec["elements"]}
+    assert "angle_A" not in elements  # angle A is measured, not printed
+    assert elements["protractor"]["value"] == 65 and elements["protractor"]["scale"] == "inner"
+    readings = _readings(family.id, params)
+    assert [r.misreads for r in readings["misread_scale"]] == [(115,)]
+    assert (60, 70) in [r.misreads for r in readings["misread_value"] if r.element == "protractor"]
+    assert "misread_label" not in readings  # a measured angle and a printed one are not two labels to swap
+    wrong = readings["misread_scale"][0]
+    assert [s.text for s in family.derive(wrong.apply(params, 115))][0] == "180 − (115 + 50)"
+
+
+def test_a_protractor_on_the_parallel_lines_lies_along_the_line_of_the_measured_angle() -> None:
+    family = get_family("geometry.angles.parallel_lines")
+    params = {"relation": "co_interior", "phi": 80, "given_pos": [1, 1], "x_pos": [0, 2], "g": 100,
+              "x_form": [2, 30], "g_form": None, "protractor": "outer", "image_role": "required"}
+    elements = {e["id"]: e for e in family.figure(params).spec["elements"]}
+    tool = elements["protractor"]
+    # Angle 1 at F (upper left) runs from the ray to C round to the transversal's ray up to E.
+    assert (tool["at"], tool["base"], tool["side"], tool["value"]) == ("F", "C", "E", 100)
+    assert "text" not in elements["angle_given"]
+    readings = _readings(family.id, params)
+    assert [r.misreads for r in readings["misread_scale"]] == [(80,)]
+    assert family.derive(readings["misread_scale"][0].apply(params, 80))[0].text == "2x + 30 + 80 = 180"

@@ -113,14 +113,14 @@ MATRIX = {
                                        "misread_relation"},
     "coordinate.slope.two_points": {"misread_value", "misread_label", "misread_scale", "miscount",
                                     "misread_relation"},
-    "geometry.angles.parallel_lines": {"misread_value", "misread_relation"},
+    "geometry.angles.parallel_lines": {"misread_value", "misread_scale", "misread_relation"},
     "geometry.circle.area": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
     "geometry.circle.circumference_arc": {"misread_value", "misread_label", "misread_scale", "miscount"},
     "geometry.polygon.area_perimeter": {"misread_value", "misread_label", "misread_scale", "miscount",
                                         "misread_relation"},
     "geometry.pythagoras": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
     "geometry.similar_triangles": {"misread_value", "misread_label"},
-    "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_relation"},
+    "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_scale", "misread_relation"},
     "probability.table.two_way": {"misread_value", "misread_label", "miscount"},
     "solid.cone.volume": {"misread_value", "misread_label"},
     "solid.cylinder.volume_surface": {"misread_value", "misread_label"},
@@ -156,8 +156,6 @@ NO_HONEST_MISREAD = {
                                                     "nothing in the figure is counted",
     ("geometry.angles.parallel_lines", "misread_label"): "one marked angle and the unknown; the label read at a "
                                                          "neighbouring angle is its misread_relation",
-    ("geometry.angles.parallel_lines", "misread_scale"): "angles are printed, not measured: no protractor, scale or "
-                                                         "key is drawn",
     ("geometry.circle.circumference_arc", "misread_relation"): "a sector's straight edges are both radii and its angle "
                                                                "mark sits inside the arc; radius-for-diameter is its "
                                                                "misread_label",
@@ -169,8 +167,6 @@ NO_HONEST_MISREAD = {
                                                      "solver works out from two labelled sides",
     ("geometry.triangle.angle_sum", "miscount"): "three angles with printed sizes and at most one pair of tick marks: "
                                                  "nothing is counted",
-    ("geometry.triangle.angle_sum", "misread_scale"): "angles are printed in degrees; no protractor or scale is drawn "
-                                                      "to read the wrong way",
     ("probability.table.two_way", "misread_relation"): "a table draws no relation mark; the column total used for "
                                                        "P(column | row) is the conceptual wrong_denominator mal-rule",
     ("probability.table.two_way", "misread_scale"): "a table of counts has no scale or key: every count is printed",

@@ -113,3 +113,40 @@ def test_figures_are_drawn_from_the_true_values() -> None:
     pts = {k: np.array(v) for k, v in spec["points"].items()}
     assert np.isclose(np.linalg.norm(pts["B"] - pts["C"]), 6) and np.isclose(np.linalg.norm(pts["A"] - pts["C"]), 8)
     assert np.isclose(np.linalg.norm(pts["A"] - pts["B"]), 10)
+
+
+def _grid_rectangle() -> Figure:
+    family = get_family("geometry.polygon.area_perimeter")
+    return family.figure({"shape": "rectangle", "l": 21, "w": 9, "unit": "cm", "grid": 3, "image_role": "required"})
+
+
+def test_a_shape_on_squared_paper_spans_its_number_of_squares() -> None:
+    fig = _grid_rectangle()
+    grid = draw_figure(Figure(fig.kind, {**fig.spec, "draw_only": ["grid"]}), 150).pixels
+    row = grid[grid.shape[0] // 2].min(axis=1) < 250
+    xs = np.flatnonzero(np.diff(row.astype(int)) == 1)  # the left edge of each vertical grid line
+    spacing = np.diff(xs)
+    assert len(xs) >= 8 and spacing.max() - spacing.min() <= 1
+    side = next(b for b in draw_figure(fig, 150).boxes if b.ref == "side_AB")
+    # 21 cm at 3 cm a square: AB runs along 7 squares (its box adds a line width and a little padding).
+    assert abs((side.x1 - side.x0) - 7 * spacing.mean()) < 6
+
+
+def test_the_grid_key_sits_under_the_drawing_clear_of_every_other_mark() -> None:
+    boxes = draw_figure(_grid_rectangle(), 150).boxes
+    key = next(b for b in boxes if b.ref == "grid_key")
+    assert all(key.y0 >= b.y1 for b in boxes if b.ref != "grid_key")
+
+
+def test_a_protractor_lies_centred_on_its_vertex_with_its_half_disc_over_the_angle() -> None:
+    family = get_family("geometry.triangle.angle_sum")
+    params = {"level": "two_angles", "names": "ABC", "a": 65, "b": 50, "protractor": "outer",
+              "image_role": "required"}
+    fig = family.figure(params)
+    boxes = {b.ref: b for b in draw_figure(fig, 150).boxes}
+    tool, triangle = boxes["protractor"], boxes["triangle_ABC"]
+    # Standing on the base line AB (the triangle's lowest edge), no ink below it ...
+    assert abs(tool.y1 - triangle.y1) < 2
+    # ... a half-disc as tall as its radius, centred on A (the triangle's leftmost point here).
+    radius_px = (tool.x1 - tool.x0) / 2
+    assert abs((tool.y1 - tool.y0) - radius_px) < 4 and abs(tool.x0 + radius_px - triangle.x0) < 4
