@@ -123,7 +123,8 @@ def main() -> None:
             + "; ".join(f"{k} {v}" for k, v in data["status"].items()) + ".\n\n"
             "Our calls sample their parameters (bisecting to land in the rubric bin), apply them and measure the "
             "effect they record (tilt angle, shadow coverage of text, text under glare, PSNR, ...), as the "
-            "pipeline does; our geometric ops also lay the sheet on a desk on a larger canvas. The floor and "
+            "pipeline does; our geometric ops also lay the sheet on a desk (the photo keeps the page's pixel "
+            "count). The floor and "
             "albumentations only apply. Single ops are matched by kind (ours at the severity in "
             "benchmarks/anchor_ops.py), so their parameters differ; the pipeline row is the comparison "
             "of record.\n\nRe-run: `python benchmarks/anchors.py`.\n\n" + table + "\n")
