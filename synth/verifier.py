@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy
@@ -12,6 +13,7 @@ from sympy.core.relational import Relational
 from synth.generators import get_family
 from synth.generators.base import Family
 from synth.mathparse import MathParseError, _clearly_differ, equivalent, parse_math
+from synth.polynomials import expand_difference, monic_square_free, rational_part, to_sympy, univariate
 from synth.presentation import ShownLine, presentation_faults, read_line
 from synth.records import Problem, Step
 
@@ -74,6 +76,9 @@ def same_value(a: sympy.Basic, b: sympy.Basic) -> bool:
         ka, kb = _polynomial_key(a), _polynomial_key(b)
         if ka is not None and kb is not None:
             return ka == kb
+        ma, mb = _multivariate_key(a), _multivariate_key(b)
+        if ma is not None and mb is not None:
+            return ma == mb
         return _solutions(a) == _solutions(b)
     if a == b:
         return True
@@ -136,6 +141,12 @@ def _polynomial_key(eq: sympy.Eq) -> tuple[sympy.Basic, ...] | None:
     Like the solve route, the key ignores the variable's name (`x = 3` matches `y = 3`), which
     is what lets a renamed variable count as the same solution.
     """
+    fast = _exact_polynomial_key(eq)
+    return _sympy_polynomial_key(eq) if fast is _UNDECIDED else fast  # type: ignore[return-value]
+
+
+def _sympy_polynomial_key(eq: sympy.Eq) -> tuple[sympy.Basic, ...] | None:
+    """`_polynomial_key` by sympy.expand and sympy.Poly: any polynomial SymPy can write."""
     free = eq.free_symbols
     if len(free) != 1:
         return None
@@ -152,6 +163,31 @@ def _polynomial_key(eq: sympy.Eq) -> tuple[sympy.Basic, ...] | None:
         c1, c0 = poly.all_coeffs()
         return (sympy.Integer(1), c0 / c1)
     return tuple(poly.sqf_part().monic().all_coeffs())
+
+
+_UNDECIDED = object()
+
+
+def _exact_polynomial_key(eq: sympy.Eq) -> tuple[sympy.Basic, ...] | None | object:
+    """`_polynomial_key` without sympy.expand and sympy.Poly, or _UNDECIDED outside synth.polynomials' reach.
+
+    The same key, much cheaper: the polynomial is expanded exactly with surd coefficients and its
+    monic square-free part taken there. The two routes agree because both keys are the unique
+    monic square-free part, written as SymPy numbers in canonical form (what `sympy.expand`
+    makes of the extension route's coefficients); tests/test_polynomials.py checks them against
+    each other. An equation without a variable is a constant (None), as on the sympy route; one
+    with two leaves the fragment.
+    """
+    expansion = expand_difference(eq.lhs, eq.rhs, discover=1)
+    if expansion is None:
+        return _UNDECIDED
+    coeffs = univariate(expansion)
+    if len(coeffs) < 2:
+        return None
+    monic = monic_square_free(coeffs)
+    if monic is None:
+        return _UNDECIDED
+    return tuple(to_sympy(c) for c in monic)
 
 
 def _surds_only(value: sympy.Basic) -> bool:
@@ -180,6 +216,30 @@ def _surd_key(diff: sympy.Expr, symbol: sympy.Symbol, poly: sympy.Poly) -> tuple
 
 
 @lru_cache(maxsize=4096)
+def _multivariate_key(eq: sympy.Eq) -> frozenset[tuple[tuple[tuple[str, int], ...], Fraction]] | None:
+    """What `_solutions` compares for an equation in several variables (the printed expansion of
+    lhs − rhs), as exact terms: {((variable name, power), ...), coefficient}.
+
+    Equal keys exactly when the printed expansions are equal: an expansion with rational
+    coefficients is canonical, and printing names a variable by its name alone. None outside
+    synth.polynomials' fragment, with square roots, fewer than two variables or variables with
+    assumptions; `_solutions` decides those.
+    """
+    expansion = expand_difference(eq.lhs, eq.rhs, discover=_MAX_VARIABLES)
+    if expansion is None or len(expansion.symbols) < 2 or not expansion.rational:
+        return None
+    if any(s.assumptions0 != _PLAIN for s in expansion.symbols):
+        return None
+    names = [s.name for s in expansion.symbols]
+    return frozenset((tuple(sorted((n, k) for n, k in zip(names, mono) if k)), rational_part(c))
+                     for mono, c in expansion.terms.items())
+
+
+_MAX_VARIABLES = 6
+_PLAIN = {"commutative": True}  # a Symbol("x") without assumptions
+
+
+@lru_cache(maxsize=4096)
 def _solutions(eq: sympy.Eq) -> tuple[object, ...]:
     free = sorted(eq.free_symbols, key=lambda s: s.name)
     if not free:
@@ -190,11 +250,13 @@ def _solutions(eq: sympy.Eq) -> tuple[object, ...]:
     return (str(sympy.expand(eq.lhs - eq.rhs)),)
 
 
+@lru_cache(maxsize=16384)
 def parse_step(text: str) -> sympy.Basic:
     """What a shown step says: parse_math, plus equations joined by `or` (one variable) or `and`.
 
     A worded prefix (``Sum: ``) and a trailing unit from ``synth.presentation.UNITS`` (``345 cm``)
-    are read off first; the presentation checker judges them.
+    are read off first; the presentation checker judges them. Cached like parse_math (the lines of
+    one problem are read again for each of its variants); refusals raise and are not cached.
     """
     text = read_line(text).math
     if " or " in text:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from synth.generators import expr as E
 from synth.generators import register
 from synth.generators import terms as T
 from synth.generators.base import Derivation, Family, MalRule, StepDraft, format_number
+from synth.polynomials import expand_difference, expand_exact, rational_part, univariate
 
 _VARS = ("x", "y", "t", "n")
 
@@ -51,6 +53,33 @@ def _pair(d: Derivation, rule: str, var: str, roots: tuple[sympy.Expr, sympy.Exp
     value = sympy.Eq(sympy.Mul(x - roots[0], x - roots[1], evaluate=False), 0, evaluate=False)
     d.add(StepDraft(rule=rule, value=value, text=f"{var} = {texts[0]} or {var} = {texts[1]}",
                     latex=rf"{var} = {latexes[0]} \text{{ or }} {var} = {latexes[1]}", result=result))
+
+
+def _rational_coefficients(expr: sympy.Basic, x: sympy.Symbol) -> list[Fraction] | None:
+    """Coefficients of ``expr`` as a polynomial in x, highest first, when they are all rational; else None.
+
+    Exact integer arithmetic (synth.polynomials) instead of sympy.Poly, which costs ~7x more here;
+    None (the caller's sympy route) for anything else, including a constant.
+    """
+    expansion = expand_exact(expr, (x,))
+    if expansion is None or not expansion.rational or not expansion.terms:
+        return None
+    coeffs = [rational_part(c) for c in univariate(expansion)]
+    return coeffs if len(coeffs) > 1 else None
+
+
+def _monic_rational(eq: sympy.Eq) -> sympy.Expr | None:
+    """``Poly(expand(lhs − rhs)).monic().as_expr()`` for one variable and rational coefficients, else None."""
+    expansion = expand_difference(eq.lhs, eq.rhs, discover=1)
+    if expansion is None or len(expansion.symbols) != 1 or not expansion.rational:
+        return None
+    coeffs = [rational_part(c) for c in univariate(expansion)]
+    if len(coeffs) < 2:
+        return None
+    (x,), lead = expansion.symbols, coeffs[0]
+    degree = len(coeffs) - 1
+    monic = [c / lead for c in coeffs]
+    return sympy.Add(*(sympy.Rational(c.numerator, c.denominator) * x**(degree - k) for k, c in enumerate(monic) if c))
 
 
 @register
@@ -115,6 +144,9 @@ class QuadraticFormula(Family):
         """The solution set as the monic polynomial whose roots it is (like algebra.quadratic.factoring)."""
         if not isinstance(value, sympy.Eq):
             return value
+        fast = _monic_rational(value)
+        if fast is not None:
+            return fast
         poly = sympy.Poly(sympy.expand(value.lhs - value.rhs), *sorted(value.free_symbols, key=str))
         return poly.monic().as_expr() if poly.total_degree() > 0 else value.lhs - value.rhs
 
@@ -208,10 +240,15 @@ class QuadraticFormula(Family):
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         """Both roots in lowest terms, read off the monic polynomial with integer arithmetic."""
         var = params["var"]
-        poly = sympy.Poly(answer, sympy.Symbol(var)) if answer.free_symbols else None
-        if poly is None or poly.degree() != 2:
-            raise ValueError(f"{answer} is not a quadratic in {var}")
-        _, big_b, big_c = (sympy.Rational(c) for c in poly.monic().all_coeffs())
+        fast = _rational_coefficients(answer, sympy.Symbol(var))
+        if fast is not None and len(fast) == 3:
+            a2 = fast[0]
+            big_b, big_c = (sympy.Rational((c / a2).numerator, (c / a2).denominator) for c in fast[1:])
+        else:
+            poly = sympy.Poly(answer, sympy.Symbol(var)) if answer.free_symbols else None
+            if poly is None or poly.degree() != 2:
+                raise ValueError(f"{answer} is not a quadratic in {var}")
+            _, big_b, big_c = (sympy.Rational(c) for c in poly.monic().all_coeffs())
         scale = math.lcm(int(big_b.q), int(big_c.q))
         a, b, c = scale, int(big_b * scale), int(big_c * scale)
         disc = b * b - 4 * a * c
