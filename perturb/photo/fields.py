@@ -32,11 +32,11 @@ def gain_u8(gain: np.ndarray) -> tuple[np.ndarray, float]:
     """A gain field as 8-bit fixed point and the scale that turns it back into gains.
 
     8-bit gains make the full-size multiply (and upsampling) several times cheaper than float32
-    ones. Gains up to 1 (shadows, vignettes, glare's wash) are stored in 1/255 steps, a step of at
-    most one grey level on white paper; larger ones (a sheet turned to the light) in 1/128 steps,
-    up to 1.99.
+    ones. The largest gain maps to 255 (gains up to 1 map 1 to 255): steps of 1/255 of the largest
+    gain, about one grey level on white paper for the gains the ops use (at most 1.03, a sheet
+    turned to the light; a gain of 2 would step by two levels).
     """
-    unit = 255.0 if float(gain.max()) <= 1.0 else 128.0
+    unit = float(int(255.0 / max(1.0, float(gain.max()))))  # whole, so a plane of gain 1 is exactly `unit`
     return np.clip(gain * unit + 0.5, 0, 255).astype(np.uint8), 1.0 / unit
 
 
@@ -122,12 +122,12 @@ def masked_fraction(field: np.ndarray, mask: np.ndarray, threshold: float = 0.5)
 
 
 def bisect_coverage(field_at: Callable[[float], np.ndarray], mask: np.ndarray, target: float,
-                    lo: float, hi: float, *, grows: bool, steps: int = 18) -> float:
+                    lo: float, hi: float, *, grows: bool, steps: int = 20) -> float:
     """The parameter value in [lo, hi] whose field covers ``target`` of the masked cells.
 
     ``grows`` says whether coverage increases with the parameter. Lighting ops use it to hit a
-    rubric bin by construction instead of hoping a sampled size lands in it. 18 halvings of a range
-    up to 3 wide are finer than the 5 decimals the ops record.
+    rubric bin by construction instead of hoping a sampled size lands in it. 20 halvings of a range
+    up to 3 wide (2.9e-6) are finer than the 5 decimals the ops record.
     """
     for _ in range(steps):
         mid = (lo + hi) / 2

@@ -71,7 +71,8 @@ class Glare(Op):
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
-        # Every other pixel of every other row: a quarter of the work for the same shares of ink.
+        # Every other pixel of every other row: a quarter of the work; the shares move by up to ~0.02 against
+        # full resolution, well inside the rubric bins' margins (bins re-checked on 200 pages).
         b, a = luma(before)[::2, ::2], luma(after)[::2, ::2]
         ink = (b < 128) & content_mask(page, *b.shape)
         bi, ai = b[ink].astype(np.float32), a[ink].astype(np.float32)

@@ -67,6 +67,7 @@ class Tilt(GeometricOp):
         return {"angle_deg": round(angle, 3), "abs_angle_deg": round(abs(angle), 3),
                 "canvas_growth": round(warp.width * warp.height / (page.width * page.height), 4),
                 "print_scale": round(float(np.sqrt(abs(np.linalg.det(warp.matrix[:2, :2])))), 4),
+                "effective_dpi": round(page.dpi * float(np.sqrt(abs(np.linalg.det(warp.matrix[:2, :2])))), 1),
                 "page_corners": np.round(corners, 2).tolist()}
 
 
