@@ -15,6 +15,8 @@ ellipses, as in a textbook. Elements:
 - ``face_grid`` ``face`` + ``points`` [P0, P1, P2, P3] + ``divisions`` [m, n]: thin lines ruling
   that face into m cells along P0→P1 and n along P0→P3 (a cuboid built from cubes), drawn only
   when the face is visible;
+- ``disc_lines`` ``center`` + ``top`` (the axis' ends) + ``radius`` + ``count``: a cylinder ruled into
+  ``count`` equal discs (a stack of coins), drawn as the near half of each circle between two discs;
 - ``point``, ``label``, ``text``, ``right_angle``, ``angle_mark``, ``polygon`` as in plane geometry; a
   ``polygon`` with ``tint`` ``side`` or ``top`` is filled like a visible face (a key cube's faces).
   Only ``face`` points decide which side is inside the solid, so other points (a key cube
@@ -109,6 +111,19 @@ def _draw_face_grid(s: Scene, e: Mapping[str, Any]) -> Rect:
     return union(boxes) if boxes else points_box([p0, p1, p2, p3], 0.0)
 
 
+def _draw_disc_lines(s: Scene, e: Mapping[str, Any]) -> Rect:
+    """The near half of the horizontal circle between each two discs of a stack (thinner than the outline)."""
+    bottom, top = s.p(e["center"]), s.p(e["top"])
+    r = float(e["radius"]) * s.world_scale
+    ry = r * float(e.get("flatten", 1.0))
+    n = int(e["count"])
+    if n < 1:
+        raise ValueError(f"figure element {e['id']!r}: a stack needs a count of at least 1 disc, got {e['count']!r}")
+    boxes = [s.canvas.polyline(ellipse_points(_lerp(bottom, top, i / n), r, ry, 180, 360, 2.0), width=s.line * 0.6)
+             for i in range(1, n)]
+    return union(boxes) if boxes else points_box([bottom, top], 0.0)
+
+
 def _lerp(a: Point, b: Point, t: float) -> Point:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
@@ -153,6 +168,8 @@ def draw_solid(figure: Figure, dpi: int) -> FigureImage:
             e2["dashed"] = not any(seen[f] for f in e["faces"])
             if e2["dashed"]:
                 e2["width"] = 0.8
+        elif e["type"] == "disc_lines":
+            e2["flatten"] = sin_e
         elif e["type"] in ("circle", "arc"):
             e2["flatten"] = 1.0 if e.get("plane") == "screen" else sin_e
             cx, cy = flat[e["center"]]
@@ -163,7 +180,7 @@ def draw_solid(figure: Figure, dpi: int) -> FigureImage:
     px, scale = fit(flat, extents, canvas.width, canvas.height, label_margins(canvas, elements, dpi))
     boxes = render_elements(canvas, px, elements, dpi, scale,
                             extra={"face": _draw_face, "face_grid": _draw_face_grid, "circle": _draw_circle,
-                                   "arc": _draw_circle},
+                                   "arc": _draw_circle, "disc_lines": _draw_disc_lines},
                             only=spec.get("draw_only"))
     return FigureImage(canvas.pixels(), boxes)
 

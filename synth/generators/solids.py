@@ -33,6 +33,10 @@ _BOX_VIEW = {"azimuth": -32, "elevation": 22}
 # Share of easy cuboid volumes drawn as a stack of equal cubes with a key cube (count, then scale by the key).
 _CUBES_SHARE = 0.5
 _CUBE_EDGES = (2, 3, 4, 5)
+# Share of easy and medium cylinder volumes drawn as a stack of identical coins with a key coin (count the
+# coins, then scale by the key coin's thickness), and the thicknesses its key may print (mm).
+_COINS_SHARE = 0.35
+_COIN_THICKNESS = (2, 3, 4)
 # What each count of cubes is read along: the face whose grid shows it.
 _CUBE_COUNTS = (("nl", "cubes_front", "length"), ("nw", "cubes_right", "width"), ("nh", "cubes_front", "height"))
 
@@ -409,22 +413,70 @@ class CylinderVolumeSurface(FigureFamily):
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         unit, h = _pick(rng, UNITS), int(rng.integers(2, 31))
+        if difficulty in ("easy", "medium") and rng.random() < _COINS_SHARE:
+            return self._sample_coins(rng, difficulty)
         if difficulty == "medium":
             return {"ask": "volume", "given": "diameter", "d": int(rng.integers(2, 21)) * 2, "h": h, "unit": unit}
         return {"ask": "volume" if difficulty == "easy" else "surface", "given": "radius",
                 "r": int(rng.integers(2, 21)), "h": h, "unit": unit}
 
+    @staticmethod
+    def _sample_coins(rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        """A stack of identical coins (mm): the pupil counts the coins and scales by the key coin's thickness."""
+        while True:
+            n, t, r = int(rng.integers(4, 19)), int(_pick(rng, _COIN_THICKNESS)), int(rng.integers(8, 23))
+            # At least as tall as its radius (its length label clears the key coin), at most four times as tall
+            # (so each coin stays thick enough on the page to count).
+            if r <= n * t <= 4 * r:
+                break
+        size = {"r": r} if difficulty == "easy" else {"d": 2 * r}
+        return {"ask": "volume", "given": "radius" if difficulty == "easy" else "diameter", **size, "h": n * t,
+                "unit": "mm", "coin": t, "coins": n}
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        params = super().sample(rng, difficulty)
+        if params.get("coin") is not None:  # the count exists only in the drawing, so the figure is required
+            params["image_role"] = "required"
+        return params
+
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         u = params["unit"]
         first = (Quantity("radius", "r", "radius", u) if params["given"] == "radius"
                  else Quantity("diameter", "d", "diameter", u))
+        if params.get("coin") is not None:
+            return [first, Quantity("thickness of each coin", "coin", "key_edge", u),
+                    Quantity("coins in the stack", "coins", "coin_lines")]
         return [first, Quantity("height", "h", "height", u)]
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """For a stack of coins: one coin more or fewer (the lines counted, not the coins), the key coin's
+        thickness ignored (each coin taken as 1 mm) or its number misread; and the printed radius or diameter."""
+        if params.get("coin") is None:
+            return super().figure_readings(params)
+        t, n = params["coin"], params["coins"]
+        size = "r" if params["given"] == "radius" else "d"
+        readings = [Reading("coin", "key_edge", "misread_scale", (1,)),
+                    Reading("coin", "key_edge", "misread_value", tuple(neighbour_misreads(t))),
+                    Reading("coins", "coin_lines", "miscount", (n - 1, n + 1)),
+                    Reading(size, "radius" if size == "r" else "diameter", "misread_value",
+                            tuple(neighbour_misreads(params[size]))),
+                    *radius_as_diameter(params, "radius")]
+        return effective_readings(self, params, readings)
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         return radius_as_diameter(params, "radius")
 
+    @staticmethod
+    def _height(params: dict[str, Any]) -> E.Node:
+        """The height as written: ``h``, or for a stack ``(8 × 2)``: coins counted times the key coin's thickness
+        (just the count when the key is read as 1)."""
+        if params.get("coin") is None:
+            return params["h"]
+        n, t = params["coins"], params["coin"]
+        return n if t == 1 else ["group", ["*", n, t]]
+
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
-        ask, h = params["ask"], params["h"]
+        ask, h = params["ask"], self._height(params)
         ok = {"volume_with_circumference": ask == "volume", "diameter_as_radius": params["given"] == "diameter",
               "surface_one_end": ask == "surface"}
         if mal is not None and not ok[mal]:
@@ -437,7 +489,7 @@ class CylinderVolumeSurface(FigureFamily):
         if ask == "volume":
             if mal == "volume_with_circumference":
                 step(d, rule, E.product_of([2, "pi", r, h]))
-                c = d.compute(2 * E.sym(r) * h)
+                c = d.compute(2 * E.sym(r) * E.sym(h))
                 step(d, "multiply", pi_times(c), c)
                 return d.steps
             step(d, rule, E.product_of(["pi", ["pow", r, 2], h]))
@@ -445,9 +497,13 @@ class CylinderVolumeSurface(FigureFamily):
                 rv = d.compute(E.sym(r))
                 r = num(rv)
                 step(d, "halve_diameter", E.product_of(["pi", ["pow", r, 2], h]), rv)
+            if isinstance(h, list):  # a stack: its height from the coins counted
+                hv = d.compute(E.sym(h))
+                h = num(hv)
+                step(d, "height_from_coins", E.product_of(["pi", ["pow", r, 2], h]), hv)
             sq = d.compute(E.sym(r) ** 2)
             step(d, "square", E.product_of(["pi", num(sq), h]), sq)
-            v = d.compute(sq * h)
+            v = d.compute(sq * E.sym(h))
             step(d, "multiply", pi_times(v), v)
             return d.steps
         ends_k = 1 if mal == "surface_one_end" else 2
@@ -469,6 +525,9 @@ class CylinderVolumeSurface(FigureFamily):
         # Integrate discs (volume) or rings of circumference (surface) along the axis.
         z = sympy.Symbol("z")
         r = params["r"] if params["given"] == "radius" else sympy.Rational(params["d"], 2)
+        if params.get("coin") is not None:  # a stack: one disc of the key coin's thickness per coin
+            return sum((_integral(sympy.pi * r**2 + 0 * z, z, 0, params["coin"]) for _ in range(params["coins"])),
+                       sympy.Integer(0))
         if params["ask"] == "volume":
             return _integral(sympy.pi * r**2 + 0 * z, z, 0, params["h"])
         return 2 * sympy.pi * r**2 + _integral(2 * sympy.pi * r + 0 * z, z, 0, params["h"])
@@ -479,11 +538,14 @@ class CylinderVolumeSurface(FigureFamily):
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         u = params["unit"]
-        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)],
+                "coins": params.get("coin") is not None}
 
     def figure(self, params: dict[str, Any]) -> Figure:
         u = params["unit"]
         p, els = _round_solid(params, cone=False)
+        if params.get("coin") is not None:
+            return Figure(self.figure_kind, _coin_stack_spec(params, p, els))
         if params["given"] == "radius":
             els.append({"id": "radius", "type": "segment", "from": "T", "to": "R1", "text": _len(params["r"], u),
                         "value": params["r"], "dir": [0, 1]})
@@ -493,6 +555,42 @@ class CylinderVolumeSurface(FigureFamily):
         els.append({"id": "height", "type": "segment", "from": "R0", "to": "R1", "text": _len(params["h"], u),
                     "value": params["h"], "dir": [1, 0]})
         return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.6)))
+
+
+def _coin_stack_spec(params: dict[str, Any], points: dict[str, tuple[float, float, float]],
+                     elements: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cylinder ruled into its coins, its radius or diameter labelled, and one key coin beside it with its
+    thickness labelled (no height is printed: it is the coins counted times the key).
+
+    The key coin's faces are tinted polygons (its top ellipse and its rim band), like the key cube's.
+    """
+    t, u = params["coin"], params["unit"]
+    r = params["r"] if params["given"] == "radius" else params["d"] / 2
+    # The length is written just past the rim, level with the top: a stack drawn beside its key coin is too
+    # narrow for the label to sit on the top face without crossing its back edge.
+    if params["given"] == "radius":
+        size = {"id": "radius", "type": "segment", "from": "T", "to": "R1", "text": _len(params["r"], u),
+                "value": params["r"], "dir": [1, 0], "text_at": 1.0}
+    else:
+        size = {"id": "diameter", "type": "segment", "from": "L1", "to": "R1", "text": _len(params["d"], u),
+                "value": params["d"], "dir": [1, 0], "text_at": 1.0}
+    lines = {"id": "coin_lines", "type": "disc_lines", "center": "O", "top": "T", "radius": r,
+             "count": params["coins"]}
+    x0 = 2.6 * r  # the key coin's centre: clear of the stack by 0.6 r
+    ring = [(x0 + r * math.cos(math.radians(a)), math.sin(math.radians(a)) * r) for a in range(0, 360, 15)]
+    key = {f"KT{i}": (x, t, z) for i, (x, z) in enumerate(ring)}
+    key.update({f"KB{i}": (x, 0, z) for i, (x, z) in enumerate(ring) if z >= -1e-9})  # the rim's near half
+    front = [i for i, (_, z) in enumerate(ring) if z >= -1e-9]  # 0..180 degrees: x from right to left
+    key.update({"KC": (x0, 0, r)})  # the caption goes under the coin, clear of the stack's label
+    key_els: list[dict[str, Any]] = [
+        {"id": "key_rim", "type": "polygon", "points": [f"KB{i}" for i in front] + [f"KT{i}" for i in front[::-1]],
+         "tint": "side"},
+        {"id": "key_top", "type": "polygon", "points": [f"KT{i}" for i in range(len(ring))], "tint": "top"},
+        {"id": "key_edge", "type": "segment", "from": "KB0", "to": "KT0", "text": _len(t, u), "value": t,
+         "dir": [1, 0]},
+        {"id": "key_caption", "type": "text", "at": "KC", "text": "1 coin", "dir": [0, -1]},
+    ]
+    return _spec({**points, **key}, [*elements, lines, size, *key_els], _CURVED_VIEW, (3.6, 2.2))
 
 
 @register
