@@ -115,6 +115,9 @@ def _segment(el: Element) -> str:
     if all(isinstance(e, (list, tuple)) and len(e) == 2 for e in ends):
         what = "A line is drawn through" if el.get("extend") else "A segment is drawn from"
         return f"{what} {_xy(ends[0])} {'and' if el.get('extend') else 'to'} {_xy(ends[1])}."
+    if isinstance(el.get("squares"), int) and not el.get("text") and not _hidden(el):
+        # A side on squared paper: its length is counted in squares (and scaled by the grid's key).
+        return f"{_cap(_named('segment', el))} runs along {_plural(el['squares'], 'grid square')}."
     return _with(_cap(_named("segment", el)), el, "is labelled")
 
 
@@ -139,11 +142,11 @@ def _right_angle(el: Element) -> str:
 
 
 def _circle(el: Element) -> str:
+    # ``radius`` is the size it is drawn at, not a printed number: a radius or diameter the pupil reads is
+    # its own labelled segment (on squared paper, a segment counted in squares), described with that segment.
     base = _cap(_named("circle", el))
     if el.get("centre") or el.get("center"):
         base += f" with centre {el.get('centre') or el.get('center')}"
-    if el.get("radius") is not None and not _hidden(el):
-        return f"{base} has radius {_fmt(el['radius'])}{' ' + str(el['unit']) if el.get('unit') else ''}."
     return _with(base, el, "is labelled")
 
 
@@ -250,6 +253,28 @@ def _face_grid(el: Element) -> str:
            f"{n} along {p0}{p3}."
 
 
+def _disc_lines(el: Element) -> str:
+    """A cylinder ruled into equal discs (a stack of coins): the count is what a pupil reads off the drawing."""
+    count = el.get("count")
+    if not isinstance(count, int) or _hidden(el):
+        return _generic(el)
+    return f"The cylinder is ruled into {count} equal discs stacked one on another."
+
+
+def _protractor(el: Element) -> str:
+    """A protractor laid on an angle: where it sits and what its two scales show where the measured arm
+    crosses them (both, since which one to read is the pupil's call). No angle is printed on the figure."""
+    at, base, side, value = el.get("at"), el.get("base"), el.get("side"), el.get("value")
+    if not all(isinstance(v, str) for v in (at, base, side)) or el.get("scale") not in ("outer", "inner"):
+        return "A protractor is drawn."
+    text = (f"A protractor is laid on angle {base}{at}{side}, centred on {at} with its straight edge along {at}{base}; "
+            f"its two scales run from 0 to 180 in opposite directions, the {el['scale']} one from 0 on arm {at}{base}.")
+    if isinstance(value, (int, float)) and not _hidden(el):
+        outer = value if el["scale"] == "outer" else 180 - value
+        text += f" Arm {at}{side} crosses the outer scale at {_fmt(outer)} and the inner scale at {_fmt(180 - outer)}."
+    return text
+
+
 def _plural(n: float, word: str) -> str:
     return f"{_fmt(n)} {word}{'' if n == 1 else 's'}"
 
@@ -297,11 +322,13 @@ def _key_block(els: list[Element]) -> str:
     """Tinted polygons drawn apart from the solid (a key cube), with their caption and marked edge."""
     captions = [_fmt(e["text"]) for e in els if e.get("type") == "text" and e.get("text") and not _hidden(e)]
     edges = [q for q in (_quantity(e) for e in els if e.get("type") == "segment") if q]
-    text = "A key beside the solid shows a small shaded block"
+    # The caption says what the key shows ("1 cube", "1 coin"); a coin is a flat disc, not a block.
+    coin = any("coin" in c for c in captions)
+    text = f"A key beside the solid shows {'a single coin' if coin else 'a small shaded block'}"
     if captions:
         text += f" labelled “{captions[0]}”"
     if edges:
-        text += f"{',' if captions else ''} with its edge marked {edges[0]}"
+        text += f"{',' if captions else ''} with its {'thickness' if coin else 'edge'} marked {edges[0]}"
     return text + "."
 
 
@@ -331,7 +358,7 @@ PHRASES: dict[str, Callable[[Element], str]] = {
     "circle": _circle, "arc": lambda el: _with(_cap(_named("arc", el)), el, "is labelled"),
     "polygon": _polygon, "face": _face,
     "axis": _axis, "curve": _curve, "bar": _bar, "wedge": _wedge, "cell": _cell, "hand": _hand, "text": _text,
-    "face_grid": _face_grid,
+    "face_grid": _face_grid, "disc_lines": _disc_lines, "protractor": _protractor,
 }
 
 
@@ -414,6 +441,8 @@ def describe_elements(elements: list[Element], spec: Mapping[str, Any] | None = 
         kind = str(el.get("type", ""))
         if key_prefixes and str(el.get("id", "")).startswith(key_prefixes):
             kind = KEY_BLOCK
+        if kind == "object" and el.get("name") == "protractor":
+            kind = "protractor"  # a measuring tool laid on the figure, not one of a group of objects
         if kind == "label" and el.get("index") in names and any(
                 o.get("index") == el["index"] and o.get("type") in ("bar", "point", "wedge") for o in drawn):
             continue  # said with the bar, point or sector it names

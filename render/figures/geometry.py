@@ -17,7 +17,8 @@ points by name:
 - ``object`` named ``protractor`` ``at`` (its centre) + ``base`` (a point its straight edge runs
   toward) + ``side`` (a point on the side its half-disc covers) + ``radius`` (length units) +
   ``scale`` (``outer`` or ``inner``: the scale whose 0 lies on the ``base`` arm): a see-through
-  protractor laid on an angle, ticks every 5°, both scales numbered every 10°;
+  protractor laid on an angle, ticks every 5°, the outer scale numbered every 10° and the inner
+  one (on a shorter arc, where three-digit numbers 10° apart would run together) every 20°;
 - ``gridline`` ``origin`` (a point name) + ``step`` (world units per square): squared paper
   behind the figure, one line through ``origin`` every ``step``, covering the drawing area;
   ``legend`` ``text``: its key (``1 square = 2 cm``), written in a strip under the drawing.
@@ -247,7 +248,10 @@ def _draw_object(s: Scene, e: Mapping[str, Any]) -> Rect:
         # The outer scale counts from the base arm when it is the one to read, else from the other end.
         outer = deg if e["scale"] == "outer" else 180 - deg
         lift = 0.04 * s.dpi if deg in (0, 180) else 0.0  # the end numbers sit above the straight edge
-        for r, text in ((radius - 0.15 * s.dpi, outer), (radius - 0.3 * s.dpi, 180 - outer)):
+        numbers = [(radius - 0.15 * s.dpi, outer)]
+        if deg % 20 == 0:  # the inner arc is too short for a number every 10° ("10090" at 6.5 pt)
+            numbers.append((radius - 0.3 * s.dpi, 180 - outer))
+        for r, text in numbers:
             x, y = at(deg, r)
             boxes.append(s.canvas.text((x + n[0] * lift, y + n[1] * lift), str(text), size))
     return union(boxes)

@@ -65,15 +65,13 @@ class NumberLine(Family):
             if Fraction(width, j - i) == 1:
                 continue
             return {"start": start, "end": start + width, "n": n, "labels": [i, j], "ks": [k], "decimal": decimal,
-                    "image_role": sample_role(rng), "answer_form": "decimal" if decimal else "fraction",
-                    "mark_step": _FROM_LABELS}
+                    "image_role": sample_role(rng), "answer_form": "decimal" if decimal else "fraction"}
 
     def _tree(self, params: dict[str, Any], *, extra_tick: bool = False, unit: bool = False) -> E.Node:
         i, j = params["labels"]
         gaps: E.Node = j if i == 0 else ["group", ["-", j, i]]
         if extra_tick:
             gaps = ["group", ["+", gaps, 1]]
-        unit = unit or params.get("mark_step", _FROM_LABELS) == _ONE_PER_MARK
         size: E.Node = 1 if unit else ["group", ["/", ["group", ["-", params["end"], params["start"]]], gaps]]
         k = params["ks"][0]
         steps: E.Node = k if i == 0 else ["group", ["-", k, i]]
@@ -138,9 +136,8 @@ class NumberLine(Family):
         out.append(Reading("start", f"tick_{i}", "misread_value", tuple(
             v for v in _digit_misreads(start) if v < end)))
         out.append(Reading("end", f"tick_{j}", "misread_value", tuple(v for v in _digit_misreads(end) if v > start)))
-        if end - start > j - i:  # the unlabelled marks counted on in ones (20, 21, 22 where they go 20, 25, 30);
-            # only where that stays short of the next label, so nothing printed on the line contradicts it
-            out.append(Reading("mark_step", "axis", "misread_scale", (_ONE_PER_MARK,)))
+        # No misread_scale: the unlabelled marks counted on in ones (20, 21, 22 where they go 20, 25, 30) is
+        # exactly the each_tick_is_one mal-rule's working, and one working carries one label.
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -148,10 +145,6 @@ class NumberLine(Family):
         return {**params, "form": "decimal" if params["decimal"] else "fraction", "ends": i == 0,
                 "start": E.num_text(params["start"]), "end": E.num_text(params["end"]), "gaps": j - i,
                 "k1": params["ks"][0] - i}
-
-
-# How the solver takes the value of one division: worked out from the two labels, or one per mark.
-_FROM_LABELS, _ONE_PER_MARK = "the labels' difference ÷ the divisions between them", "1 per mark"
 
 
 def _digit_misreads(v: int) -> list[int]:
@@ -307,6 +300,8 @@ class ClockInterval(Family):
         """
         m = params[f"m{i}"]
         if m < 35:  # only clearly "to" times, not a hand just past the 6
+            return None
+        if 60 - m == m // 5:  # 10 to (the hand on the 10) is also the hand's number read as minutes: misread_scale
             return None
         times = {j: params[f"h{j}"] * 60 + params[f"m{j}"] for j in (1, 2)}
         times[i] += 60 - 2 * m

@@ -388,8 +388,9 @@ class FigureFamily(Family):
                                                                                               truth))
                 if keep:
                     out.append(Reading(q.param, q.element, kind, keep))
-        return (*out, *self.grid_readings(params, quantities, truth),
-                *effective_readings(self, params, self.joint_readings(params)))
+        # one pass over all of them: a working two readings write keeps the first one's label
+        return effective_readings(self, params, (*out, *self.grid_readings(params, quantities, truth),
+                                                 *self.joint_readings(params)))
 
     def grid_readings(self, params: dict[str, Any], quantities: list[Quantity],
                       truth: sympy.Basic) -> tuple[Reading, ...]:
@@ -560,10 +561,8 @@ class TriangleAngleSum(FigureFamily):
         if params["image_role"] == "required" and params["level"] == "isosceles":
             # The equal-side marks read as meeting at another vertex: the given apex taken for a base angle.
             other = "apex" if params["ask"] == "base" else "base"
-            if self._changes_answer(params, "ask", other, self.target(params)):
-                out.append(Reading("ask", f"tick_{params['names'][0]}{params['names'][2]}", "misread_relation",
-                                   (other,)))
-        return tuple(out)
+            out.append(Reading("ask", f"tick_{params['names'][0]}{params['names'][2]}", "misread_relation", (other,)))
+        return effective_readings(self, params, out)
 
     def _protractor_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         """Angle a read off the protractor, angle b printed.
@@ -576,7 +575,7 @@ class TriangleAngleSum(FigureFamily):
         printed = [r for r in super().figure_readings(params) if r.param == "b" and r.kind == "misread_value"]
         measured = (Reading("a", "protractor", "misread_scale", (180 - a,)),
                     Reading("a", "protractor", "misread_value", (a - 5, a + 5)))
-        return (*printed, *effective_readings(self, params, measured))
+        return effective_readings(self, params, (*printed, *measured))
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         n = params["names"]
@@ -898,6 +897,8 @@ class SimilarTriangles(FigureFamily):
                     return {"level": "nested", "unit": unit, "ad": ad, "db": db, "de": de,
                             "angle": int(rng.integers(50, 75))}
         names = _pick(rng, (("ABC", "DEF"), ("PQR", "XYZ"), ("ABC", "PQR"), ("LMN", "RST")))
+        if difficulty == "easy" and rng.random() < GRID_SHARE:
+            return self._sample_grid(rng, unit, names)
         while True:
             small = [int(rng.integers(3, 13)) for _ in range(3)]
             if not (max(small) < sum(small) - max(small) and len(set(small)) == 3 and _min_angle(small) >= 28):
@@ -915,12 +916,30 @@ class SimilarTriangles(FigureFamily):
             return {"level": "separate", "unit": unit, "names": list(names), "small": small, "k": str(k),
                     "pair": i, "ask": j, "direction": direction}
 
+    @staticmethod
+    def _sample_grid(rng: np.random.Generator, unit: str, names: tuple[str, str]) -> dict[str, Any]:
+        """An enlargement on squared paper: two right-angled triangles whose legs run along the grid lines.
+
+        One pair of corresponding legs is counted in squares and scaled by the key; the hypotenuse of
+        the small triangle is printed and the large one's is asked (it runs across the squares, so it
+        cannot be counted). The three lengths are stored as read (``q_from``, ``q_to``, ``q_known``), so a
+        miscount replaces one of them; ``small`` and ``k`` still draw the true figure.
+        """
+        g, k = _pick(rng, GRID_STEPS), int(rng.integers(2, 4))
+        base, height = (3, 4) if rng.integers(2) else (4, 3)
+        small = [base * g, height * g, 5 * g]  # side 0 along the bottom, side 1 up, side 2 the hypotenuse
+        i = int(rng.integers(2))
+        return {"level": "separate", "unit": unit, "names": list(names), "small": small, "k": str(k), "pair": i,
+                "ask": 2, "direction": "up", "grid": g, "q_from": small[i], "q_to": small[i] * k, "q_known": small[2]}
+
     def _big(self, params: dict[str, Any]) -> list[int]:
         k = sympy.Rational(params["k"])
         return [int(s * k) for s in params["small"]]
 
     def _known(self, params: dict[str, Any]) -> tuple[int, int, int]:
         """(side with the unknown's partner, its partner, the known side next to the unknown)."""
+        if "q_from" in params:  # on squared paper: the lengths as counted and read (a misread replaces one)
+            return params["q_from"], params["q_to"], params["q_known"]
         small, big = params["small"], self._big(params)
         i, j = params["pair"], params["ask"]
         if params["direction"] == "up":
@@ -940,15 +959,16 @@ class SimilarTriangles(FigureFamily):
         (s1, s2), i, j = params["names"], params["pair"], params["ask"]
         side = lambda names, k: names[k] + names[(k + 1) % 3]  # noqa: E731
         src, dst = (s1, s2) if params["direction"] == "up" else (s2, s1)
-        return [Quantity(side(src, i), "q_from", f"side_{side(src, i)}", u),
-                Quantity(side(dst, i), "q_to", f"side_{side(dst, i)}", u),
+        grid = bool(params.get("grid"))  # the corresponding legs are counted on squared paper
+        return [Quantity(side(src, i), "q_from", f"side_{side(src, i)}", u, on_grid=grid),
+                Quantity(side(dst, i), "q_to", f"side_{side(dst, i)}", u, on_grid=grid),
                 Quantity(side(src, j), "q_known", f"side_{side(src, j)}", u)]
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         return super().givens(self._flat(params))
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        if params["level"] == "nested":
+        if params["level"] == "nested" or params.get("grid"):  # on squared paper the lengths read are stored
             return super().figure_readings(params)
         return ()  # the three sides are derived from small/k; a misread has no single parameter to replace
 
@@ -1084,7 +1104,13 @@ class SimilarTriangles(FigureFamily):
         angle1 = math.degrees(math.acos((small[0] ** 2 + small[1] ** 2 - small[2] ** 2) / (2 * small[0] * small[1])))
         p1 = tri_points(s1, small[0], angle0, angle1)
         p2 = tri_points(s2, small[0] * k, angle0, angle1)
-        shift = small[0] + max(1.5, 0.25 * small[0] * k) - min(0.0, min(x for x, _ in p2.values()))
+        grid = params.get("grid")
+        if grid:  # every vertex on a grid point: exact lattice corners, two squares apart
+            p1 = {n: (float(round(x)), float(round(y))) for n, (x, y) in p1.items()}
+            p2 = {n: (float(round(x)), float(round(y))) for n, (x, y) in p2.items()}
+            shift = small[0] + 2 * grid
+        else:
+            shift = small[0] + max(1.5, 0.25 * small[0] * k) - min(0.0, min(x for x, _ in p2.values()))
         pts = {**p1, **{n: (x + shift, y) for n, (x, y) in p2.items()}}
         flat = self._flat(params)
         src, dst = (s1, s2) if params["direction"] == "up" else (s2, s1)
@@ -1104,11 +1130,21 @@ class SimilarTriangles(FigureFamily):
                     c = pts[names[(m + 2) % 3]]
                     mid = ((pts[a][0] + pts[b][0]) / 2, (pts[a][1] + pts[b][1]) / 2)
                     el["dir"] = [round(mid[0] - c[0], 4), round(mid[1] - c[1], 4)]
+                    if grid and m == i:  # a leg along the grid lines: counted in squares, not written
+                        el = counted(el, grid)
                     els.append(el)
             for m, arcs in ((0, 1), (1, 2)):
                 v = names[m]
-                els.append({"id": f"angle_{v}", "type": "angle_mark", "at": v,
-                            "arms": [names[(m + 1) % 3], names[(m + 2) % 3]], "arcs": arcs, "size": 0.6})
+                arms = [names[(m + 1) % 3], names[(m + 2) % 3]]
+                if grid and m == 1:  # the right angle between the legs
+                    els.append({"id": f"right_{v}", "type": "right_angle", "at": v, "arms": arms})
+                    continue
+                els.append({"id": f"angle_{v}", "type": "angle_mark", "at": v, "arms": arms, "arcs": arcs,
+                            "size": 0.6})
+        if grid:
+            span = (max(x for x, _ in pts.values()), max(y for _, y in pts.values()))
+            return Figure(self.figure_kind, figure_spec(pts, [*grid_elements(params, s1[0]), *els],
+                                                        grid_size(params, span)))
         return Figure(self.figure_kind, figure_spec(pts, els, (4.4, 2.3)))
 
 
@@ -1161,6 +1197,8 @@ class CircleArea(FigureFamily):
         return [Quantity("diameter", "d", "diameter_d", u)]
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        if params.get("grid"):  # on squared paper the radius is counted, not labelled: no label to misread
+            return ()
         return radius_as_diameter(params, "radius_r")
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
@@ -1169,10 +1207,8 @@ class CircleArea(FigureFamily):
             return out
         # The outer radius is labelled where it crosses the shaded ring, so its length is taken for the
         # ring's width (inner circle to outer): the outer radius becomes R + r.
-        wide = params["R"] + params["r"]
-        if self._changes_answer(params, "R", wide, self.target(params)):
-            out += (Reading("R", "radius_R", "misread_relation", (wide,)),)
-        return out
+        return effective_readings(self, params, (*out, Reading("R", "radius_R", "misread_relation",
+                                                               (params["R"] + params["r"],))))
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         shape = params["shape"]
@@ -1373,8 +1409,9 @@ class CircumferenceArc(FigureFamily):
         return 0 < params["theta"] <= 360
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        # Only a whole circle: a sector's two straight edges both run from the centre, plainly radii.
-        if params["ask"] not in ("circumference", "wheel"):
+        # Only a whole circle: a sector's two straight edges both run from the centre, plainly radii; and
+        # only a labelled radius (on squared paper it is counted, with no label to take for a diameter).
+        if params["ask"] not in ("circumference", "wheel") or params.get("grid"):
             return ()
         return radius_as_diameter(params, "radius_OA")
 
@@ -1585,8 +1622,8 @@ class PolygonAreaPerimeter(FigureFamily):
         readings = (
             Reading("a", "side_BC", "misread_value", tuple((m, m) for m in neighbour_misreads(leg)), also=("b",)),
             Reading("c", "side_AB", "misread_value", tuple(neighbour_misreads(base))),
-            Reading("a", "side_BC", "misread_label", ((base, base, leg),), also=("b", "c")),  # base and leg swapped
-            # The tick marks read as pairing CA with the base AB rather than with BC.
+            # The tick marks read as pairing CA with the base AB rather than with BC. (Base and leg swapped
+            # would be a label misread, but the perimeter adds the same three lengths: one answer, two labels.)
             Reading("b", "tick_CA", "misread_relation", (base,)),
         )
         return effective_readings(self, params, readings)
@@ -1856,13 +1893,10 @@ class ParallelLines(FigureFamily):
             g = params["g"]
             measured = (Reading("g", "protractor", "misread_scale", (180 - g,)),
                         Reading("g", "protractor", "misread_value", (g - 5, g + 5)))
-            out = list(effective_readings(self, params, measured))
-        else:
-            out = list(super().figure_readings(params))
-        if params["image_role"] == "required":
-            other = "co_interior" if params["relation"] in _EQUAL else "alternate"
-            out.append(Reading("relation", "angle_x", "misread_relation", (other,)))
-        return tuple(out)
+            return effective_readings(self, params, measured)
+        # No misread_relation: the given angle read at a neighbouring position flips equal and supplementary,
+        # exactly the supplementary_as_equal / equal_as_supplementary mal-rules' working (one working, one label).
+        return super().figure_readings(params)
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         equal = params["relation"] in _EQUAL
@@ -1931,7 +1965,7 @@ class ParallelLines(FigureFamily):
             line, p = params["given_pos"]
             r = rays[line]
             horizontal, slanted = (r[p], r[(p + 1) % 4]) if p in (0, 2) else (r[(p + 1) % 4], r[p])
-            del els[-2]["text"]
+            del els[-2]["text"], els[-2]["value"]  # the protractor holds the true angle; nothing prints it here
             els.insert(0, protractor(centre[line], horizontal, slanted, 1.5, params["protractor"], params["g"]))
             return Figure(self.figure_kind, figure_spec(pts, els, (4.4, 3.8)))
         return Figure(self.figure_kind, figure_spec(pts, els, (3.4, 2.5)))

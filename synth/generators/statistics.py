@@ -333,7 +333,13 @@ _TABLE_CONTEXTS = (
     ("Pupil", "Test score", ("Ivy", "Jon", "Kim", "Lea", "Max", "Nia", "Oli", "Pat")),
     ("Shop", "Price ($)", ("North", "South", "East", "West", "Market", "Corner", "Mall", "Kiosk")),
     ("City", "Temperature (°C)", ("Oslo", "Rome", "Cairo", "Lima", "Delhi", "Tokyo", "Paris", "Quito")),
+    ("Week", "Visitors (hundreds)", tuple(f"Week {i}" for i in range(1, 9))),
+    ("Town", "Population (thousands)", ("Ashby", "Brook", "Carlton", "Denton", "Elmore", "Fenwick", "Grange",
+                                        "Hilton")),
 )
+# Tables whose value header states a unit (context index: the unit and what the question counts): the
+# printed numbers are hundreds or thousands, and the question asks for the real number.
+_TABLE_SCALES = {4: (100, "visitors in a week"), 5: (1000, "people living in a town")}
 _FREQ_CONTEXTS = (
     ("Number of pets", "Number of pupils"),
     ("Goals in a match", "Number of matches"),
@@ -387,8 +393,11 @@ class MedianModeTable(Family):
                     continue
             if sorted(data) == data:
                 continue
-            return {"kind": "list", "data": data, "context": context,
-                    "ask": "median" if difficulty == "easy" else "median_minus_mode", "image_role": role}
+            params = {"kind": "list", "data": data, "context": context,
+                      "ask": "median" if difficulty == "easy" else "median_minus_mode", "image_role": role}
+            if context in _TABLE_SCALES:  # the header's unit: each printed number is this many
+                params["scale"] = _TABLE_SCALES[context][0]
+            return params
 
     # -- statistics by an independent route (Fractions over the data itself)
 
@@ -411,9 +420,12 @@ class MedianModeTable(Family):
         ordered = sorted(params["data"]) if data is None else list(data)
         n = len(ordered)
         median: E.Node = ["/", ["group", ["+", ordered[n // 2 - 1], ordered[n // 2]]], 2]
-        if params["ask"] == "median":
-            return median
-        return ["-", median, self._mode(params["data"]) if mode is None else mode]
+        tree = median if params["ask"] == "median" else \
+            ["-", median, self._mode(params["data"]) if mode is None else mode]
+        scale = params.get("scale", 1)
+        if scale == 1:  # no unit in the header (or, misread, the header's unit ignored)
+            return tree
+        return ["*", tree if params["ask"] == "median" else ["group", tree], scale]
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         d = Derivation(overrides)
@@ -430,7 +442,9 @@ class MedianModeTable(Family):
             return rational(mean - self._fmedian(values, freqs))
         data = params["data"]
         median = _median(sorted(data))
-        return rational(median if params["ask"] == "median" else median - self._mode(data))
+        # In real units: every printed number times the header's unit (hundreds, thousands).
+        scale = params.get("scale", 1)
+        return rational(median * scale if params["ask"] == "median" else median * scale - self._mode(data) * scale)
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         return _answer(answer)
@@ -482,6 +496,8 @@ class MedianModeTable(Family):
             if swaps:
                 out.append(Reading(key, f"cell_{r}_1", "misread_label", swaps))
             out.append(Reading(key, f"cell_{r}_1", "misread_value", digit_misreads(values, i)))
+        if params.get("scale", 1) != 1:  # the header's "(thousands)" overlooked: the printed numbers taken as counts
+            out.append(Reading("scale", "cell_0_1", "misread_scale", (1,)))
         if params["kind"] == "frequency":  # the rows counted one short: the last value and its frequency left out
             k = len(params["values"])
             out.append(Reading("values", f"cell_{k}_0", "miscount", ((params["values"][:-1], params["freqs"][:-1]),),
@@ -491,8 +507,13 @@ class MedianModeTable(Family):
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         head, rows = self._rows(params)
         listing = "; ".join(f"{a}: {b}" for a, b in rows)
-        return {**params, "what": _lower_first(head[1]), "who": _lower_first(head[0]), "listing": listing,
-                "n": len(rows)}
+        counted, what = "", head[1]
+        # The unit lives in the table's header; the question counts real things (whatever the scale is read as).
+        if params["kind"] == "list" and params["context"] in _TABLE_SCALES:
+            counted, what = _TABLE_SCALES[params["context"]][1], what.split(" (")[0]
+            listing += " (in " + head[1].split(" (")[1]  # the text that states the data states the unit too
+        return {**params, "what": _lower_first(what), "who": _lower_first(head[0]), "listing": listing,
+                "n": len(rows), "counted": counted}
 
 
 def _lower_first(text: str) -> str:
@@ -859,18 +880,22 @@ class LineChartReading(Family):
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         values, step = params["values"], params["step"]
         out = []
+        every = params.get("numbered_every")
         for i in (params["a"], params["b"]):
-            out.append(Reading("values", f"point_{i}", "misread_value", misread_list(values, i, (step, -step), low=1)))
+            counted: tuple[list[Any], ...] = ()
+            if every and values[i] // step % every:
+                # on an unnumbered gridline: one gridline too many or too few counted up from the number below
+                counted = tuple(replace_at(values, i, values[i] + d * step) for d in (1, -1)
+                                if (values[i] // step + d) % every)
+            # the gridline above or below: a miscount where it is unnumbered too (one working, one label)
+            out.append(Reading("values", f"point_{i}", "misread_value", tuple(
+                m for m in misread_list(values, i, (step, -step), low=1) if m not in counted)))
             # the point above the next time label along, read as this one's
             out.append(Reading("values", f"label_{i}", "misread_label", neighbour_swaps(values, i, (i - 1, i + 1))))
             if step > 1 and values[i] % step == 0:  # counted gridlines instead of reading the axis numbers
                 out.append(Reading("values", f"point_{i}", "misread_scale",
                                    (replace_at(values, i, values[i] // step),)))
-            every = params.get("numbered_every")
-            if every and values[i] // step % every:
-                # on an unnumbered gridline: one gridline too many or too few counted up from the number below
-                out.append(Reading("values", f"point_{i}", "miscount", tuple(
-                    replace_at(values, i, values[i] + d * step) for d in (1, -1) if (values[i] // step + d) % every)))
+            out.append(Reading("values", f"point_{i}", "miscount", counted))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, MalRule, Reading, StepDraft
+from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
 from synth.generators.geometry import (
     _TRIANGLE_NAMES,
     UNITS,
@@ -122,12 +122,9 @@ class RightTriangleRatios(FigureFamily):
             alts = tuple(a for a in (30, 45, 60) if a != params["angle"] and (params["func"], a) in _RATIO_NODE)
             if alts:
                 out.append(Reading("angle", f"angle_{params['names'][0]}", "misread_value", alts))
-            # The right-angle mark misread: the labelled side and the unknown swap roles (hypotenuse taken
-            # for a leg, or a leg for the hypotenuse), so the ratio is divided by instead of multiplied.
-            flipped = "divide" if params["op"] == "multiply" else "multiply"
-            if params["func"] != "tan" and self._changes_answer(params, "op", flipped, self.target(params)):
-                out.append(Reading("op", f"right_{params['names'][2]}", "misread_relation", (flipped,)))
-        return tuple(out)
+            # No misread_relation: the right-angle mark misread (hypotenuse taken for a leg) divides by the
+            # ratio instead of multiplying, exactly the ratio_inverted mal-rule's working (one working, one label).
+        return effective_readings(self, params, out)
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         if params["level"] == "ratio":

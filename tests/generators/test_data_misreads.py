@@ -50,31 +50,35 @@ def test_clock_minutes_before_thirty_five_past_are_not_counted_back() -> None:
 
 
 def test_clock_minutes_counted_back_are_not_offered_when_the_clocks_would_read_out_of_order() -> None:
-    # 9:05 to 9:50 read as 9:05 to 9:10 is still in order; 9:40 to 9:55 read as 9:40 to 9:05 is not.
-    ok = {"h1": 9, "m1": 5, "h2": 9, "m2": 50, "pm": False, "context": 0, "image_role": "required"}
+    # 9:05 to 9:45 read as 9:05 to 9:15 is still in order; 9:40 to 9:55 read as 9:40 to 9:05 is not.
+    ok = {"h1": 9, "m1": 5, "h2": 9, "m2": 45, "pm": False, "context": 0, "image_role": "required"}
     bad = {"h1": 9, "m1": 40, "h2": 9, "m2": 55, "pm": False, "context": 0, "image_role": "required"}
     assert [r.param for r in _readings("commonsense.clock.interval", ok, "misread_relation")] == ["m2"]
     assert [r.param for r in _readings("commonsense.clock.interval", bad, "misread_relation")] == ["m1"]
 
 
+def test_ten_to_counted_back_is_the_hands_number_read_as_minutes_so_only_misread_scale() -> None:
+    # 9:50 counted back from the 12 is 9:10, and the minute hand on the 10 read as 10 minutes is 9:10 too.
+    params = {"h1": 9, "m1": 5, "h2": 9, "m2": 50, "pm": False, "context": 0, "image_role": "required"}
+    assert _readings("commonsense.clock.interval", params, "misread_relation") == []
+    assert [r.misreads for r in _readings("commonsense.clock.interval", params, "misread_scale")
+            if r.param == "m2"] == [(10,)]
+
+
 # -- number line ------------------------------------------------------------------------------------
 
 
-def test_number_line_counted_on_in_ones_where_a_division_is_worth_more() -> None:
+def test_number_line_counted_on_in_ones_is_left_to_the_each_tick_is_one_mal_rule() -> None:
+    # Counting the unlabelled marks on in ones writes exactly the mal-rule's working: one working, one label.
     family = get_family("commonsense.number_line")
-    p = _first(family.id, "misread_scale")
-    (reading,) = _readings(family.id, p.params, "misread_scale")
-    assert reading.element == "axis"
-    misread = reading.apply(p.params, reading.misreads[0])
-    (i, _), (k,) = p.params["labels"], p.params["ks"]
-    assert family.answer_of(family.derive(misread)[-1].value) == p.params["start"] + (k - i)
-    assert p.params["end"] - p.params["start"] > p.params["labels"][1] - i  # a division is worth more than 1
-
-
-def test_number_line_with_divisions_under_one_is_not_counted_in_ones() -> None:
-    params = {"start": 12, "end": 14, "n": 8, "labels": [0, 8], "ks": [3], "decimal": True, "image_role": "required",
-              "answer_form": "decimal", "mark_step": "the labels' difference ÷ the divisions between them"}
-    assert _readings("commonsense.number_line", params, "misread_scale") == []
+    for seed in range(10):
+        for difficulty in DIFFICULTIES:
+            p = _build(family.id, seed, difficulty)
+            assert _readings(family.id, p.params, "misread_scale") == []
+    params = {"start": 20, "end": 40, "n": 4, "labels": [0, 4], "ks": [3], "decimal": False,
+              "image_role": "required", "answer_form": "fraction"}
+    mal = family.derive_mal(params, "each_tick_is_one")
+    assert mal is not None and family.answer_of(mal[-1].value) == 23  # 20, 21, 22, 23 where the marks go in 5s
 
 
 # -- counting objects with a pictogram key ----------------------------------------------------------

@@ -106,31 +106,31 @@ def test_non_propagated_misread_keeps_the_answer(problem: Problem) -> None:
 MATRIX = {
     "commonsense.clock.interval": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
     "commonsense.counting.objects": {"misread_value", "misread_scale", "miscount"},
-    "commonsense.number_line": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "commonsense.number_line": {"misread_value", "misread_label", "miscount"},
     "coordinate.graph.read_value": {"misread_value", "misread_label", "misread_scale", "misread_relation"},
     "coordinate.intercepts": {"misread_value", "misread_scale", "miscount", "misread_relation"},
     "coordinate.line.through_points": {"misread_value", "misread_label", "misread_scale", "miscount",
                                        "misread_relation"},
     "coordinate.slope.two_points": {"misread_value", "misread_label", "misread_scale", "miscount",
                                     "misread_relation"},
-    "geometry.angles.parallel_lines": {"misread_value", "misread_scale", "misread_relation"},
+    "geometry.angles.parallel_lines": {"misread_value", "misread_scale"},
     "geometry.circle.area": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
     "geometry.circle.circumference_arc": {"misread_value", "misread_label", "misread_scale", "miscount"},
     "geometry.polygon.area_perimeter": {"misread_value", "misread_label", "misread_scale", "miscount",
                                         "misread_relation"},
     "geometry.pythagoras": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
-    "geometry.similar_triangles": {"misread_value", "misread_label"},
+    "geometry.similar_triangles": {"misread_value", "misread_label", "miscount"},
     "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_scale", "misread_relation"},
     "probability.table.two_way": {"misread_value", "misread_label", "miscount"},
     "solid.cone.volume": {"misread_value", "misread_label"},
-    "solid.cylinder.volume_surface": {"misread_value", "misread_label"},
+    "solid.cylinder.volume_surface": {"misread_value", "misread_label", "misread_scale", "miscount"},
     "solid.prism.volume_surface": {"misread_value", "misread_label", "misread_scale", "miscount"},
     "solid.sphere.volume_surface": {"misread_value", "misread_label"},
     "statistics.line_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount"},
     "statistics.mean.bar_chart": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
-    "statistics.median_mode.table": {"misread_value", "misread_label", "miscount"},
+    "statistics.median_mode.table": {"misread_value", "misread_label", "misread_scale", "miscount"},
     "statistics.pie_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount"},
-    "trig.right_triangle.ratios": {"misread_value", "misread_label", "misread_relation"},
+    "trig.right_triangle.ratios": {"misread_value", "misread_label"},
 }
 # Figure families without a value or a label misread, and why (anything else must offer both).
 EXEMPT = {
@@ -138,7 +138,8 @@ EXEMPT = {
                                     "(the question adds the trays), so there is no label to swap",
     "coordinate.intercepts": "its grids number every line on this sample, so no line's number is taken for its "
                              "neighbour's (that label misread appears where every other line is numbered)",
-    "geometry.angles.parallel_lines": "the given label moved to a neighbouring angle is the relation misread",
+    "geometry.angles.parallel_lines": "one marked angle and the unknown; the label read at a neighbouring angle "
+                                      "writes a mal-rule's working (see NO_HONEST_MISREAD)",
 }
 # Empty cells of the matrix and why no honest misread fills them (one line per family x kind, sorted).
 NO_HONEST_MISREAD = {
@@ -148,37 +149,39 @@ NO_HONEST_MISREAD = {
                                                           "mark the answer depends on",
     ("commonsense.number_line", "misread_relation"): "left-to-right order is its only relation; negatives taken to "
                                                      "grow to the right is a conceptual misconception, not a misread",
+    ("commonsense.number_line", "misread_scale"): "the unlabelled marks counted on in ones writes the each_tick_is_one "
+                                                  "mal-rule's working (one working, one label)",
     ("coordinate.graph.read_value", "miscount"): "values are read where a grid line is numbered; a line miscounted "
                                                  "from the nearest number writes the neighbouring-line misread_value",
     ("coordinate.intercepts", "misread_label"): "its grids number every line, A and B swapped draw the same line, and "
                                                 "x and y swapped is its misread_relation",
     ("geometry.angles.parallel_lines", "miscount"): "one pair of parallel lines, one arrow on each, one transversal: "
                                                     "nothing in the figure is counted",
-    ("geometry.angles.parallel_lines", "misread_label"): "one marked angle and the unknown; the label read at a "
-                                                         "neighbouring angle is its misread_relation",
+    ("geometry.angles.parallel_lines", "misread_label"): "one marked angle and the unknown: no second label to "
+                                                         "swap it with",
+    ("geometry.angles.parallel_lines", "misread_relation"): "the marked angle read at a neighbouring position flips "
+                                                            "equal and supplementary: the supplementary_as_equal / "
+                                                            "equal_as_supplementary mal-rules' working",
     ("geometry.circle.circumference_arc", "misread_relation"): "a sector's straight edges are both radii and its angle "
                                                                "mark sits inside the arc; radius-for-diameter is its "
                                                                "misread_label",
-    ("geometry.similar_triangles", "miscount"): "every side used is labelled with its length: nothing is counted",
     ("geometry.similar_triangles", "misread_relation"): "pairing sides across the wrong marked angles writes the "
                                                         "inverted_scale_factor mal-rule's working (one working, one "
                                                         "label); DB for AB is part_for_whole",
-    ("geometry.similar_triangles", "misread_scale"): "drawn without a scale or key: the scale factor is what the "
-                                                     "solver works out from two labelled sides",
+    ("geometry.similar_triangles", "misread_scale"): "on squared paper both corresponding legs are counted with one "
+                                                     "key: ignoring it leaves their ratio, and x, unchanged",
     ("geometry.triangle.angle_sum", "miscount"): "three angles with printed sizes and at most one pair of tick marks: "
                                                  "nothing is counted",
     ("probability.table.two_way", "misread_relation"): "a table draws no relation mark; the column total used for "
                                                        "P(column | row) is the conceptual wrong_denominator mal-rule",
-    ("probability.table.two_way", "misread_scale"): "a table of counts has no scale or key: every count is printed",
+    ("probability.table.two_way", "misread_scale"): "every question asks a probability: a header unit such as "
+                                                    "'(tens)' scales every count alike and cancels in the fraction",
     ("solid.cone.volume", "miscount"): "one cone with two labelled lengths: nothing in the figure is counted",
     ("solid.cone.volume", "misread_relation"): "the right-angle mark misread makes the slant edge the height: the "
                                                "slant_as_height mal-rule's working (one working, one label)",
     ("solid.cone.volume", "misread_scale"): "lengths are printed on the cone: no grid, scale or key is drawn",
-    ("solid.cylinder.volume_surface", "miscount"): "one cylinder with two labelled lengths: nothing is counted",
     ("solid.cylinder.volume_surface", "misread_relation"): "no relation mark is drawn; the radius taken for a diameter "
                                                            "is its misread_label",
-    ("solid.cylinder.volume_surface", "misread_scale"): "lengths are printed on the cylinder: no grid, scale or key is "
-                                                        "drawn",
     ("solid.prism.volume_surface", "misread_relation"): "its one mark is the end's right angle; moved to another "
                                                         "vertex it makes the longest side a leg, not a drawable prism",
     ("solid.sphere.volume_surface", "miscount"): "a sphere or hemisphere with one labelled length: nothing is counted",
@@ -189,11 +192,11 @@ NO_HONEST_MISREAD = {
                                                            "change read the wrong way round is subtract_wrong_way",
     ("statistics.median_mode.table", "misread_relation"): "a table draws no relation mark; the order a median needs "
                                                           "is worked out (median_without_sorting), not read",
-    ("statistics.median_mode.table", "misread_scale"): "a table prints every value and frequency: no scale, key or "
-                                                       "unit step to misread",
     ("statistics.pie_chart.reading", "misread_relation"): "sectors carry printed angles and no right-angle, parallel "
                                                           "or equal-length mark; the sector asked is named in words",
     ("trig.right_triangle.ratios", "miscount"): "one triangle whose sides and angle are printed: nothing is counted",
+    ("trig.right_triangle.ratios", "misread_relation"): "the right-angle mark misread divides by the ratio instead of "
+                                                        "multiplying: the ratio_inverted mal-rule's working",
     ("trig.right_triangle.ratios", "misread_scale"): "sides and angles are printed, not measured: no grid, protractor "
                                                      "or scale is drawn",
 }
@@ -265,13 +268,15 @@ def test_each_kind_injects_with_verified_labels_against_the_true_figure(family_i
 
 
 def test_a_relation_misread_says_which_relation_it_took() -> None:
-    family = generators.get_family("trig.right_triangle.ratios")
+    family = generators.get_family("geometry.triangle.angle_sum")
     problem = next(p for p in _sample(family.id) if INJECTORS["misread_relation"].applies(family, p))
     v = inject(problem, "misread_relation", np.random.default_rng(0))
     assert v is not None
-    flipped = "divide" if problem.params["op"] == "multiply" else "multiply"
-    assert v.error.explanation.startswith(f"misreads right_{problem.params['names'][2]} in the figure, taking op as "
-                                          f"{flipped} instead of {problem.params['op']}")
+    ask = problem.params["ask"]
+    other = "apex" if ask == "base" else "base"
+    names = problem.params["names"]
+    assert v.error.explanation.startswith(f"misreads tick_{names[0]}{names[2]} in the figure, taking ask as "
+                                          f"{other} instead of {ask}")
 
 
 def test_every_visual_kind_reaches_five_figure_families() -> None:

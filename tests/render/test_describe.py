@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from render.describe import describe_figure
+from synth.generators import get_family
 from synth.records import Figure
 
 TRIANGLE = Figure("triangle", {"size_in": [3, 2], "elements": [
@@ -202,3 +203,22 @@ def test_a_y_axis_counting_in_twos_is_stated_and_a_plain_grid_is_described_as_be
         "A grid is drawn. Each grid square is 1 across and 2 up: the x-axis is numbered every 1 and the y-axis "
         "every 2.")
     assert describe_figure(_grid([])) == "The figure is a coordinate grid. A grid is drawn. Axis ticks are drawn."
+
+
+def test_a_protractor_is_described_by_what_its_scales_show_and_its_angle_is_not_read_as_printed() -> None:
+    family = get_family("geometry.angles.parallel_lines")
+    params = {"relation": "co_interior", "phi": 80, "given_pos": [1, 1], "x_pos": [0, 2], "g": 100,
+              "x_form": [2, 30], "g_form": None, "protractor": "outer", "image_role": "required"}
+    text = describe_figure(family.figure(params))
+    assert ("A protractor is laid on angle CFE, centred on F with its straight edge along FC; its two scales run "
+            "from 0 to 180 in opposite directions, the outer one from 0 on arm FC. Arm FE crosses the outer scale "
+            "at 100 and the inner scale at 80.") in text
+    assert "Angle EFC is drawn." in text and "marked 100" not in text and "object" not in text
+
+
+def test_a_circle_is_not_given_the_radius_it_is_drawn_at() -> None:
+    fig = Figure("plane_geometry", {"elements": [
+        {"id": "circle", "type": "circle", "center": "O", "radius": 20},
+        {"id": "radius_r", "type": "segment", "from": "O", "to": "P", "squares": 4}]})
+    assert describe_figure(fig) == ("The figure is a plane geometry diagram. A circle with centre O is drawn. "
+                                    "Segment OP runs along 4 grid squares.")
