@@ -99,10 +99,17 @@ def pooled_std(values: np.ndarray) -> float:
     return float(np.sqrt(max(cv2.norm(values, cv2.NORM_L2SQR) / n - mean * mean, 0.0)))
 
 
-def median_u8(values: np.ndarray) -> float:
-    """Median of uint8 values from their histogram (the lower median for an even count), without sorting."""
-    counts = np.bincount(values.ravel(), minlength=256)
-    return float(np.searchsorted(np.cumsum(counts), (values.size + 1) // 2))
+def median_u8(values: np.ndarray, mask: np.ndarray | None = None) -> float:
+    """Median of uint8 values from their histogram (the lower median for an even count), without sorting.
+
+    ``mask`` (uint8, nonzero = counted) picks the values in place: OpenCV's masked histogram, no gather.
+    The caller checks that the mask selects something.
+    """
+    if mask is None:
+        counts = np.bincount(values.ravel(), minlength=256)
+    else:
+        counts = cv2.calcHist([np.ascontiguousarray(values)], [0], mask, [256], [0, 256]).ravel()
+    return float(np.searchsorted(np.cumsum(counts), (int(counts.sum()) + 1) // 2))
 
 
 def coarse_content(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -85,7 +85,10 @@ class Noise(Op):
                 page: RenderedPage) -> dict[str, Any]:
         # Every other row: half the work, and the same figures to well within the rubric's margins.
         b, a = before[::2], after[::2]
-        return {"psnr_db": psnr(b, a), "noise_std": round(pooled_std(cv2.subtract(a, b, dtype=cv2.CV_16S)), 3)}
+        diff = cv2.subtract(a, b, dtype=cv2.CV_16S)
+        mse = cv2.norm(diff, cv2.NORM_L2SQR) / max(diff.size, 1)  # PSNR from the same difference: one pass less
+        return {"psnr_db": round(10 * float(np.log10(255.0**2 / mse)), 3) if mse > 0 else psnr(b, a),
+                "noise_std": round(pooled_std(diff), 3)}
 
 
 register(Noise())
