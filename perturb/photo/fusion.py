@@ -12,14 +12,14 @@ through the composed forward map, so they do not inflate hull by hull.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
 from perturb.photo.base import Op
-from perturb.photo.fields import FIELD_STEP, gain_u8
+from perturb.photo.fields import FIELD_STEP, apply_gain, gain_u8, grid
 from perturb.photo.geometry import PointMap, lay_on_desk, move_boxes
 from synth.records import RenderedPage
 
@@ -27,8 +27,7 @@ Shade = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (output points, input 
 _OUTLINE_SAMPLES = 16  # points per page edge when tracking the sheet's outline through a chain
 # Grid spacing (px) of the composed map's nodes: 16 px where the nodes' second differences say bilinear
 # interpolation between them stays within MAX_MAP_ERROR_PX of the true map, else 8. Mild chains pass at 16
-# (a quarter of the nodes to walk back through every warp); a steep keystone needs 8, and so does a fold
-# (``Warp.crease``: its shading has a dark line a few pixels wide that the estimate does not see).
+# (a quarter of the nodes to walk back through every warp); a steep keystone or a sharp fold needs 8.
 # Against a 4 px reference, over 140 A4 chains of paper_warp + keystone + tilt at severities 1-3, the 99.99th
 # percentile error on the sheet was <= 0.13 px either way (the estimate undershoots by up to 1.6x).
 COARSE_STEP = 16
@@ -47,7 +46,6 @@ class Warp:
     # The pixel map as a 3x3 homography (input -> output pixel centres), when it is one: a chain of
     # homographies composes into one matrix and one cv2.warpPerspective, faster than a general remap.
     matrix: np.ndarray | None = None
-    crease: bool = False  # a sharp fold (shape and shading): sample the composed map on the fine grid
 
 
 def page_outline(page: RenderedPage) -> np.ndarray:
@@ -165,7 +163,7 @@ def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int, chan
     has ``channels`` planes: the RGB gain, and a gain of 1 for an alpha plane when 4. ``src_size`` is the
     input image's (width, height), where the map's accuracy is checked (default: the output's).
     """
-    step = FIELD_STEP if any(w.crease for w in warps) else COARSE_STEP
+    step = COARSE_STEP
     src, gain, shape = _walk_nodes(warps, scale, out_w, out_h, step)
     if step > FIELD_STEP and _interpolation_error(src, *(src_size or (out_w, out_h))) > MAX_MAP_ERROR_PX:
         step = FIELD_STEP
@@ -199,10 +197,27 @@ def antialias(image: np.ndarray, scale: float) -> np.ndarray:
     return cv2.GaussianBlur(image, (0, 0), sigma)
 
 
+def shade_sheet(image: np.ndarray, page: RenderedPage, warp: Warp) -> np.ndarray:
+    """Apply the first warp's shading on the flat page, before any pixel moves.
+
+    Its shading is a function of the point on the sheet, so lighting the flat sheet and then moving
+    it equals moving it and lighting each photo pixel from where it came. On the page the gain is a
+    3-channel field on the FIELD_STEP grid (a fold's crease included), and the map needs no gain:
+    its nodes can then be 16 px apart wherever the geometry allows.
+    """
+    if warp.shade is None:
+        return image
+    xs, ys = grid(page.height, page.width)
+    p = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
+    return apply_gain(image, warp.shade(warp.forward(p), p).reshape(xs.shape))
+
+
 def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
                 desk_params: dict[str, Any] | None) -> np.ndarray:
     """Apply a chain of warps to ``image`` (a raster of ``page``) with one remap; desk where the sheet is not."""
     image = antialias(image, print_scale(page, warps))
+    if warps[0].shade is not None:  # the sheet's own shading: light the flat sheet, then move it
+        image, warps = shade_sheet(image, page, warps[0]), [replace(warps[0], shade=None), *warps[1:]]
     h, w = image.shape[:2]
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))

@@ -63,8 +63,8 @@ def shading(params: dict[str, Any], s: np.ndarray, h_tab: np.ndarray, slope: np.
             min_crease: float = 0.0) -> np.ndarray:
     """Lambertian light on the bent sheet, relative to a flat sheet, plus a dark crease for folds.
 
-    The shading is sampled on the fused map's node grid, so a crease narrower than about a node
-    spacing would alias into dashes: ``min_crease`` (page widths) widens it, keeping its total darkening.
+    The shading is sampled on a grid of the page (fusion.shade_sheet), so a crease narrower than about a
+    grid spacing would alias into dashes: ``min_crease`` (page widths) widens it, keeping its total darkening.
     """
     sl = np.interp(s, _S, slope)
     shade = (1.0 - sl * float(params["light_slant"])) / np.sqrt(1.0 + sl**2)
@@ -137,7 +137,7 @@ def shade_map(params: dict[str, Any], page: RenderedPage):
     _, h_tab, slope, n = forward_map(params, page)
     centre = np.array([page.width / 2, page.height / 2])
 
-    # 1.25 node spacings of the fine grid, which chains with a fold are sampled on (fusion.Warp.crease).
+    # 1.25 spacings of the FIELD_STEP grid the shading is applied on (fusion.shade_sheet).
     min_crease = 1.25 * FIELD_STEP / page.width
 
     def shade(q: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -206,7 +206,7 @@ class PaperWarp(GeometricOp):
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
         return Warp(page.width, page.height, forward_map(params, page)[0], inverse_map(params, page),
-                    shade=shade_map(params, page), bends=True, crease=params["kind"] == "fold")
+                    shade=shade_map(params, page), bends=True)
 
     def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
                      outline: np.ndarray) -> dict[str, Any]:
