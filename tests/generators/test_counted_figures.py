@@ -7,40 +7,27 @@ import pytest
 
 from perturb.reasoning import inject
 from synth.generators import get_family
-from synth.records import Problem
 from synth.verifier import verify
+from tests.generators._fixed import elements, problem_with
 
 CUBES = {"shape": "cuboid", "ask": "volume", "l": 10, "w": 4, "h": 6, "unit": "cm", "cube": 2, "nl": 5, "nw": 2,
          "nh": 3, "image_role": "required", "answer_unit": "cm³"}
 
 
-def _problem(family_id: str, params: dict) -> Problem:
-    """A problem built around fixed params (the family's own build, with sample replaced)."""
-    family = get_family(family_id)
-    family.sample = lambda rng, difficulty: dict(params)  # type: ignore[method-assign]
-    try:
-        return family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="p")
-    finally:
-        del family.sample
-
-
-def _elements(problem: Problem) -> dict[str, dict]:
-    assert problem.figure is not None
-    return {e["id"]: e for e in problem.figure.spec["elements"]}
 
 
 # -- a cuboid built from cubes ------------------------------------------------------------------------
 
 
 def test_a_cube_stack_is_solved_by_scaling_each_count_by_the_key_cube() -> None:
-    p = _problem("solid.prism.volume_surface", CUBES)
+    p = problem_with("solid.prism.volume_surface", CUBES)
     assert [s.text for s in p.steps] == ["(5 × 2) × (2 × 2) × (3 × 2)", "10 × (2 × 2) × (3 × 2)",
                                          "10 × 4 × (3 × 2)", "10 × 4 × 6", "40 × 6", "240 cm³"]
     assert verify(p, p.steps, family=get_family(p.family)).answer_correct
 
 
 def test_a_cube_stack_shows_counts_and_the_key_but_no_edge_lengths() -> None:
-    els = _elements(_problem("solid.prism.volume_surface", CUBES))
+    els = elements(problem_with("solid.prism.volume_surface", CUBES))
     assert els["cubes_front"]["divisions"] == [5, 3] and els["cubes_top"]["divisions"] == [5, 2]
     assert els["cubes_right"]["divisions"] == [2, 3]
     assert els["key_edge"]["text"] == "2 cm" and els["key_caption"]["text"] == "1 cube"
@@ -56,17 +43,17 @@ def test_cube_stacks_need_their_figure_and_appear_only_for_easy_volumes() -> Non
 
 
 def test_a_cube_miscount_changes_one_count_by_one_and_the_figure_keeps_the_truth() -> None:
-    p = _problem("solid.prism.volume_surface", CUBES)
+    p = problem_with("solid.prism.volume_surface", CUBES)
     v = inject(p, "miscount", np.random.default_rng(0))
     assert v is not None and v.error is not None
     (change,) = v.error.edit["changes"]
     assert change["param"] in ("nl", "nw", "nh") and abs(change["to"] - change["from"]) == 1
     assert v.error.first_error_step == 1 and v.error.answer_changed
-    assert _elements(p)["cubes_front"]["divisions"] == [5, 3]
+    assert elements(p)["cubes_front"]["divisions"] == [5, 3]
 
 
 def test_ignoring_the_key_cube_counts_cubes_as_lengths() -> None:
-    p = _problem("solid.prism.volume_surface", CUBES)
+    p = problem_with("solid.prism.volume_surface", CUBES)
     v = inject(p, "misread_scale", np.random.default_rng(0))
     assert v is not None
     assert [s.text for s in v.steps] == ["5 × 2 × 3", "10 × 3", "30 cm³"]
@@ -80,20 +67,20 @@ def test_ignoring_the_key_cube_counts_cubes_as_lengths() -> None:
 
 def test_a_step_triangle_runs_across_from_a_then_up_or_down_to_b() -> None:
     params = {"A": [11, 1], "B": [7, 9], "scale": 1, "image_role": "required", "rise": 8, "run": 4}
-    els = _elements(_problem("coordinate.line.through_points", params))
+    els = elements(problem_with("coordinate.line.through_points", params))
     assert els["step_run"]["from"] == [11, 1] and els["step_run"]["to"] == [7, 1]
     assert els["step_rise"]["from"] == [7, 1] and els["step_rise"]["to"] == [7, 9]
 
 
 def test_counted_squares_give_a_negative_gradient_for_a_falling_line() -> None:
     params = {"A": [11, 1], "B": [7, 9], "scale": 1, "image_role": "required", "rise": 8, "run": 4}
-    p = _problem("coordinate.line.through_points", params)
+    p = problem_with("coordinate.line.through_points", params)
     assert p.steps[0].text == "y − 1 = −8/4 × (x − 11)" and p.answer_text == "y = −2x + 23"
 
 
 def test_a_miscounted_run_is_carried_into_the_equation_and_verified() -> None:
     params = {"A": [11, 1], "B": [7, 9], "scale": 1, "image_role": "required", "rise": 8, "run": 4}
-    p = _problem("coordinate.line.through_points", params)
+    p = problem_with("coordinate.line.through_points", params)
     for seed in range(8):
         v = inject(p, "miscount", np.random.default_rng(seed))
         assert v is not None
@@ -129,13 +116,13 @@ GRAPH = {"coeffs": [0, -4, -8], "xs": [-4, -3], "ys": [8, 4], "ks": [3, 1], "ima
 
 
 def test_a_y_axis_in_twos_is_recorded_in_the_figure() -> None:
-    p = _problem("coordinate.graph.read_value", GRAPH)
+    p = problem_with("coordinate.graph.read_value", GRAPH)
     spec = p.figure.spec
     assert spec["grid_step"] == 1 and spec["y_grid_step"] == 2 and spec["y_range"][0] % 2 == spec["y_range"][1] % 2 == 0
 
 
 def test_counting_squares_on_a_y_axis_in_twos_halves_every_value() -> None:
-    p = _problem("coordinate.graph.read_value", GRAPH)
+    p = problem_with("coordinate.graph.read_value", GRAPH)
     v = inject(p, "misread_scale", np.random.default_rng(0))
     assert v is not None and v.error.edit["to"] == [4, 2]
     assert v.steps[0].text == "3 × 4 + 2"

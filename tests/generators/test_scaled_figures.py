@@ -11,6 +11,7 @@ from synth.generators import get_family
 from synth.records import Problem
 from synth.templating import _phrasings
 from synth.verifier import verify
+from tests.generators._fixed import elements, problem_with
 
 COINS = {"ask": "volume", "given": "radius", "r": 12, "h": 24, "unit": "mm", "coin": 3, "coins": 8,
          "image_role": "required", "answer_unit": "mm³"}
@@ -21,19 +22,6 @@ VISITORS = {"kind": "list", "data": [31, 28, 40, 34, 32, 40, 30, 42], "context":
             "image_role": "required", "scale": 100}
 
 
-def _problem(family_id: str, params: dict) -> Problem:
-    """A problem built around fixed params (the family's own build, with sample replaced)."""
-    family = get_family(family_id)
-    family.sample = lambda rng, difficulty: dict(params)  # type: ignore[method-assign]
-    try:
-        return family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="p")
-    finally:
-        del family.sample
-
-
-def _elements(problem: Problem) -> dict[str, dict]:
-    assert problem.figure is not None
-    return {e["id"]: e for e in problem.figure.spec["elements"]}
 
 
 def _wrong_and_verified(problem: Problem, kind: str, seed: int = 0):  # noqa: ANN202
@@ -48,15 +36,15 @@ def _wrong_and_verified(problem: Problem, kind: str, seed: int = 0):  # noqa: AN
 
 
 def test_a_coin_stack_is_as_tall_as_the_coins_counted_times_the_key_coin() -> None:
-    p = _problem("solid.cylinder.volume_surface", COINS)
+    p = problem_with("solid.cylinder.volume_surface", COINS)
     assert [s.text for s in p.steps] == ["π × 12^2 × (8 × 3)", "π × 12^2 × 24", "π × 144 × 24", "3456π mm³"]
     assert p.answer_text == "3456π mm³"
     assert verify(p, p.steps, family=get_family(p.family)).answer_correct
 
 
 def test_a_coin_stack_shows_the_coins_and_the_key_coin_but_no_height() -> None:
-    p = _problem("solid.cylinder.volume_surface", COINS)
-    els = _elements(p)
+    p = problem_with("solid.cylinder.volume_surface", COINS)
+    els = elements(p)
     assert els["coin_lines"]["count"] == 8 and els["coin_lines"]["type"] == "disc_lines"
     assert els["key_edge"]["text"] == "3 mm" and els["key_caption"]["text"] == "1 coin"
     assert els["radius"]["text"] == "12 mm" and "height" not in els
@@ -75,32 +63,32 @@ def test_coin_stacks_need_their_figure_and_appear_only_for_easy_and_medium_volum
 
 
 def test_ignoring_the_key_coin_takes_the_count_as_the_height() -> None:
-    p = _problem("solid.cylinder.volume_surface", COINS)
+    p = problem_with("solid.cylinder.volume_surface", COINS)
     v = _wrong_and_verified(p, "misread_scale")
     assert [s.text for s in v.steps] == ["π × 12^2 × 8", "π × 144 × 8", "1152π mm³"]
     assert v.error.edit["changes"] == [{"param": "coin", "from": 3, "to": 1}]
-    assert _elements(p)["key_edge"]["value"] == 3  # the key still shows the truth
+    assert elements(p)["key_edge"]["value"] == 3  # the key still shows the truth
 
 
 def test_a_coin_miscount_is_one_coin_off_and_carried_to_the_volume() -> None:
-    p = _problem("solid.cylinder.volume_surface", COINS)
+    p = problem_with("solid.cylinder.volume_surface", COINS)
     for seed in range(4):
         v = _wrong_and_verified(p, "miscount", seed)
         (change,) = v.error.edit["changes"]
         assert change["param"] == "coins" and change["to"] in (7, 9)
         assert v.steps[0].text == f"π × 12^2 × ({change['to']} × 3)"
-    assert _elements(p)["coin_lines"]["count"] == 8
+    assert elements(p)["coin_lines"]["count"] == 8
 
 
 # -- an enlargement on squared paper -------------------------------------------------------------------
 
 
 def test_an_enlargement_on_squared_paper_has_every_vertex_on_a_grid_point() -> None:
-    p = _problem("geometry.similar_triangles", GRID)
+    p = problem_with("geometry.similar_triangles", GRID)
     g = GRID["grid"]
     origin = p.figure.spec["points"]["A"]
     assert all((x - origin[0]) % g == 0 and (y - origin[1]) % g == 0 for x, y in p.figure.spec["points"].values())
-    els = _elements(p)
+    els = elements(p)
     assert els["grid_key"]["text"] == "1 square = 2 cm"
     # The paired legs are counted (4 and 12 squares), the small hypotenuse printed, the large one asked.
     assert els["side_BC"]["squares"] == 4 and els["side_EF"]["squares"] == 12
@@ -110,7 +98,7 @@ def test_an_enlargement_on_squared_paper_has_every_vertex_on_a_grid_point() -> N
 
 
 def test_a_leg_miscounted_by_one_square_changes_the_scale_factor() -> None:
-    p = _problem("geometry.similar_triangles", GRID)
+    p = problem_with("geometry.similar_triangles", GRID)
     for seed in range(4):
         v = _wrong_and_verified(p, "miscount", seed)
         (change,) = v.error.edit["changes"]
@@ -120,7 +108,7 @@ def test_a_leg_miscounted_by_one_square_changes_the_scale_factor() -> None:
 def test_ignoring_the_grid_key_is_no_error_for_a_ratio_of_counted_legs() -> None:
     # Both legs scale alike, so the scale factor and x are unchanged: no misread_scale is offered.
     family = get_family("geometry.similar_triangles")
-    p = _problem(family.id, GRID)
+    p = problem_with(family.id, GRID)
     assert not INJECTORS["misread_scale"].applies(family, p)
     assert {r.kind for r in family.figure_readings(p.params)} == {"misread_value", "miscount"}
 
@@ -129,7 +117,7 @@ def test_ignoring_the_grid_key_is_no_error_for_a_ratio_of_counted_legs() -> None
 
 
 def test_a_table_in_hundreds_is_answered_in_visitors() -> None:
-    p = _problem("statistics.median_mode.table", VISITORS)
+    p = problem_with("statistics.median_mode.table", VISITORS)
     assert p.figure.spec["rows"][0] == ["Week", "Visitors (hundreds)"]
     assert [s.text for s in p.steps][0] == "((32 + 34) ÷ 2 − 40) × 100"
     assert p.answer_text == "−700"
@@ -137,7 +125,7 @@ def test_a_table_in_hundreds_is_answered_in_visitors() -> None:
 
 
 def test_overlooking_the_header_unit_leaves_out_the_multiplication() -> None:
-    p = _problem("statistics.median_mode.table", VISITORS)
+    p = problem_with("statistics.median_mode.table", VISITORS)
     v = _wrong_and_verified(p, "misread_scale")
     assert [s.text for s in v.steps] == ["(32 + 34) ÷ 2 − 40", "66 ÷ 2 − 40", "33 − 40", "−7"]
     assert v.error.edit["element"] == "cell_0_1" and v.error.edit["changes"] == [
