@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -338,37 +337,13 @@ def latex_number(value: sympy.Basic) -> str:
     return str(value)
 
 
-def misread_changes_answer(family: Family, misread: dict[str, Any], truth: sympy.Basic) -> bool:
-    """Whether working correctly from the misread params (still a valid problem) ends at another answer."""
-    return _misread_working(family, misread, truth) is not None
-
-
 # Exceptions a family's derivation raises on params it cannot work from (treated as "not offered").
 _DERIVE_ERRORS = (ArithmeticError, ValueError, TypeError, KeyError, IndexError)
-
-
-# A figure's readings are checked in stages (printed values, then all readings together in
-# ``effective_readings``), so the same misread params are worked more than once: remember the last ones.
-# Keyed by the family's class and the params' repr; a derivation is a pure function of both.
-_WORKINGS: OrderedDict[tuple[type, str], tuple[str, ...] | None] = OrderedDict()
-_WORKINGS_KEPT = 512
 
 
 def _misread_working(family: Family, misread: dict[str, Any], truth: sympy.Basic) -> tuple[str, ...] | None:
     """The step texts of the solution worked correctly from ``misread``, or None when that is no error
     (the params are not a valid problem, cannot be worked, or end at the true answer)."""
-    key = (type(family), repr(sorted(misread.items())) + "|" + repr(truth))
-    if key in _WORKINGS:
-        _WORKINGS.move_to_end(key)
-        return _WORKINGS[key]
-    working = _work(family, misread, truth)
-    _WORKINGS[key] = working
-    while len(_WORKINGS) > _WORKINGS_KEPT:
-        _WORKINGS.popitem(last=False)
-    return working
-
-
-def _work(family: Family, misread: dict[str, Any], truth: sympy.Basic) -> tuple[str, ...] | None:
     if not family.valid(misread):
         return None
     from synth.verifier import equal_answers  # the verifier imports the generators
@@ -382,20 +357,8 @@ def _work(family: Family, misread: dict[str, Any], truth: sympy.Basic) -> tuple[
     return tuple(d.text for d in drafts)
 
 
-_MAL_WORKINGS: OrderedDict[tuple[type, str], frozenset[tuple[str, ...]]] = OrderedDict()
-
-
-def mal_workings(family: Family, params: dict[str, Any]) -> frozenset[tuple[str, ...]]:
-    """The step texts of every mal-rule solution that applies to ``params`` (the last problems' remembered)."""
-    key = (type(family), repr(sorted(params.items())))
-    if key not in _MAL_WORKINGS:
-        _MAL_WORKINGS[key] = _mal_workings(family, params)
-        while len(_MAL_WORKINGS) > 32:
-            _MAL_WORKINGS.popitem(last=False)
-    return _MAL_WORKINGS[key]
-
-
 def _mal_workings(family: Family, params: dict[str, Any]) -> frozenset[tuple[str, ...]]:
+    """The step texts of every mal-rule solution that applies to ``params``."""
     out = set()
     for rule in family.malrules:
         try:
@@ -417,7 +380,7 @@ def effective_readings(family: Family, params: dict[str, Any], readings: Sequenc
     both be right. Readings earlier in ``readings`` win; pass every reading of a figure in one call.
     """
     truth = family.target(params)
-    mal = mal_workings(family, params)
+    mal = _mal_workings(family, params)
     labelled: dict[tuple[str, ...], str] = {}
     out = []
     for reading in readings:

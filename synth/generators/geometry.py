@@ -37,7 +37,6 @@ from synth.generators.base import (
     Reading,
     StepDraft,
     effective_readings,
-    misread_changes_answer,
 )
 from synth.presentation import Vocabulary, label_last, read_line, unit_last
 from synth.records import Figure, Given
@@ -375,7 +374,6 @@ class FigureFamily(Family):
         if params["image_role"] != "required":
             return ()
         quantities = self.quantities(params)
-        truth = self.target(params)
         out = []
         for q in quantities:
             v = params[q.param]
@@ -384,16 +382,15 @@ class FigureFamily(Family):
             swapped = [params[o.param] for o in quantities if o.unit == q.unit and o.param != q.param
                        and isinstance(params[o.param], int) and not o.on_grid]
             for kind, cands in (("misread_value", neighbour_misreads(v)), ("misread_label", swapped)):
-                keep = tuple(m for m in dict.fromkeys(cands) if m != v and self._changes_answer(params, q.param, m,
-                                                                                              truth))
+                keep = tuple(m for m in dict.fromkeys(cands) if m != v)
                 if keep:
                     out.append(Reading(q.param, q.element, kind, keep))
-        # one pass over all of them: a working two readings write keeps the first one's label
-        return effective_readings(self, params, (*out, *self.grid_readings(params, quantities, truth),
+        # one pass over all of them keeps the misreads that change the answer, and a working two readings
+        # write keeps the first one's label
+        return effective_readings(self, params, (*out, *self.grid_readings(params, quantities),
                                                  *self.joint_readings(params)))
 
-    def grid_readings(self, params: dict[str, Any], quantities: list[Quantity],
-                      truth: sympy.Basic) -> tuple[Reading, ...]:
+    def grid_readings(self, params: dict[str, Any], quantities: list[Quantity]) -> tuple[Reading, ...]:
         """Misreads of lengths counted on squared paper (``Quantity.on_grid``; key ``params["grid"]``).
 
         miscount: one square more or fewer along a side (counting grid lines instead of squares, or
@@ -407,22 +404,19 @@ class FigureFamily(Family):
         out = []
         for q in squares:
             v = params[q.param]
-            keep = tuple(m for m in (v - k, v + k) if m > 0 and self._changes_answer(params, q.param, m, truth))
+            keep = tuple(m for m in (v - k, v + k) if m > 0)
             if keep:
                 out.append(Reading(q.param, q.element, "miscount", keep))
         keys = tuple(dict.fromkeys(q.param for q in squares))
         if k != 1:
             unscaled = Reading("grid", "grid_key", "misread_scale", ((1, *(params[key] // k for key in keys)),),
                                also=keys)
-            out += effective_readings(self, params, (unscaled,))
+            out.append(unscaled)
         return tuple(out)
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         """Misreads that change several parameters at once (see ``Reading.also``); unfiltered, none by default."""
         return ()
-
-    def _changes_answer(self, params: dict[str, Any], key: str, misread: Any, truth: sympy.Basic) -> bool:
-        return misread_changes_answer(self, {**params, key: misread}, truth)
 
     def unit_of(self, params: dict[str, Any]) -> str:
         return params.get("unit", "")
