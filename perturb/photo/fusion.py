@@ -12,14 +12,14 @@ through the composed forward map, so they do not inflate hull by hull.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
 
 from perturb.photo.base import Op
-from perturb.photo.fields import FIELD_STEP, apply_gain, gain_u8, grid
+from perturb.photo.fields import FIELD_STEP, apply_gain, grid
 from perturb.photo.geometry import PointMap, lay_on_desk, move_boxes
 from synth.records import RenderedPage
 
@@ -114,24 +114,17 @@ def _padded_nodes(n: int, step: int) -> np.ndarray:
 
 def _upsample_nodes(field: np.ndarray, width: int, height: int, step: int) -> np.ndarray:
     gh, gw = field.shape[:2]
-    small = field if field.dtype == np.uint8 else field.astype(np.float32)
-    full = cv2.resize(small, (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
+    full = cv2.resize(field.astype(np.float32), (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
     return full[step:step + height, step:step + width]
 
 
-def _walk_nodes(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
-                step: int) -> tuple[np.ndarray, np.ndarray | None, tuple[int, int]]:
-    """Source pixel of every grid node (walked back through every inverse map) and the shading gain there."""
+def _walk_nodes(warps: Sequence[Warp], scale: float, out_w: int, out_h: int, step: int) -> np.ndarray:
+    """Source pixel of every grid node, walked back through every inverse map."""
     xs, ys = np.meshgrid(_padded_nodes(out_w, step), _padded_nodes(out_h, step))
     q = np.stack([xs.ravel(), ys.ravel()], 1) / scale
-    gain = None
     for w in reversed(warps):
-        p = w.inverse(q)
-        if w.shade is not None:
-            g = w.shade(q, p)
-            gain = g if gain is None else gain * g
-        q = p
-    return (q * scale).reshape(*xs.shape, 2), gain, xs.shape
+        q = w.inverse(q)
+    return (q * scale).reshape(*xs.shape, 2)
 
 
 def _interpolation_error(src: np.ndarray, src_w: int, src_h: int) -> float:
@@ -152,30 +145,19 @@ def _interpolation_error(src: np.ndarray, src_w: int, src_h: int) -> float:
     return worst
 
 
-Gain8 = tuple[np.ndarray, float]  # an 8-bit gain field and the scale that turns it into gains
+def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
+               src_size: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Full-resolution source maps (pixels of the input image) for a chain of warps.
 
-
-def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int, channels: int = 3,
-               src_size: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray, Gain8 | None]:
-    """Full-resolution source maps (pixels of the input image) and the shading gain, or None.
-
-    The gain is 8-bit fixed point with the scale that turns it into gains (``fields.gain_u8``); it
-    has ``channels`` planes: the RGB gain, and a gain of 1 for an alpha plane when 4. ``src_size`` is the
-    input image's (width, height), where the map's accuracy is checked (default: the output's).
+    ``src_size`` is the input image's (width, height), where the map's accuracy is checked (default: the
+    output's). Shading is not part of the map: ``shade_sheet`` applies it on the page first.
     """
     step = COARSE_STEP
-    src, gain, shape = _walk_nodes(warps, scale, out_w, out_h, step)
-    if step > FIELD_STEP and _interpolation_error(src, *(src_size or (out_w, out_h))) > MAX_MAP_ERROR_PX:
+    src = _walk_nodes(warps, scale, out_w, out_h, step)
+    if _interpolation_error(src, *(src_size or (out_w, out_h))) > MAX_MAP_ERROR_PX:
         step = FIELD_STEP
-        src, gain, shape = _walk_nodes(warps, scale, out_w, out_h, step)
-    map_x = _upsample_nodes(src[..., 0], out_w, out_h, step)
-    map_y = _upsample_nodes(src[..., 1], out_w, out_h, step)
-    full_gain = None
-    if gain is not None:  # the planes merged on the coarse grid: far cheaper than merging at full size
-        g, unit = gain_u8(gain.reshape(shape))
-        planes = [g, g, g] + ([np.full_like(g, round(1 / unit))] if channels == 4 else [])
-        full_gain = (_upsample_nodes(cv2.merge(planes), out_w, out_h, step), unit)
-    return map_x, map_y, full_gain
+        src = _walk_nodes(warps, scale, out_w, out_h, step)
+    return _upsample_nodes(src[..., 0], out_w, out_h, step), _upsample_nodes(src[..., 1], out_w, out_h, step)
 
 
 def print_scale(page: RenderedPage, warps: Sequence[Warp]) -> float:
@@ -197,43 +179,48 @@ def antialias(image: np.ndarray, scale: float) -> np.ndarray:
     return cv2.GaussianBlur(image, (0, 0), sigma)
 
 
-def shade_sheet(image: np.ndarray, page: RenderedPage, warp: Warp) -> np.ndarray:
-    """Apply the first warp's shading on the flat page, before any pixel moves.
+def shade_sheet(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp]) -> np.ndarray:
+    """Apply the chain's shading (a bent sheet's light) on the flat page, before any pixel moves.
 
-    Its shading is a function of the point on the sheet, so lighting the flat sheet and then moving
-    it equals moving it and lighting each photo pixel from where it came. On the page the gain is a
-    3-channel field on the FIELD_STEP grid (a fold's crease included), and the map needs no gain:
-    its nodes can then be 16 px apart wherever the geometry allows.
+    Shading is a function of the point on the sheet, so lighting the flat sheet and then moving it
+    equals moving it and lighting each photo pixel from where it came. Each warp's shade is evaluated
+    where the page's grid points are when that warp acts; the product is one gain on the FIELD_STEP
+    grid of the page (a fold's crease included), so the remap needs no gain and its map nodes can be
+    16 px apart wherever the geometry allows.
     """
-    if warp.shade is None:
+    shaded = [k for k, warp in enumerate(warps) if warp.shade is not None]
+    if not shaded:
         return image
     xs, ys = grid(page.height, page.width)
     p = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
-    return apply_gain(image, warp.shade(warp.forward(p), p).reshape(xs.shape))
+    gain = None
+    for warp in warps[:shaded[-1] + 1]:
+        q = warp.forward(p)
+        if warp.shade is not None:
+            g = warp.shade(q, p)
+            gain = g if gain is None else gain * g
+        p = q
+    return apply_gain(image, gain.reshape(xs.shape))
 
 
 def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
                 desk_params: dict[str, Any] | None) -> np.ndarray:
     """Apply a chain of warps to ``image`` (a raster of ``page``) with one remap; desk where the sheet is not."""
-    image = antialias(image, print_scale(page, warps))
-    if warps[0].shade is not None:  # the sheet's own shading: light the flat sheet, then move it
-        image, warps = shade_sheet(image, page, warps[0]), [replace(warps[0], shade=None), *warps[1:]]
+    image = shade_sheet(antialias(image, print_scale(page, warps)), page, warps)
     h, w = image.shape[:2]
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))
     # With a desk, the page is warped with an alpha channel and composited (geometry.lay_on_desk).
     src, border = (image, cv2.BORDER_REPLICATE) if desk_params is None else \
         (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
-    if all(wp.matrix is not None and wp.shade is None for wp in warps):
+    if all(wp.matrix is not None for wp in warps):
         warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
     else:
-        map_x, map_y, gain = chain_maps(warps, scale, out_w, out_h, channels=src.shape[2], src_size=(w, h))
+        map_x, map_y = chain_maps(warps, scale, out_w, out_h, src_size=(w, h))
         # Float maps straight in: OpenCV's 4-channel remap takes them twice as fast as fixed-point maps
         # (6 vs 13 ms CPU on an A4 page at 150 dpi), and 3 channels run alike either way, so converting
         # the maps (another 1.6 ms) buys nothing.
         warped = cv2.remap(src, map_x, map_y, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
-        if gain is not None:  # shading lights the sheet's colour, not its coverage (alpha)
-            warped = cv2.multiply(warped, gain[0], scale=gain[1])
     if desk_params is None:
         return warped
     alpha = cv2.extractChannel(warped, 3)  # one contiguous plane: numpy's min over a strided view is slow

@@ -43,8 +43,8 @@ def test_the_composed_map_stays_within_a_fraction_of_a_pixel_of_a_fine_reference
     for seed in range(4):
         warps = _chain(seed, [("paper_warp", severity), ("keystone", severity), ("tilt", severity)])
         w, h = warps[-1].width, warps[-1].height
-        map_x, map_y, _ = fusion.chain_maps(warps, 1.0, w, h, src_size=(A4.width, A4.height))
-        src, _, _ = fusion._walk_nodes(warps, 1.0, w, h, 4)
+        map_x, map_y = fusion.chain_maps(warps, 1.0, w, h, src_size=(A4.width, A4.height))
+        src = fusion._walk_nodes(warps, 1.0, w, h, 4)
         ref_x, ref_y = (fusion._upsample_nodes(src[..., k], w, h, 4) for k in (0, 1))
         on_sheet = (ref_x >= 0) & (ref_x <= A4.width - 1) & (ref_y >= 0) & (ref_y <= A4.height - 1)
         error = np.maximum(np.abs(map_x - ref_x), np.abs(map_y - ref_y))[on_sheet]
