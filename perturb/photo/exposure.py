@@ -9,7 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import apply_gain, content_mask, grid, luma, median_u8
+from perturb.photo.fields import apply_darkness_gain, apply_gain, content_mask, grid, luma, median_u8
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -60,7 +60,7 @@ class Exposure(Op):
         if params["kind"] == "under":
             return apply_gain(curved, light), page
         # Over: scale the remaining darkness (255 - v) instead, so the wash stays bright.
-        return cv2.bitwise_not(apply_gain(cv2.bitwise_not(curved), 2.0 - light)), page
+        return apply_darkness_gain(curved, 2.0 - light), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

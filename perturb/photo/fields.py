@@ -49,6 +49,12 @@ def apply_gain(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
     return cv2.multiply(image, cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), scale=scale)
 
 
+def apply_darkness_gain(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """Scale each pixel's darkness (255 - v) by a low-res gain field: gains under 1 wash the print out
+    towards white (glare, over-exposure) the way ``apply_gain`` darkens it."""
+    return cv2.bitwise_not(apply_gain(cv2.bitwise_not(image), gain))
+
+
 def block_means(gray: np.ndarray, rows: int, cols: int) -> np.ndarray:
     """Mean of a 2-D ``gray`` over a (rows x cols) grid of equal square blocks, as float32.
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
 import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import apply_gain, bisect_coverage, coarse_content, content_mask, grid, luma, upsample
+from perturb.photo.fields import (
+    apply_darkness_gain,
+    bisect_coverage,
+    coarse_content,
+    content_mask,
+    grid,
+    luma,
+    upsample,
+)
 from synth.records import RenderedPage
 
 # Share of the text ink washed out by more than half. 1 small spots, text legible;
@@ -67,7 +74,7 @@ class Glare(Op):
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         # v + (255 - v) * g == 255 - (255 - v) * (1 - g): wash the darkness out, in 8-bit with one multiply.
         xs, ys = grid(page.height, page.width)
-        return cv2.bitwise_not(apply_gain(cv2.bitwise_not(image), 1.0 - glare_field(params, xs, ys, page.width))), page
+        return apply_darkness_gain(image, 1.0 - glare_field(params, xs, ys, page.width)), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
