@@ -64,10 +64,10 @@ class Tilt(GeometricOp):
                      outline: np.ndarray) -> dict[str, Any]:
         corners = warp.forward(page_corners(page))
         angle = corner_angle_deg(corners)
+        scale = tilt_matrix(params, page)[3]
         return {"angle_deg": round(angle, 3), "abs_angle_deg": round(abs(angle), 3),
                 "canvas_growth": round(warp.width * warp.height / (page.width * page.height), 4),
-                "print_scale": round(float(np.sqrt(abs(np.linalg.det(warp.matrix[:2, :2])))), 4),
-                "effective_dpi": round(page.dpi * float(np.sqrt(abs(np.linalg.det(warp.matrix[:2, :2])))), 1),
+                "print_scale": round(scale, 4), "effective_dpi": round(page.dpi * scale, 1),
                 "page_corners": np.round(corners, 2).tolist()}
 
 
