@@ -375,20 +375,22 @@ def effective_readings(family: Family, params: dict[str, Any], readings: Sequenc
     and give each wrong working one label.
 
     A misread whose working is exactly a mal-rule's is left to the mal-rule, and one whose working an
-    earlier reading of another kind already writes is left to that reading (a ±1 square on squared paper
-    that is also the key ignored): the verifier sees only the working, so two labels for it could not
-    both be right. Readings earlier in ``readings`` win; pass every reading of a figure in one call.
+    earlier misread already writes is left to that one (a ±1 square on squared paper that is also the
+    key ignored; the value one grid line up that is also the next line's number): the verifier sees only
+    the working, so two labels for it could not both be right, and one label twice is one offer. Readings
+    earlier in ``readings`` win; pass every reading of a figure in one call.
     """
     truth = family.target(params)
     mal = _mal_workings(family, params)
-    labelled: dict[tuple[str, ...], str] = {}
+    offered: set[tuple[str, ...]] = set()
     out = []
     for reading in readings:
         kept = []
         for wrong in reading.misreads:
             working = _misread_working(family, reading.apply(params, wrong), truth)
-            if working is None or working in mal or labelled.setdefault(working, reading.kind) != reading.kind:
+            if working is None or working in mal or working in offered:
                 continue
+            offered.add(working)
             kept.append(wrong)
         if kept:
             out.append(replace(reading, misreads=tuple(kept)))

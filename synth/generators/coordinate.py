@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -611,7 +610,7 @@ class GraphReadValue(Family):
             out.append(Reading("ys", "curve_f", "misread_relation", tuple([*ys[:i], t, *ys[i + 1:]] for t in swapped)))
             out.append(Reading("ys", "curve_f", "misread_value", (  # the grid line above or below
                 [*ys[:i], ys[i] + step, *ys[i + 1:]], [*ys[:i], ys[i] - step, *ys[i + 1:]])))
-        return effective_readings(self, params, _one_kind_each(out))
+        return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         parts = []
@@ -621,25 +620,6 @@ class GraphReadValue(Family):
             parts.append(f"{sign}{coef}f({x})".replace("(-", "(−"))
         formula = _poly_text([Fraction(v) for v in params["coeffs"]])
         return {**params, "combo": "".join(parts), "formula": formula}
-
-
-def _one_kind_each(readings: Sequence[Reading]) -> list[Reading]:
-    """Drop a misread an earlier reading already gives: one wrong working carries one label.
-
-    (A value read off the next grid line along can be the value one line up, on a line of gradient 1.)
-    """
-    seen: set[str] = set()
-    out = []
-    for r in readings:
-        keep = []
-        for m in r.misreads:
-            key = repr(m)
-            if key not in seen:
-                seen.add(key)
-                keep.append(m)
-        if keep:
-            out.append(replace(r, misreads=tuple(keep)))
-    return out
 
 
 def _poly_text(coeffs: Sequence[Fraction]) -> str:
