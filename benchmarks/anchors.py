@@ -61,7 +61,8 @@ def breakdown(runs: int = 10) -> list[str]:
             ("sample_params", "apply_encoded", "measure")
         for method in methods:
             timed(op, method, (subtype, method))
-    timed(profile_module, "remap_chain", ("geometry", "remap_chain (fused warp + desk)"))
+    timed(profile_module, "remap_chain", ("geometry", "remap_chain (lighting + shading, fused warp, desk)"))
+    timed(profile_module, "_lighting", ("lighting", "compose shadow + glare, measure at half size"))
     phone, page = ops()["pipeline_phone"], make_page(0)
     phone(page.copy(), 0)
     spent.clear()

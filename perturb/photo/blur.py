@@ -64,10 +64,25 @@ def kernel_spread(kernel: np.ndarray) -> float:
     return float(np.sqrt(np.linalg.eigvalsh(cov).max()))
 
 
+_BAND = 32  # rows per band of the image the sharpness is measured on (every other band)
+
+
 def _sharpness(image: np.ndarray) -> float:
-    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-    # The 3x3 Laplacian of 8-bit pixels fits int16 exactly (|value| <= 1020): the same figure as float32, faster.
-    return pooled_std(cv2.Laplacian(gray, cv2.CV_16S)) ** 2
+    """Variance of the luma's 3x3 Laplacian over every other band of 32 rows: half the work, and an unbiased
+    sample of the same figure (each band is read with a row of context above and below, so its Laplacian
+    is the whole image's there; images under 4 bands tall are measured whole)."""
+    h = image.shape[0]
+    if h < 4 * _BAND:
+        return pooled_std(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), cv2.CV_16S)) ** 2
+    n = total = squares = 0.0
+    for top in range(1, h - _BAND, 2 * _BAND):
+        # The 3x3 Laplacian of 8-bit pixels fits int16 exactly (|value| <= 1020): the same figure as float32.
+        lap = cv2.Laplacian(cv2.cvtColor(image[top - 1:top + _BAND + 1], cv2.COLOR_RGB2GRAY), cv2.CV_16S)[1:-1]
+        n += lap.size
+        total += cv2.sumElems(lap)[0]
+        squares += cv2.norm(lap, cv2.NORM_L2SQR)
+    mean = total / n
+    return max(squares / n - mean * mean, 0.0)
 
 
 class Blur(Op):

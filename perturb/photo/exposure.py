@@ -9,7 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import apply_darkness_gain, apply_gain, content_mask, grid, luma, median_u8
+from perturb.photo.fields import Light, content_mask, grid, half, luma, median_u8
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -51,23 +51,21 @@ class Exposure(Op):
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         k, gamma = float(params["k"]), float(params["gamma"])
         x = np.arange(256, dtype=np.float64) / 255
+        light = vignette(params, *grid(page.height, page.width), page.width, page.height)
+        # The vignette scales the curved print (under) or its remaining darkness (over, so the wash stays
+        # bright). Through a power curve that is the same as scaling the input by the vignette to the power
+        # 1/gamma first: k (g^(1/gamma) v)^gamma = g k v^gamma. So one lighting pass, then one lookup.
         if params["kind"] == "under":
-            lut, light = k * x**gamma, vignette(params, *grid(page.height, page.width), page.width, page.height)
+            lut, lit = k * x**gamma, Light().times(light ** (1.0 / gamma))
         else:  # over-exposure lifts everything towards white; the vignette darkens the wash less at the edges
-            lut, light = 1 - k * (1 - x) ** gamma, 2.0 - vignette(params, *grid(page.height, page.width),
-                                                                     page.width, page.height)
-        curved = cv2.LUT(image, np.clip(lut * 255 + 0.5, 0, 255).astype(np.uint8))
-        if params["kind"] == "under":
-            return apply_gain(curved, light), page
-        # Over: scale the remaining darkness (255 - v) instead, so the wash stays bright.
-        return apply_darkness_gain(curved, 2.0 - light), page
+            lut, lit = 1 - k * (1 - x) ** gamma, Light().wash(light ** (1.0 / gamma))
+        return cv2.LUT(lit.apply(image), np.clip(lut * 255 + 0.5, 0, 255).astype(np.uint8)), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
         # Medians over every other pixel of every other row: the same medians, a quarter of the work.
         # Histograms under uint8 masks: no boolean gathers of the page.
-        b = np.ascontiguousarray(luma(before)[::2, ::2])
-        a = np.ascontiguousarray(luma(after)[::2, ::2])
+        b, a = luma(half(before)), luma(half(after))
         paper = cv2.compare(b, 200, cv2.CMP_GT)
         ink = cv2.compare(b, 100, cv2.CMP_LT)
         if page.layout:

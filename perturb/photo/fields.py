@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
 
+from perturb.photo.base import Op
 from synth.records import RenderedPage
 
 # Lighting varies slowly across a page, so fields are built on a grid this many times coarser.
@@ -40,19 +43,104 @@ def gain_u8(gain: np.ndarray) -> tuple[np.ndarray, float]:
     return np.clip(gain * unit + 0.5, 0, 255).astype(np.uint8), 1.0 / unit
 
 
-def apply_gain(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """Multiply by a low-res gain field (gh x gw or gh x gw x 3), upsampled to the image."""
+@dataclass(frozen=True)
+class Light:
+    """Pointwise lighting as one affine map per pixel and channel: ``y = gain * x + 255 * lift``.
+
+    Both fields live on a coarse grid of the page (``grid``), as (gh, gw) or (gh, gw, 3) arrays; None
+    means gain 1 or lift 0. A lamp's shadow scales the light (``times``); glare and over-exposure wash
+    the print out towards white, scaling each pixel's darkness 255 - v (``wash``). Consecutive lighting
+    composes into one such map (``then``), so a shadow, a glare and a bent sheet's shading cost one
+    upsampled multiply and one add on the page, however many there are.
+    """
+
+    gain: np.ndarray | None = None
+    lift: np.ndarray | None = None
+
+    def then(self, after: Light) -> Light:
+        """This lighting, then ``after``: g2 (g1 x + 255 l1) + 255 l2."""
+        gain = _product(self.gain, after.gain)
+        lift = self.lift if after.gain is None or self.lift is None else _product(self.lift, after.gain)
+        lift = after.lift if lift is None else lift if after.lift is None else _sum(lift, after.lift)
+        return Light(gain, lift)
+
+    def times(self, gain: np.ndarray) -> Light:
+        return self.then(Light(np.asarray(gain, np.float32)))
+
+    def wash(self, gain: np.ndarray) -> Light:
+        """Scale the darkness (255 - v) by ``gain``: v -> gain v + 255 (1 - gain)."""
+        g = np.asarray(gain, np.float32)
+        return self.then(Light(g, 1.0 - g))
+
+    def apply(self, image: np.ndarray) -> np.ndarray:
+        """The lit image: the fields upsampled to it in 8-bit (see ``gain_u8``), one multiply and one add."""
+        h, w = image.shape[:2]
+        out = image
+        if self.gain is not None:
+            small, scale = gain_u8(self.gain)
+            out = cv2.multiply(out, _full(small, h, w), scale=scale)
+        if self.lift is not None:
+            out = cv2.add(out, _full(np.clip(self.lift * 255.0 + 0.5, 0, 255).astype(np.uint8), h, w))
+        return out
+
+
+def _product(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    if a is None or b is None:
+        return b if a is None else a
+    a, b = (a[..., None], b) if a.ndim < b.ndim else (a, b[..., None]) if b.ndim < a.ndim else (a, b)
+    return (a * b).astype(np.float32)
+
+
+def _sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = (a[..., None], b) if a.ndim < b.ndim else (a, b[..., None]) if b.ndim < a.ndim else (a, b)
+    return (a + b).astype(np.float32)
+
+
+def _full(small: np.ndarray, height: int, width: int) -> np.ndarray:
+    """An 8-bit field upsampled to three full-size planes; a grey field is upsampled as one plane and
+    then copied into three (a third of the interpolation)."""
+    if small.ndim == 3:
+        return cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+    return cv2.cvtColor(cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR), cv2.COLOR_GRAY2RGB)
+
+
+class LightOp(Op):
+    """An op that lights the flat sheet pointwise (shadow, glare); ``apply`` is the one-op case of ``light``.
+
+    A capture composes a run of them into one ``Light`` and applies it once, with a bent sheet's shading
+    when geometry follows (``fusion.remap_chain``). Each op's effect is still measured from pixels, on
+    ``half`` images: the run's stages are replayed there one by one (a quarter of the pixels), which is
+    exactly what the measures sample anyway.
+    """
+
+    stage = "lighting"
+
+    def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
+        raise NotImplementedError
+
+    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+        return self.light(params, page).apply(image), page
+
+    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> dict[str, Any]:
+        return self.measure_half(half(before), half(after), params, page)
+
+    def measure_half(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                     page: RenderedPage) -> dict[str, Any]:
+        """The effect, from every other pixel of every other row of the page before and after the op."""
+        raise NotImplementedError
+
+
+def half(image: np.ndarray) -> np.ndarray:
+    """Every other pixel of every other row, contiguous: what measures sample (``image[::2, ::2]`` of an
+    even-sized image; an odd last row or column is left out).
+
+    OpenCV's nearest-neighbour halving picks exactly those pixels, several times faster than numpy's
+    strided copy; the even crop is a view, not a copy.
+    """
     h, w = image.shape[:2]
-    small, scale = gain_u8(gain)
-    if small.ndim == 2:
-        small = cv2.merge([small, small, small])  # merged small: far cheaper than merging at full size
-    return cv2.multiply(image, cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), scale=scale)
-
-
-def apply_darkness_gain(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """Scale each pixel's darkness (255 - v) by a low-res gain field: gains under 1 wash the print out
-    towards white (glare, over-exposure) the way ``apply_gain`` darkens it."""
-    return cv2.bitwise_not(apply_gain(cv2.bitwise_not(image), gain))
+    even = image[:h - h % 2, :w - w % 2]
+    return cv2.resize(even, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_NEAREST)
 
 
 def block_means(gray: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -135,19 +223,23 @@ def masked_fraction(field: np.ndarray, mask: np.ndarray, threshold: float = 0.5)
 
 
 def bisect_coverage(field_at: Callable[[float], np.ndarray], mask: np.ndarray, target: float,
-                    lo: float, hi: float, *, grows: bool, steps: int = 20) -> float:
+                    lo: float, hi: float, *, grows: bool, steps: int = 20, tolerance: float = 0.004) -> float:
     """The parameter value in [lo, hi] whose field covers ``target`` of the masked cells.
 
     ``grows`` says whether coverage increases with the parameter. Lighting ops use it to hit a
-    rubric bin by construction instead of hoping a sampled size lands in it. 20 halvings of a range
-    up to 3 wide (2.9e-6) are finer than the 5 decimals the ops record.
+    rubric bin by construction instead of hoping a sampled size lands in it. It stops as soon as the
+    coverage is within ``tolerance`` of the target (the ops draw targets at least 0.02 inside their bins),
+    or after ``steps`` halvings: 20 halvings of a range up to 3 wide (2.9e-6) are finer than the 5
+    decimals the ops record.
     """
     for _ in range(steps):
         mid = (lo + hi) / 2
-        too_much = masked_fraction(field_at(mid), mask) > target
+        covered = masked_fraction(field_at(mid), mask)
+        if abs(covered - target) <= tolerance:
+            return mid
+        too_much = covered > target
         if grows:
             lo, hi = (lo, mid) if too_much else (mid, hi)
         else:
             lo, hi = (mid, hi) if too_much else (lo, mid)
     return (lo + hi) / 2
-

@@ -23,8 +23,15 @@ def encode(image: np.ndarray, quality: int) -> bytes:
     return buf.tobytes()
 
 
+# OpenCV >= 4.11 decodes straight to RGB (libjpeg's own output order, no second pass over the image).
+_READ_RGB = getattr(cv2, "IMREAD_COLOR_RGB", None)
+
+
 def decode(data: bytes) -> np.ndarray:
-    return cv2.cvtColor(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    buf = np.frombuffer(data, np.uint8)
+    if _READ_RGB is not None:
+        return cv2.imdecode(buf, _READ_RGB)
+    return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
 
 def compress(image: np.ndarray, quality: int) -> np.ndarray:

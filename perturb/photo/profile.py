@@ -6,6 +6,11 @@ its own generator keyed by its subtype (so adding an op to a profile does not re
 others), applies the non-geometric ops one by one and every run of consecutive geometric ops as
 ONE remap, and returns one record per op in applied order. Replaying needs the same steps and
 the recorded params.
+
+Consecutive lighting ops (shadow, glare) are fused too: their ``Light`` maps compose into one, applied
+in one pass together with a bent sheet's shading when geometry follows. Each is still measured from
+pixels: the run is replayed stage by stage on every other pixel of every other row (``fields.half``),
+which is what the lighting measures sample.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from perturb.photo.base import (
     strip_private,
     with_reverse,
 )
+from perturb.photo.fields import Light, LightOp, half
 from perturb.photo.fusion import GeometricOp, desk_of, moved_page, page_outline, remap_chain
 from perturb.photo.geometry import move_boxes
 from synth.records import DegradationRecord, RenderedPage
@@ -87,16 +93,22 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     rngs = op_rng(rng, [s for s, _ in ordered]) if params is None else {}
     records: list[DegradationRecord] = []
     encoded: bytes | None = None
+    light: Light | None = None  # lighting of the flat sheet not yet applied
     i = 0
     while i < len(ordered):
         op = get_op(ordered[i][0])
-        j = i + 1
-        if isinstance(op, GeometricOp):
-            while j < len(ordered) and isinstance(get_op(ordered[j][0]), GeometricOp):
-                j += 1
-            image, page, recs = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None, fuse)
+        j = _run_end(ordered, i, GeometricOp if isinstance(op, GeometricOp) else LightOp)
+        if fuse and isinstance(op, LightOp):
+            light, recs = _lighting(image, page, ordered[i:j], rngs, params[i:j] if params else None)
+            if j == len(ordered) or not isinstance(get_op(ordered[j][0]), GeometricOp):
+                image, light = light.apply(image), None
             encoded = None
+        elif isinstance(op, GeometricOp):
+            image, page, recs = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None, fuse,
+                                          light)
+            light, encoded = None, None
         else:
+            j = i + 1
             image, page, rec, encoded = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
                                                 params[i] if params else None, reverse, text)
             recs = [rec]
@@ -117,11 +129,39 @@ def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: n
                                             op.measure(image, out, p, page)), encoded
 
 
+def _run_end(ordered: Sequence[Step], i: int, kind: type) -> int:
+    """End of the run of consecutive ops of ``kind`` starting at ``i`` (at least one op)."""
+    j = i + 1
+    while j < len(ordered) and isinstance(get_op(ordered[j][0]), kind):
+        j += 1
+    return j
+
+
+def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
+              params: Sequence[dict[str, Any]] | None) -> tuple[Light, list[DegradationRecord]]:
+    """Compose a run of lighting ops into one ``Light``; measure each on the half-size page, stage by stage."""
+    light, records = Light(), []
+    before = half(image)
+    for k, (subtype, severity) in enumerate(steps):
+        op = get_op(subtype)
+        assert isinstance(op, LightOp)
+        require_applicable(op, page)
+        p = params[k] if params is not None else sample(op, rngs[subtype], severity, page, None)
+        with replayable(op):
+            step = op.light(p, page)
+        after = step.apply(before)
+        records.append(DegradationRecord(subtype, op.family, severity, strip_private(p),
+                                         op.measure_half(before, after, p, page)))
+        light, before = light.then(step), after
+    return light, records
+
+
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
-              params: Sequence[dict[str, Any]] | None, fuse: bool,
+              params: Sequence[dict[str, Any]] | None, fuse: bool, light: Light | None = None,
               ) -> tuple[np.ndarray, RenderedPage, list[DegradationRecord]]:
     """Sample each geometric op on the frame the previous ones leave (tracking the sheet's outline),
-    then remap once; unfused, remap op by op, each laying the sheet on its own desk."""
+    then remap once, lighting the flat sheet first; unfused, remap op by op, each laying the sheet on
+    its own desk."""
     outline = page_outline(page)
     current = page
     warps, all_params, records = [], [], []
@@ -138,7 +178,7 @@ def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         # Only sizes and the layout matter for sampling the next op; the final boxes move once, below.
         current = move_boxes(current, warp.forward, warp.width, warp.height, edge_samples=9 if warp.bends else 2)
     if fuse:
-        return remap_chain(image, page, warps, desk_of(all_params)), moved_page(page, warps), records
+        return remap_chain(image, page, warps, desk_of(all_params), light), moved_page(page, warps), records
     frame = page
     for warp, p in zip(warps, all_params, strict=True):
         image, frame = remap_chain(image, frame, [warp], desk_of([p])), moved_page(frame, [warp])

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
 from perturb.photo.fields import (
-    apply_gain,
+    Light,
+    LightOp,
     bisect_coverage,
     block_means,
     coarse_content,
@@ -70,10 +70,9 @@ def shadow_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: i
     return (1.0 - float(params["depth"]) * s[..., None] * tint).astype(np.float32)
 
 
-class Shadow(Op):
+class Shadow(LightOp):
     subtype = "shadow"
     family = "quality"
-    stage = "lighting"
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         xs, ys, mask = coarse_content(page)
@@ -97,17 +96,17 @@ class Shadow(Op):
         params["target_content_coverage"] = round(target, 4)
         return params
 
-    def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
+    def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
         xs, ys = grid(page.height, page.width)
-        return apply_gain(image, shadow_gain(params, xs, ys, page.width, page.height)), page
+        return Light(shadow_gain(params, xs, ys, page.width, page.height))
 
-    def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
-                page: RenderedPage) -> dict[str, Any]:
+    def measure_half(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                     page: RenderedPage) -> dict[str, Any]:
         # Light ratio after/before on a coarse grid; shadowed where it fell by more than half the depth.
         gh, gw = grid(page.height, page.width)[0].shape
         # Block means of every other pixel of every other row: a quarter of the work; coverage moves by under
         # 0.01 against full resolution, well inside the rubric bins' margins.
-        b, a = block_means(luma(before)[::2, ::2], gh, gw), block_means(luma(after)[::2, ::2], gh, gw)
+        b, a = block_means(luma(before), gh, gw), block_means(luma(after), gh, gw)
         shadowed = a / np.maximum(b, 1.0) < 1.0 - _HALF * float(params["depth"])
         mask = content_mask(page, gh, gw)
         return {"page_coverage": round(float(shadowed.mean()), 4),
