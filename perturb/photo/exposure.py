@@ -9,7 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import Light, content_mask, grid, half, luma, median_u8
+from perturb.photo.fields import Light, content_mask, grid, half_luma, median_u8
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -65,7 +65,7 @@ class Exposure(Op):
                 page: RenderedPage) -> dict[str, Any]:
         # Medians over every other pixel of every other row: the same medians, a quarter of the work.
         # Histograms under uint8 masks: no boolean gathers of the page.
-        b, a = luma(half(before)), luma(half(after))
+        b, a = half_luma(before), half_luma(after)
         paper = cv2.compare(b, 200, cv2.CMP_GT)
         ink = cv2.compare(b, 100, cv2.CMP_LT)
         if page.layout:

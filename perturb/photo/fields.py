@@ -143,6 +143,13 @@ def half(image: np.ndarray) -> np.ndarray:
     return cv2.resize(even, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_NEAREST)
 
 
+def half_luma(image: np.ndarray) -> np.ndarray:
+    """``luma(half(image))``, from every other row's luma (a strided view, no copy) halved across."""
+    h, w = image.shape[:2]
+    rows = cv2.cvtColor(image[:h - h % 2:2, :w - w % 2], cv2.COLOR_RGB2GRAY)
+    return cv2.resize(rows, (max(1, w // 2), rows.shape[0]), interpolation=cv2.INTER_NEAREST)
+
+
 def block_means(gray: np.ndarray, rows: int, cols: int) -> np.ndarray:
     """Mean of a 2-D ``gray`` over a (rows x cols) grid of equal square blocks, as float32.
 

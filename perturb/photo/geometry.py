@@ -62,11 +62,12 @@ def sample_desk(rng: np.random.Generator) -> dict[str, Any]:
             "desk_grain_angle_deg": round(float(rng.uniform(-20, 20)), 2)}
 
 
-def desk(height: int, width: int, params: dict[str, Any], shade: np.ndarray | None = None) -> np.ndarray:
-    """A wood-grain-like table top, deterministic from the desk params, at (height, width).
+def desk_tone(height: int, width: int, params: dict[str, Any], shade: np.ndarray | None = None) -> np.ndarray:
+    """A wood-grain-like table top's brightness (1 = its base colour ``desk_rgb``), deterministic from the
+    desk params, at quarter resolution of (height, width), float32.
 
-    ``shade`` (any size) darkens it, e.g. the sheet's contact shadow. Everything is built at quarter
-    resolution and upsampled once: the desk is out of the reading area and out of focus.
+    ``shade`` (any size) darkens it, e.g. the sheet's contact shadow. The desk is out of the reading area
+    and out of focus, so it is built at quarter resolution and upsampled once, as one grey plane.
     """
     rng = np.random.default_rng(int(params["desk_seed"]))
     gh, gw = max(2, height // 4), max(2, width // 4)
@@ -85,12 +86,10 @@ def desk(height: int, width: int, params: dict[str, Any], shade: np.ndarray | No
     cv2.setRNGSeed(int(params["desk_seed"]))
     fine = np.empty((gh, gw), np.float32)
     cv2.randn(fine, 0.0, 0.015)
-    gain = cv2.scaleAdd(blotch, 0.05, cv2.scaleAdd(grain, 0.025, fine + np.float32(1.0)))
+    tone = cv2.scaleAdd(blotch, 0.05, cv2.scaleAdd(grain, 0.025, fine + np.float32(1.0)))
     if shade is not None:
-        gain *= upsample(shade, gh, gw)
-    rgb = np.asarray(params["desk_rgb"], np.float32)
-    small = cv2.merge([cv2.convertScaleAbs(gain, alpha=float(c)) for c in rgb])
-    return cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+        tone *= upsample(shade, gh, gw)
+    return tone
 
 
 def lay_on_desk(warped: np.ndarray, params: dict[str, Any], alpha: np.ndarray | None = None) -> np.ndarray:
@@ -102,11 +101,21 @@ def lay_on_desk(warped: np.ndarray, params: dict[str, Any], alpha: np.ndarray | 
     warping the page and a coverage mask separately. ``alpha`` is its alpha plane, if the caller has it.
     """
     h, w = warped.shape[:2]
-    # 255 - alpha in three planes: what of the desk shows through, as a weight for its colour.
     alpha = cv2.extractChannel(warped, 3) if alpha is None else alpha  # the caller may have it already
-    uncovered = cv2.cvtColor(cv2.bitwise_not(alpha), cv2.COLOR_GRAY2RGB)
     # The contact shadow is a blur of the sheet's footprint at 1/8 resolution: sampling the coverage
     # there (every 8th pixel) is as good as averaging it, and far cheaper.
     small = alpha[4::8, 4::8].astype(np.float32)
-    table = desk(h, w, params, shade=1 - (0.45 / 255) * cv2.GaussianBlur(small, (0, 0), 2.0))
-    return cv2.add(cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB), cv2.multiply(table, uncovered, scale=1 / 255))
+    tone = desk_tone(h, w, params, shade=1 - (0.45 / 255) * cv2.GaussianBlur(small, (0, 0), 2.0))
+    # The desk is a grey tone times one colour: what shows of it, (1 - alpha) * tone, is worked out in one
+    # 8-bit plane (tone in steps of 1/255 of its largest value) and coloured by one multiply with a plane
+    # of the colour scaled by that largest value. A third of the upsampling of a colour desk.
+    top = max(float(tone.max()), 1e-3)
+    tone_u8 = np.clip(tone * (255.0 / top) + 0.5, 0, 255).astype(np.uint8)
+    shows = cv2.multiply(cv2.bitwise_not(alpha), cv2.resize(tone_u8, (w, h), interpolation=cv2.INTER_LINEAR),
+                         scale=1 / 255)
+    rgb = np.clip(np.asarray(params["desk_rgb"], np.float64) * top, 0, 255).round().astype(np.uint8)
+    colour = np.empty((h, w, 3), np.uint8)
+    colour.reshape(h, w * 3)[:] = np.tile(rgb, w)  # row by row: numpy fills a 3-vector pixel by pixel, 100x slower
+    return cv2.add(cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB),
+                   cv2.multiply(cv2.cvtColor(shows, cv2.COLOR_GRAY2RGB), colour, scale=1 / 255))
+

@@ -83,8 +83,9 @@ class Noise(Op):
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
-        # Every other row: half the work, and the same figures to well within the rubric's margins.
-        b, a = before[::2], after[::2]
+        # Every fourth row (over half a million pixels of an A4 page at 150 dpi): the same figures to well
+        # within the rubric's margins, a quarter of the work.
+        b, a = before[::4], after[::4]
         # PSNR and the noise's spread from one difference: its mean square and its mean.
         diff = cv2.subtract(a, b, dtype=cv2.CV_16S)
         n = max(diff.size, 1)
