@@ -55,11 +55,13 @@ class Exposure(Op):
         # The vignette scales the curved print (under) or its remaining darkness (over, so the wash stays
         # bright). Through a power curve that is the same as scaling the input by the vignette to the power
         # 1/gamma first: k (g^(1/gamma) v)^gamma = g k v^gamma. So one lighting pass, then one lookup.
+        lit = Light().times(light ** (1.0 / gamma))
         if params["kind"] == "under":
-            lut, lit = k * x**gamma, Light().times(light ** (1.0 / gamma))
-        else:  # over-exposure lifts everything towards white; the vignette darkens the wash less at the edges
-            lut, lit = 1 - k * (1 - x) ** gamma, Light().wash(light ** (1.0 / gamma))
-        return cv2.LUT(lit.apply(image), np.clip(lut * 255 + 0.5, 0, 255).astype(np.uint8)), page
+            return cv2.LUT(lit.apply(image), np.clip(k * x**gamma * 255 + 0.5, 0, 255).astype(np.uint8)), page
+        # Over-exposure lifts everything towards white; the vignette darkens the wash less at the edges. It
+        # scales the darkness d = 255 - v, and the curve is written in d too: v' = 255 (1 - k (d/255)^gamma).
+        lut = 1 - k * x**gamma
+        return cv2.LUT(lit.apply(cv2.bitwise_not(image)), np.clip(lut * 255 + 0.5, 0, 255).astype(np.uint8)), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from perturb.photo.fields import FIELD_STEP, Light, grid
 from perturb.photo.geometry import PointMap, lay_on_desk, move_boxes
 from synth.records import RenderedPage
 
-Shade = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (output points, input points) -> gain
+Shade = Callable[[np.ndarray], np.ndarray]  # points on the sheet, in the warp's input frame -> lighting gain
 _OUTLINE_SAMPLES = 16  # points per page edge when tracking the sheet's outline through a chain
 # Grid spacing (px) of the composed map's nodes: 16 px where the nodes' second differences say bilinear
 # interpolation between them stays within MAX_MAP_ERROR_PX of the true map, else 8. Mild chains pass at 16
@@ -197,12 +197,12 @@ def sheet_shading(page: RenderedPage, warps: Sequence[Warp]) -> Light:
     xs, ys = grid(page.height, page.width)
     p = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
     gain = None
-    for warp in warps[:shaded[-1] + 1]:
-        q = warp.forward(p)
+    for k, warp in enumerate(warps[:shaded[-1] + 1]):
         if warp.shade is not None:
-            g = warp.shade(q, p)
+            g = warp.shade(p)
             gain = g if gain is None else gain * g
-        p = q
+        if k < shaded[-1]:  # where the page's points are when the next warp acts
+            p = warp.forward(p)
     return Light(gain.reshape(xs.shape).astype(np.float32))
 
 

@@ -63,7 +63,7 @@ def shading(params: dict[str, Any], s: np.ndarray, h_tab: np.ndarray, slope: np.
             min_crease: float = 0.0) -> np.ndarray:
     """Lambertian light on the bent sheet, relative to a flat sheet, plus a dark crease for folds.
 
-    The shading is sampled on a grid of the page (fusion.shade_sheet), so a crease narrower than about a
+    The shading is sampled on a grid of the page (fusion.sheet_shading), so a crease narrower than about a
     grid spacing would alias into dashes: ``min_crease`` (page widths) widens it, keeping its total darkening.
     """
     sl = np.interp(s, _S, slope)
@@ -137,10 +137,10 @@ def shade_map(params: dict[str, Any], page: RenderedPage):
     _, h_tab, slope, n = forward_map(params, page)
     centre = np.array([page.width / 2, page.height / 2])
 
-    # 1.25 spacings of the FIELD_STEP grid the shading is applied on (fusion.shade_sheet).
+    # 1.25 spacings of the FIELD_STEP grid the shading is applied on (fusion.sheet_shading).
     min_crease = 1.25 * FIELD_STEP / page.width
 
-    def shade(q: np.ndarray, p: np.ndarray) -> np.ndarray:
+    def shade(p: np.ndarray) -> np.ndarray:
         return shading(params, ((p - centre) @ n) / page.width, h_tab, slope, min_crease)
 
     return shade
@@ -213,7 +213,7 @@ class PaperWarp(GeometricOp):
         xs, ys = grid(page.height, page.width, 32)
         pts = np.stack([xs.ravel(), ys.ravel()], 1)
         moved = warp.forward(pts) - pts
-        shade = warp.shade(pts, warp.inverse(pts))
+        shade = warp.shade(warp.inverse(pts))
         zoom = float(params.get("zoom", 1.0))
         return {"kind": params["kind"], "line_bow_frac": round(line_bow(warp.forward, page, zoom), 5),
                 "max_displacement_frac": round(float(np.linalg.norm(moved, axis=1).max()) / page.width, 5),

@@ -11,11 +11,19 @@ Consecutive lighting ops (shadow, glare) are fused too: their ``Light`` maps com
 in one pass together with a bent sheet's shading when geometry follows. Each is still measured from
 pixels: the run is replayed stage by stage on every other pixel of every other row (``fields.half``),
 which is what the lighting measures sample.
+
+Measuring is off the pixels' path: each op's effect is measured in a worker thread while the next op
+applies (measures are pure functions of the op's input, output and params, and OpenCV and numpy release
+the GIL), and the records are collected in applied order at the end. The photo and its records are the
+same bytes as measuring inline; a capture just finishes sooner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -91,7 +99,7 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     if params is None and rng is None:
         raise DegradationError("degrade_profile needs an rng to sample with, or params to replay")
     rngs = op_rng(rng, [s for s, _ in ordered]) if params is None else {}
-    records: list[DegradationRecord] = []
+    measured: list[Future[list[DegradationRecord]]] = []  # one per run of ops, in applied order
     encoded: bytes | None = None
     light: Light | None = None  # lighting of the flat sheet not yet applied
     i = 0
@@ -104,29 +112,44 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
                 image, light = light.apply(image), None
             encoded = None
         elif isinstance(op, GeometricOp):
-            image, page, recs = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None, fuse,
-                                          light)
-            light, encoded = None, None
+            image, page, geometric = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None,
+                                               fuse, light)
+            recs, light, encoded = _done(geometric), None, None
         else:
             j = i + 1
-            image, page, rec, encoded = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
-                                                params[i] if params else None, reverse, text)
-            recs = [rec]
-        records.extend(recs)
+            image, page, recs, encoded = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
+                                                 params[i] if params else None, reverse, text)
+        measured.append(recs)
         i = j
-    return Photo(image, page, tuple(records), encoded)
+    return Photo(image, page, tuple(r for recs in measured for r in recs.result()), encoded)
+
+
+@cache
+def _measurer(pid: int) -> ThreadPoolExecutor:
+    """The process's measuring thread (keyed by process id: a forked worker starts its own)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"mathstress-measure-{pid}")
+
+
+def _later(work: Callable[[], list[DegradationRecord]]) -> Future[list[DegradationRecord]]:
+    return _measurer(os.getpid()).submit(work)
+
+
+def _done(records: list[DegradationRecord]) -> Future[list[DegradationRecord]]:
+    future: Future[list[DegradationRecord]] = Future()
+    future.set_result(records)
+    return future
 
 
 def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: np.random.Generator | None,
             params: dict[str, Any] | None, reverse: ReversePage | None, text: PageText | None = None,
-            ) -> tuple[np.ndarray, RenderedPage, DegradationRecord, bytes | None]:
+            ) -> tuple[np.ndarray, RenderedPage, Future[list[DegradationRecord]], bytes | None]:
     require_applicable(op, page)
     p = params if params is not None else sample(op, rng, severity, page, text)
     p = with_reverse(op, p, reverse)
     with replayable(op):
         out, new_page, encoded = op.apply_encoded(image, p, page)
-    return out, new_page, DegradationRecord(op.subtype, op.family, severity, strip_private(p),
-                                            op.measure(image, out, p, page)), encoded
+    return out, new_page, _later(lambda: [DegradationRecord(op.subtype, op.family, severity, strip_private(p),
+                                                            op.measure(image, out, p, page))]), encoded
 
 
 def _run_end(ordered: Sequence[Step], i: int, kind: type) -> int:
@@ -138,10 +161,9 @@ def _run_end(ordered: Sequence[Step], i: int, kind: type) -> int:
 
 
 def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
-              params: Sequence[dict[str, Any]] | None) -> tuple[Light, list[DegradationRecord]]:
+              params: Sequence[dict[str, Any]] | None) -> tuple[Light, Future[list[DegradationRecord]]]:
     """Compose a run of lighting ops into one ``Light``; measure each on the half-size page, stage by stage."""
-    light, records = Light(), []
-    before = half(image)
+    light, stages = Light(), []
     for k, (subtype, severity) in enumerate(steps):
         op = get_op(subtype)
         assert isinstance(op, LightOp)
@@ -149,11 +171,19 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         p = params[k] if params is not None else sample(op, rngs[subtype], severity, page, None)
         with replayable(op):
             step = op.light(p, page)
-        after = step.apply(before)
-        records.append(DegradationRecord(subtype, op.family, severity, strip_private(p),
-                                         op.measure_half(before, after, p, page)))
-        light, before = light.then(step), after
-    return light, records
+        stages.append((op, severity, p, step))
+        light = light.then(step)
+
+    def measure() -> list[DegradationRecord]:
+        records, before = [], half(image)
+        for op, severity, p, step in stages:
+            after = step.apply(before)
+            records.append(DegradationRecord(op.subtype, op.family, severity, strip_private(p),
+                                             op.measure_half(before, after, p, page)))
+            before = after
+        return records
+
+    return light, _later(measure)
 
 
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],

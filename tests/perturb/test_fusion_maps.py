@@ -56,12 +56,12 @@ def test_shading_the_flat_sheet_matches_shading_the_photo() -> None:
     page = np.full((A4.height, A4.width, 3), 240, np.uint8)
     for seed in range(12):
         warp = _chain(seed, [("paper_warp", 3)])[0]
-        if warp.shade is not None and np.ptp(warp.shade(*(fusion.page_outline(A4),) * 2)) > 0.05:
+        if warp.shade is not None and np.ptp(warp.shade(fusion.page_outline(A4))) > 0.05:
             break
     photo = fusion.remap_chain(page, A4, [warp], None)
     xs, ys = np.meshgrid(np.arange(200, 1000, 37.0), np.arange(200, 1500, 41.0))
     q = np.stack([xs.ravel(), ys.ravel()], 1)
-    expected = np.clip(240 * warp.shade(q, warp.inverse(q)), 0, 255)
+    expected = np.clip(240 * warp.shade(warp.inverse(q)), 0, 255)
     got = photo[ys.astype(int).ravel(), xs.astype(int).ravel(), 0].astype(float)
     assert np.abs(got - expected).max() <= 3
 
