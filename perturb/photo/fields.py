@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from perturb.photo.base import Op
+from perturb.photo.worker import in_halves
 from synth.records import RenderedPage
 
 # Lighting varies slowly across a page, so fields are built on a grid this many times coarser.
@@ -72,15 +73,30 @@ class Light:
         g = np.asarray(gain, np.float32)
         return self.then(Light(g, 1.0 - g))
 
-    def apply(self, image: np.ndarray) -> np.ndarray:
-        """The lit image: the fields upsampled to it in 8-bit (see ``gain_u8``), one multiply and one add."""
+    def apply(self, image: np.ndarray, curve: np.ndarray | None = None) -> np.ndarray:
+        """The lit image: the fields upsampled to it in 8-bit (see ``gain_u8``), one multiply and one add.
+
+        ``curve`` (256 uint8 levels) is a tone curve looked up after the lighting (exposure's).
+        """
         h, w = image.shape[:2]
-        out = image
-        if self.gain is not None:
-            small, scale = gain_u8(self.gain)
-            out = cv2.multiply(out, _full(small, h, w), scale=scale)
-        if self.lift is not None:
-            out = cv2.add(out, _full(np.clip(self.lift * 255.0 + 0.5, 0, 255).astype(np.uint8), h, w))
+        if self.gain is None and self.lift is None:
+            return image if curve is None else cv2.LUT(image, curve)
+        gain, scale = (None, 1.0) if self.gain is None else gain_u8(self.gain)
+        gain = None if gain is None else _full(gain, h, w)
+        lift = None if self.lift is None else _full(np.clip(self.lift * 255.0 + 0.5, 0, 255).astype(np.uint8), h, w)
+        out = np.empty_like(image)
+
+        def rows(r: slice) -> None:  # the per-pixel arithmetic is serial in OpenCV: two halves side by side
+            if gain is None:
+                cv2.add(image[r], lift[r], dst=out[r])
+            elif lift is None:
+                cv2.multiply(image[r], gain[r], dst=out[r], scale=scale)
+            else:
+                cv2.add(cv2.multiply(image[r], gain[r], scale=scale), lift[r], dst=out[r])
+            if curve is not None:
+                cv2.LUT(out[r], curve, dst=out[r])
+
+        in_halves(rows, h)
         return out
 
 
@@ -143,11 +159,12 @@ def half(image: np.ndarray) -> np.ndarray:
     return cv2.resize(even, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_NEAREST)
 
 
-def half_luma(image: np.ndarray) -> np.ndarray:
-    """``luma(half(image))``, from every other row's luma (a strided view, no copy) halved across."""
+def sparse_luma(image: np.ndarray, step: int = 2) -> np.ndarray:
+    """The luma of every ``step``-th pixel of every ``step``-th row (``luma(half(image))`` for step 2): the
+    rows' luma from a strided view (no copy), then every ``step``-th column by nearest-neighbour resizing."""
     h, w = image.shape[:2]
-    rows = cv2.cvtColor(image[:h - h % 2:2, :w - w % 2], cv2.COLOR_RGB2GRAY)
-    return cv2.resize(rows, (max(1, w // 2), rows.shape[0]), interpolation=cv2.INTER_NEAREST)
+    rows = cv2.cvtColor(image[:h - h % step:step, :w - w % step], cv2.COLOR_RGB2GRAY)
+    return cv2.resize(rows, (max(1, w // step), rows.shape[0]), interpolation=cv2.INTER_NEAREST)
 
 
 def block_means(gray: np.ndarray, rows: int, cols: int) -> np.ndarray:

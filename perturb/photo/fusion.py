@@ -21,6 +21,7 @@ import numpy as np
 from perturb.photo.base import Op
 from perturb.photo.fields import FIELD_STEP, Light, grid
 from perturb.photo.geometry import PointMap, lay_on_desk, move_boxes
+from perturb.photo.worker import later
 from synth.records import RenderedPage
 
 Shade = Callable[[np.ndarray], np.ndarray]  # points on the sheet, in the warp's input frame -> lighting gain
@@ -213,18 +214,21 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     ``light`` is lighting of the flat sheet still to apply (a capture's shadow and glare): it is applied
     with the sheet's own shading in one pass.
     """
-    light = sheet_shading(page, warps) if light is None else light.then(sheet_shading(page, warps))
-    image = antialias(light.apply(image), print_scale(page, warps))
     h, w = image.shape[:2]
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))
+    homographies = all(wp.matrix is not None for wp in warps)
+    # The composed map (numpy, one core) is walked on a worker while the page is lit and low-passed.
+    maps = None if homographies else later(chain_maps, warps, scale, out_w, out_h, (w, h))
+    light = sheet_shading(page, warps) if light is None else light.then(sheet_shading(page, warps))
+    image = antialias(light.apply(image), print_scale(page, warps))
     # With a desk, the page is warped with an alpha channel and composited (geometry.lay_on_desk).
     src, border = (image, cv2.BORDER_REPLICATE) if desk_params is None else \
         (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
-    if all(wp.matrix is not None for wp in warps):
+    if maps is None:
         warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
     else:
-        map_x, map_y = chain_maps(warps, scale, out_w, out_h, src_size=(w, h))
+        map_x, map_y = maps.result()
         # Float maps straight in: OpenCV's 4-channel remap takes them twice as fast as fixed-point maps
         # (6 vs 13 ms CPU on an A4 page at 150 dpi), and 3 channels run alike either way, so converting
         # the maps (another 1.6 ms) buys nothing.

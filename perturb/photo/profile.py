@@ -12,18 +12,16 @@ in one pass together with a bent sheet's shading when geometry follows. Each is 
 pixels: the run is replayed stage by stage on every other pixel of every other row (``fields.half``),
 which is what the lighting measures sample.
 
-Measuring is off the pixels' path: each op's effect is measured in a worker thread while the next op
-applies (measures are pure functions of the op's input, output and params, and OpenCV and numpy release
+Measuring is off the pixels' path: each op's effect is measured on a worker thread (``worker``) while the
+next op applies (measures are pure functions of the op's input, output and params, and OpenCV and numpy release
 the GIL), and the records are collected in applied order at the end. The photo and its records are the
 same bytes as measuring inline; a capture just finishes sooner.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import cache
+from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -48,6 +46,7 @@ from perturb.photo.base import (
 from perturb.photo.fields import Light, LightOp, half
 from perturb.photo.fusion import GeometricOp, desk_of, moved_page, page_outline, remap_chain
 from perturb.photo.geometry import move_boxes
+from perturb.photo.worker import done, later
 from synth.records import DegradationRecord, RenderedPage
 from synth.seeding import stable_hash
 
@@ -114,7 +113,7 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
         elif isinstance(op, GeometricOp):
             image, page, geometric = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None,
                                                fuse, light)
-            recs, light, encoded = _done(geometric), None, None
+            recs, light, encoded = done(geometric), None, None
         else:
             j = i + 1
             image, page, recs, encoded = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
@@ -122,22 +121,6 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
         measured.append(recs)
         i = j
     return Photo(image, page, tuple(r for recs in measured for r in recs.result()), encoded)
-
-
-@cache
-def _measurer(pid: int) -> ThreadPoolExecutor:
-    """The process's measuring thread (keyed by process id: a forked worker starts its own)."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"mathstress-measure-{pid}")
-
-
-def _later(work: Callable[[], list[DegradationRecord]]) -> Future[list[DegradationRecord]]:
-    return _measurer(os.getpid()).submit(work)
-
-
-def _done(records: list[DegradationRecord]) -> Future[list[DegradationRecord]]:
-    future: Future[list[DegradationRecord]] = Future()
-    future.set_result(records)
-    return future
 
 
 def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: np.random.Generator | None,
@@ -148,7 +131,7 @@ def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: n
     p = with_reverse(op, p, reverse)
     with replayable(op):
         out, new_page, encoded = op.apply_encoded(image, p, page)
-    return out, new_page, _later(lambda: [DegradationRecord(op.subtype, op.family, severity, strip_private(p),
+    return out, new_page, later(lambda: [DegradationRecord(op.subtype, op.family, severity, strip_private(p),
                                                             op.measure(image, out, p, page))]), encoded
 
 
@@ -183,7 +166,7 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
             before = after
         return records
 
-    return light, _later(measure)
+    return light, later(measure)
 
 
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],

@@ -1,0 +1,73 @@
+"""Worker threads for a capture's work that can run beside the pixels' path.
+
+OpenCV runs its filters and warps on every core but its arithmetic, random generator and codecs on
+one; numpy runs on one. A capture keeps the second core busy with work that does not feed the next
+op at once: measuring the op just applied (``profile``), the composed map while the page is lit
+(``fusion``), half of the sensor noise (``noise``). Everything run here is a pure function of its
+arguments (OpenCV's random generator is per thread and seeded right before use), so the bytes are
+the same as running it inline.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_MIN_ROWS = 256  # below this many rows a half is too little work to hand to another thread
+
+
+_here = threading.local()
+
+
+def _mark_worker() -> None:
+    _here.worker = True
+
+
+@cache
+def _pool(pid: int) -> ThreadPoolExecutor:
+    """The process's workers (keyed by process id: a forked worker process starts its own)."""
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"mathstress-photo-{pid}", initializer=_mark_worker)
+
+
+def later(work: Callable[..., T], *args: Any) -> Future[T]:
+    """Run ``work(*args)`` on a worker thread; called on a worker, run it here and now.
+
+    Workers never wait for workers, so work handed on from a worker cannot queue behind its own caller.
+    """
+    if getattr(_here, "worker", False):
+        return done(work(*args))
+    return _pool(os.getpid()).submit(work, *args)
+
+
+def done(value: T) -> Future[T]:
+    """A future that already holds ``value``."""
+    future: Future[T] = Future()
+    future.set_result(value)
+    return future
+
+
+def in_halves(work: Callable[[slice], None], height: int) -> None:
+    """Run ``work(rows)`` for the top half of ``height`` rows on a worker and the bottom half here.
+
+    For OpenCV's serial per-pixel arithmetic (multiply, add, lookup tables), which a page's two halves
+    can do side by side; ``work`` writes its rows of a preallocated output. Small images run whole. The
+    halves depend on the height alone (on a worker both run here, one after the other), so work that
+    seeds a generator per band gives the same bytes on any thread.
+    """
+    if height < 2 * _MIN_ROWS:
+        work(slice(0, height))
+        return
+    top, bottom = slice(0, height // 2), slice(height // 2, height)
+    if getattr(_here, "worker", False):
+        work(top)
+        work(bottom)
+        return
+    first = later(work, top)
+    work(bottom)
+    first.result()
+
