@@ -150,6 +150,15 @@ def _circle(el: Element) -> str:
     return _with(base, el, "is labelled")
 
 
+def _arc(el: Element) -> str:
+    """An arc; one drawn the long way round its centre (a circle with a slice cut out) says so, since the angle
+    marked between its radii is then the empty slice's, not the arc's."""
+    start, end, centre = el.get("start"), el.get("end"), el.get("center") or el.get("centre")
+    if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end - start > 180 and centre:
+        return f"An arc about centre {centre} is drawn the long way round, more than half a circle."
+    return _with(_cap(_named("arc", el)), el, "is labelled")
+
+
 SHAPES = ("triangle", "rectangle", "square", "quadrilateral", "parallelogram", "trapezium", "rhombus", "kite",
           "pentagon", "hexagon")
 
@@ -261,6 +270,17 @@ def _disc_lines(el: Element) -> str:
     return f"The cylinder is ruled into {count} equal discs stacked one on another."
 
 
+def _ball_stack(el: Element) -> str:
+    """Equal balls stacked in a tube: how many there are and what they touch, which says which of the tube's
+    printed lengths gives their diameter (the pupil counts them and reads the contacts off the drawing)."""
+    count, touches = el.get("count"), el.get("touches")
+    if not isinstance(count, int) or touches not in ("sides", "ends") or _hidden(el):
+        return _generic(el)
+    where = ("the tube's curved side, and the top ball stops short of the lid" if touches == "sides"
+             else "the tube's base and its lid, with a gap between the balls and the curved side")
+    return f"{_plural(count, 'equal ball')} are stacked up the tube, each touching the next; they touch {where}."
+
+
 def _protractor(el: Element) -> str:
     """A protractor laid on an angle: where it sits and what its two scales show where the measured arm
     crosses them (both, since which one to read is the pupil's call). No angle is printed on the figure."""
@@ -333,12 +353,15 @@ def _key_block(els: list[Element]) -> str:
 
 
 def _numbering(spec: Mapping[str, Any]) -> str:
-    """How the axes are numbered, where the y axis counts in other steps than the x axis or a chart leaves
-    several gridlines between two numbers (which a reader must count; one unnumbered line is the halfway mark).
+    """How the axes are numbered, where the y axis counts in other steps than the x axis, a coordinate grid
+    numbers only some of its lines, or a chart leaves several gridlines between two numbers (which a reader
+    must count; one unnumbered line is the halfway mark).
 
     Empty otherwise (then the ticks keep their plain sentence).
     """
-    if "y_grid_step" in spec or "y_label_step" in spec:  # a coordinate grid whose y axis counts in other steps
+    # a coordinate grid whose y axis counts in other steps, or that numbers only some of its lines
+    if "y_grid_step" in spec or "y_label_step" in spec or spec.get("label_step", spec.get("grid_step")) != \
+            spec.get("grid_step"):
         gx, lx = spec.get("grid_step"), spec.get("label_step", spec.get("grid_step"))
         gy, ly = spec.get("y_grid_step", gx), spec.get("y_label_step", lx)
         if None in (gx, lx, gy, ly):
@@ -355,10 +378,10 @@ def _numbering(spec: Mapping[str, Any]) -> str:
 
 PHRASES: dict[str, Callable[[Element], str]] = {
     "point": _point, "segment": _segment, "angle_mark": _angle, "right_angle": _right_angle,
-    "circle": _circle, "arc": lambda el: _with(_cap(_named("arc", el)), el, "is labelled"),
+    "circle": _circle, "arc": _arc,
     "polygon": _polygon, "face": _face,
     "axis": _axis, "curve": _curve, "bar": _bar, "wedge": _wedge, "cell": _cell, "hand": _hand, "text": _text,
-    "face_grid": _face_grid, "disc_lines": _disc_lines, "protractor": _protractor,
+    "face_grid": _face_grid, "disc_lines": _disc_lines, "protractor": _protractor, "ball_stack": _ball_stack,
 }
 
 
@@ -390,11 +413,27 @@ def _group(kind: str, els: list[Element], spec: Mapping[str, Any]) -> str:
         return f"The legend shows {', '.join(shown)}." if shown else "A legend is drawn."
     if kind == "cell":
         return _table(els)
+    if kind == "equal_mark":
+        return _equal_marks(els)
+    if kind == "object" and _objects_by_group(els, spec):
+        return _objects_by_group(els, spec)
     counts = Counter(_name(e) or "object" for e in els)
     if list(counts) == ["object"]:
         return f"There {'is 1 object' if n == 1 else f'are {n} objects'} drawn."
     parts = [f"{c} {name}{'' if c == 1 or name.endswith('s') else 's'}" for name, c in counts.items()]
     return f"There {'is' if n == 1 else 'are'} {n} object{'' if n == 1 else 's'} drawn: {', '.join(parts)}."
+
+
+def _objects_by_group(els: list[Element], spec: Mapping[str, Any]) -> str:
+    """Objects drawn in several labelled groups (trays A and B): how many in each, since a question may ask
+    about one of them. Empty unless every object has a group and every group a label."""
+    counts = Counter(e.get("group") for e in els)
+    names = {e.get("group"): _fmt(e["text"]) for e in spec.get("elements", ()) if isinstance(e, Mapping)
+             and e.get("type") == "label" and e.get("group") is not None and e.get("text") and not _hidden(e)}
+    if len(counts) < 2 or not set(counts) <= set(names):
+        return ""
+    parts = [f"{c} in {names[g]}" for g, c in counts.items()]
+    return f"There are {len(els)} objects drawn: {', '.join(parts[:-1])} and {parts[-1]}."
 
 
 def _table(cells: list[Element]) -> str:
@@ -411,7 +450,26 @@ def _table(cells: list[Element]) -> str:
     return f"A table with {len(rows)} rows: " + "; ".join(lines) + "."
 
 
-GROUPED = (*GROUPED, "cell", "step")
+GROUPED = (*GROUPED, "cell", "step", "equal_mark")
+
+
+def _equal_marks(els: list[Element]) -> str:
+    """Equal-angle marks (an arc with ticks at a pie chart's centre): the sectors sharing a mark are equal."""
+    by_mark: dict[Any, list[str]] = {}
+    for e in els:
+        by_mark.setdefault(e.get("ticks", 1), []).append(str(e.get("sector") or e.get("id")))
+    parts = []
+    for ticks, names in by_mark.items():
+        mark = f"an arc with {_plural(ticks, 'tick')}" if isinstance(ticks, int) else "an arc"
+        if len(names) == 1:
+            parts.append(f"The sector for {names[0]} carries an angle mark at the centre ({mark}).")
+        else:
+            listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+            parts.append(f"The sectors for {listed} carry the same angle mark at the centre ({mark}): their angles "
+                         "are equal.")
+    return " ".join(parts)
+
+
 KEY_BLOCK = "key block"  # not an element type: the elements of a tinted key drawn beside a solid
 
 
@@ -480,7 +538,7 @@ def describe_figure(figure: Figure | Mapping[str, Any] | None) -> str | None:
     words = str(kind).replace("_", " ")
     noun = words if words.split()[-1] in FIGURE_NOUNS else f"{words} diagram"
     sentences = [f"The figure is {_article(noun)} {noun}."]
-    if spec.get("title"):
+    if isinstance(spec.get("title"), str) and spec["title"]:  # a table's spec says only whether it has one (a flag)
         sentences.append(f"Its title is “{spec['title']}”.")
     sentences += describe_elements([e for e in elements if isinstance(e, Mapping)], spec)
     return " ".join(sentences)

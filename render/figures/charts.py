@@ -272,6 +272,8 @@ def draw_pie_chart(figure: Figure, dpi: int) -> FigureImage:
         with cv.element(el):
             if el["type"] == "wedge":
                 _wedge(cv, el, cx, cy, r, el["start_deg"])
+            elif el["type"] == "equal_mark":
+                _equal_mark(cv, el, cx, cy, r)
             elif el["type"] == "text":
                 cv.text((cv.W / 2, cv.pt(3)), el["text"], 9, "mt", bold=True)
             else:
@@ -298,6 +300,23 @@ def _wedge(cv: Canvas, el: dict[str, Any], cx: float, cy: float, r: float, a0: f
         cv.text((tx, ty + cv.pt(4.5)), value, size, "mm")
     else:
         cv.text((tx, ty), label, size, "mm")
+
+
+def _equal_mark(cv: Canvas, el: dict[str, Any], cx: float, cy: float, r: float) -> None:
+    """The geometry mark for equal angles: an arc across the sector's corner at the centre, crossed by as many
+    short ticks as the mark's number (sectors with the same mark have equal angles)."""
+    a0, a1 = el["start_deg"], el["start_deg"] - el["angle"]
+    # small, as angle arcs are drawn, but clear of the corner where the sector lines meet
+    rr = r * (0.2 if el["angle"] >= 60 else 0.26)
+    steps = max(3, int(el["angle"] / 3))
+    cv.line([(cx + rr * math.cos(math.radians(a0 - (a0 - a1) * t / steps)),
+              cy - rr * math.sin(math.radians(a0 - (a0 - a1) * t / steps))) for t in range(steps + 1)], 0.9)
+    ticks = int(el.get("ticks", 1))
+    half = cv.pt(3.2)
+    for k in range(ticks):
+        mid = math.radians((a0 + a1) / 2 + (k - (ticks - 1) / 2) * min(8.0, el["angle"] / (ticks + 2)))
+        ux, uy = math.cos(mid), -math.sin(mid)
+        cv.line([(cx + (rr - half) * ux, cy + (rr - half) * uy), (cx + (rr + half) * ux, cy + (rr + half) * uy)], 0.9)
 
 
 # ---------------------------------------------------------------- table

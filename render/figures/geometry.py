@@ -6,7 +6,7 @@ points by name:
 
 - ``polygon`` ``points``: an outline (optional ``fill`` RGB); ``segment`` ``from``/``to``
   (optional ``text`` placed outside the figure, ``dashed``, ``arrows`` = n chevrons for parallel
-  lines, ``width`` multiplier);
+  lines, at ``arrow_at`` of the way along it (default the middle), ``width`` multiplier);
 - ``label`` ``at``: a vertex letter; ``point`` ``at``: a dot; ``text`` ``at`` (+ ``dir``);
 - ``angle_mark`` ``at`` + ``arms`` [P, Q]: an arc inside angle PVQ with optional ``text``
   (``arcs`` = 2 for a double arc); ``right_angle`` ``at`` + ``arms``: the small square;
@@ -20,7 +20,8 @@ points by name:
   protractor laid on an angle, ticks every 5°, the outer scale numbered every 10° and the inner
   one (on a shorter arc, where three-digit numbers 10° apart would run together) every 20°;
 - ``gridline`` ``origin`` (a point name) + ``step`` (world units per square): squared paper
-  behind the figure, one line through ``origin`` every ``step``, covering the drawing area;
+  behind the figure, one line through ``origin`` every ``step``, covering the drawing area, or only
+  ``bounds`` [x0, y0, x1, y1] (world offsets from ``origin``, y up) when given;
   ``legend`` ``text``: its key (``1 square = 2 cm``), written in a strip under the drawing.
 
 ``draw_only`` (element ids) draws just those elements in the full figure's layout.
@@ -100,7 +101,7 @@ def _draw_segment(s: Scene, e: Mapping[str, Any]) -> Rect:
     boxes = [s.canvas.polyline([a, b], width=width, dash=_dash(s) if e.get("dashed") else None)]
     d = _unit((b[0] - a[0], b[1] - a[1]))
     for i in range(int(e.get("arrows", 0))):
-        boxes.append(_chevron(s, a, b, d, i, int(e["arrows"])))
+        boxes.append(_chevron(s, a, b, d, i, int(e["arrows"]), float(e.get("arrow_at", 0.5))))
     if e.get("text") not in (None, ""):
         mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
         normal = (-d[1], d[0])
@@ -112,10 +113,10 @@ def _draw_segment(s: Scene, e: Mapping[str, Any]) -> Rect:
     return union(boxes)
 
 
-def _chevron(s: Scene, a: Point, b: Point, d: Point, i: int, n: int) -> Rect:
-    """A parallel-line arrowhead (>) on the segment, n of them side by side near the middle."""
+def _chevron(s: Scene, a: Point, b: Point, d: Point, i: int, n: int, at: float = 0.5) -> Rect:
+    """A parallel-line arrowhead (>) on the segment, n of them side by side around ``at`` (0.5: the middle)."""
     size = 0.055 * s.dpi
-    pos = 0.5 + (i - (n - 1) / 2) * size * 0.9 / max(1.0, math.hypot(b[0] - a[0], b[1] - a[1]))
+    pos = at + (i - (n - 1) / 2) * size * 0.9 / max(1.0, math.hypot(b[0] - a[0], b[1] - a[1]))
     tip = (a[0] + (b[0] - a[0]) * pos + d[0] * size / 2, a[1] + (b[1] - a[1]) * pos + d[1] * size / 2)
     back = (tip[0] - d[0] * size, tip[1] - d[1] * size)
     wing = (-d[1] * size * 0.6, d[0] * size * 0.6)
@@ -392,6 +393,10 @@ def _grid_drawer(area: Rect) -> Callable[[Scene, Mapping[str, Any]], Rect]:
             raise ValueError(f"figure element {e['id']!r}: grid step must be positive, got {e['step']!r}")
         ox, oy = s.p(e["origin"])
         x0, y0, x1, y1 = area
+        if "bounds" in e:  # a sheet under part of the drawing: offsets from the origin in world units, y up
+            bx0, by0, bx1, by1 = (float(v) * step / float(e["step"]) for v in e["bounds"])
+            x0, x1 = max(x0, ox + bx0), min(x1, ox + bx1)
+            y0, y1 = max(y0, oy - by1), min(y1, oy - by0)
         width = GRID_PT * s.dpi / 72
         xs = [ox + i * step for i in range(math.ceil((x0 - ox) / step), math.floor((x1 - ox) / step) + 1)]
         ys = [oy + i * step for i in range(math.ceil((y0 - oy) / step), math.floor((y1 - oy) / step) + 1)]

@@ -3,7 +3,9 @@
 Spec: ``points3d`` maps a name to ``[x, y, z]`` (y up, the viewer on the +z side); ``view`` is
 ``{"azimuth": degrees about the vertical axis, "elevation": degrees looked down from}``. The
 drawer projects orthographically, so vertical edges stay vertical and horizontal circles become
-ellipses, as in a textbook. Elements:
+ellipses, as in a textbook. With ``"true_heights": true`` in the view, vertical lengths keep their
+true size on the page (the sketch a textbook draws on squared paper: the upright plane through the
+axis is drawn flat, circles are still squashed), so heights and widths line up with a grid. Elements:
 
 - ``face`` ``points``: a planar face; the drawer decides from its outward normal whether the
   viewer sees it (visible faces get a light tint, the top one a little darker);
@@ -17,6 +19,11 @@ ellipses, as in a textbook. Elements:
   when the face is visible;
 - ``disc_lines`` ``center`` + ``top`` (the axis' ends) + ``radius`` + ``count``: a cylinder ruled into
   ``count`` equal discs (a stack of coins), drawn as the near half of each circle between two discs;
+- ``ball_stack`` ``base`` (the centre of the tube's base) + ``radius`` + ``count`` + ``touches`` (``sides`` or
+  ``ends``): ``count`` equal balls one on another up the axis from ``base``, each touching the next (drawn
+  as circles facing the viewer, each with a faint equator);
+- ``gridline`` and ``legend`` as in plane geometry: squared paper through ``origin`` (use with
+  ``true_heights``) and its key in a strip under the drawing;
 - ``point``, ``label``, ``text``, ``right_angle``, ``angle_mark``, ``polygon`` as in plane geometry; a
   ``polygon`` with ``tint`` ``side`` or ``top`` is filled like a visible face (a key cube's faces).
   Only ``face`` points decide which side is inside the solid, so other points (a key cube
@@ -31,7 +38,16 @@ from typing import Any
 
 from render.figures import FigureImage, drawer
 from render.figures._draw import Point, Rect, ellipse_points, points_box, union
-from render.figures.geometry import Scene, canvas_for, fit, label_margins, render_elements
+from render.figures.geometry import (
+    LABEL_PT,
+    Scene,
+    _grid_drawer,
+    _legend_drawer,
+    canvas_for,
+    fit,
+    label_margins,
+    render_elements,
+)
 from synth.records import Figure
 
 Vec = tuple[float, float, float]
@@ -124,6 +140,22 @@ def _draw_disc_lines(s: Scene, e: Mapping[str, Any]) -> Rect:
     return union(boxes) if boxes else points_box([bottom, top], 0.0)
 
 
+def _draw_ball_stack(s: Scene, e: Mapping[str, Any]) -> Rect:
+    """Equal balls stacked up the axis from ``base``: a circle each, and the near half of its equator thinner."""
+    bx, by = s.p(e["base"])
+    r = float(e["radius"]) * s.world_scale
+    n = int(e["count"])
+    if n < 1:
+        raise ValueError(f"figure element {e['id']!r}: a stack needs at least 1 ball, got {e['count']!r}")
+    flat = float(e.get("flatten", 0.3))
+    boxes = []
+    for i in range(n):
+        c = (bx, by - (2 * i + 1) * r)
+        boxes.append(s.canvas.polyline(ellipse_points(c, r, r, 0, 360, 2.0), width=s.line))
+        boxes.append(s.canvas.polyline(ellipse_points(c, r, r * flat, 180, 360, 3.0), width=s.line * 0.45))
+    return union(boxes)
+
+
 def _lerp(a: Point, b: Point, t: float) -> Point:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
@@ -146,9 +178,12 @@ def _draw_circle(s: Scene, e: Mapping[str, Any]) -> Rect:
 def draw_solid(figure: Figure, dpi: int) -> FigureImage:
     """Prisms, cylinders, cones and spheres (see the module docstring)."""
     spec = figure.spec
-    cam = camera(spec.get("view", {}))
+    view = spec.get("view", {})
+    cam = camera(view)
     world: dict[str, Vec] = {k: (float(v[0]), float(v[1]), float(v[2])) for k, v in spec["points3d"].items()}
     flat = {k: to_camera(p, cam)[:2] for k, p in world.items()}
+    if view.get("true_heights"):  # lift each point by what the view's tilt took off its height
+        flat = {k: (x, y + world[k][1] * (1 - cam[2])) for k, (x, y) in flat.items()}
     faces = [e for e in spec["elements"] if e["type"] == "face"]
     seen = visible_faces(world, faces, cam) if faces else {}
     centre = solid_centre(world, faces) if faces else (0.0, 0.0, 0.0)
@@ -170,6 +205,11 @@ def draw_solid(figure: Figure, dpi: int) -> FigureImage:
                 e2["width"] = 0.8
         elif e["type"] == "disc_lines":
             e2["flatten"] = sin_e
+        elif e["type"] == "ball_stack":
+            e2["flatten"] = sin_e
+            bx, by = flat[e["base"]]
+            r = float(e["radius"])
+            extents.append((bx - r, by, bx + r, by + 2 * r * int(e["count"])))
         elif e["type"] in ("circle", "arc"):
             e2["flatten"] = 1.0 if e.get("plane") == "screen" else sin_e
             cx, cy = flat[e["center"]]
@@ -177,11 +217,19 @@ def draw_solid(figure: Figure, dpi: int) -> FigureImage:
             extents.append((cx - r, cy - r * e2["flatten"], cx + r, cy + r * e2["flatten"]))
         elements.append(e2)
     canvas = canvas_for(spec, dpi)
-    px, scale = fit(flat, extents, canvas.width, canvas.height, label_margins(canvas, elements, dpi))
-    boxes = render_elements(canvas, px, elements, dpi, scale,
-                            extra={"face": _draw_face, "face_grid": _draw_face_grid, "circle": _draw_circle,
-                                   "arc": _draw_circle, "disc_lines": _draw_disc_lines},
-                            only=spec.get("draw_only"))
+    # A key gets a strip of its own under the drawing, and squared paper runs on past the solid (as in
+    # plane geometry).
+    strip = round(LABEL_PT * dpi / 72 * 1.9) if any(e["type"] == "legend" for e in elements) else 0
+    drawing_h = max(1, canvas.height - strip)
+    margin = label_margins(canvas, [e for e in elements if e["type"] != "legend"], dpi)
+    if any(e["type"] == "gridline" for e in elements):
+        margin = (max(margin[0], 0.3 * dpi), max(margin[1], 0.25 * dpi))
+    px, scale = fit(flat, extents, canvas.width, drawing_h, margin)
+    extra = {"face": _draw_face, "face_grid": _draw_face_grid, "circle": _draw_circle, "arc": _draw_circle,
+             "disc_lines": _draw_disc_lines, "ball_stack": _draw_ball_stack,
+             "gridline": _grid_drawer((0.0, 0.0, float(canvas.width), float(drawing_h))),
+             "legend": _legend_drawer((0.0, float(drawing_h), float(canvas.width), float(canvas.height)))}
+    boxes = render_elements(canvas, px, elements, dpi, scale, extra=extra, only=spec.get("draw_only"))
     return FigureImage(canvas.pixels(), boxes)
 
 

@@ -131,6 +131,10 @@ class NumberLine(Family):
             # the first number, printed under an inner tick, taken to belong to the tick beside it
             out.append(Reading("labels", f"tick_{i}", "misread_label",
                                tuple([i + s, j] for s in (1, -1) if 0 <= i + s < j and i + s != k)))
+        if i < k < j and (k - i) - (j - k) >= 2:
+            # P near the second label: its few divisions counted back from that label, then counted on from the
+            # first (the position measured from the wrong labelled mark); the point stays between the labels
+            out.append(Reading("ks", "point_P", "misread_relation", ([i + j - k],)))
         # a printed label misread (3/8, 1/7, swapped digits), still increasing along the line
         start, end = params["start"], params["end"]
         out.append(Reading("start", f"tick_{i}", "misread_value", tuple(
@@ -142,9 +146,14 @@ class NumberLine(Family):
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         i, j = params["labels"]
+        k1, start = params["ks"][0] - i, E.num_text(params["start"])
+
+        def where(unit: str) -> str:  # "3 parts to the right of 20", "1 step to the left of −2"
+            return f"{abs(k1)} {unit}{'' if abs(k1) == 1 else 's'} to the {'left' if k1 < 0 else 'right'} of {start}"
+
         return {**params, "form": "decimal" if params["decimal"] else "fraction", "ends": i == 0,
-                "start": E.num_text(params["start"]), "end": E.num_text(params["end"]), "gaps": j - i,
-                "k1": params["ks"][0] - i}
+                "start": start, "end": E.num_text(params["end"]), "gaps": j - i, "k1": k1,
+                "p_parts": where("part"), "p_steps": where("step")}
 
 
 def _digit_misreads(v: int) -> list[int]:
@@ -357,7 +366,28 @@ def _uneven_share(params: dict[str, Any], pictures: int, per: int) -> bool:
     return "share" in params and pictures * per % params["share"] != 0
 
 
+# Share of two-tray pictures whose question asks about one tray only ("How many eggs are in tray B?").
+_ONE_TRAY_SHARE = 0.35
+
+
+def _asked(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The groups the working counts: all of them, or the one tray the question names (``ask``: "A" or "B").
+
+    ``counted`` (sampled equal to ``ask``) is the tray whose objects are counted for it: the other one when
+    the tray labels are misread. The question keeps naming ``ask``.
+    """
+    groups = params["groups"]
+    if params.get("ask") is None:
+        return groups
+    return [groups["AB".index(params["counted"])]]
+
+
+def _present(groups: list[dict[str, Any]]) -> int:
+    return sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
+
+
 _SHAPES = ("apple", "star", "dot", "egg")
+_FLAT = ("sticker sheet", "board")  # objects sit on these, and in the others
 _CONTAINERS = {"apple": ("apples", "crate"), "star": ("stars", "sticker sheet"), "dot": ("counters", "board"),
                "egg": ("eggs", "tray")}
 
@@ -395,8 +425,12 @@ class CountingObjects(Family):
             params = {"shape": shape, "groups": groups, "image_role": sample_role(rng)}
             if difficulty != "easy" and rng.random() < 0.5:
                 params["per"] = int(pick(rng, _KEY_VALUES))
+            if groups_n == 2 and rng.random() < _ONE_TRAY_SHARE:
+                params["ask"] = params["counted"] = str(pick(rng, ("A", "B")))
+                if _present(groups[:1]) == _present(groups[1:]):
+                    continue  # the other tray holds as many: nothing tells the two apart
             if difficulty == "hard":
-                total = params.get("per", 1) * sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
+                total = params.get("per", 1) * _present(_asked(params))
                 sharers = [s for s in (2, 3, 4, 5, 6) if total % s == 0]
                 if not sharers:
                     continue
@@ -405,7 +439,7 @@ class CountingObjects(Family):
 
     def _tree(self, params: dict[str, Any], *, full: bool = False, add: bool = False) -> E.Node:
         terms: list[E.Node] = []
-        for g in params["groups"]:
+        for g in _asked(params):
             array: E.Node = ["+" if add else "*", g["rows"], g["cols"]]
             if add:
                 array = ["group", array]
@@ -430,16 +464,16 @@ class CountingObjects(Family):
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Count the objects that are there, one by one.
-        present = sum(1 for g in params["groups"] for cell in range(g["rows"] * g["cols"]) if cell not in g["missing"])
+        present = sum(1 for g in _asked(params) for cell in range(g["rows"] * g["cols"]) if cell not in g["missing"])
         return rational(Fraction(present * params.get("per", 1), params.get("share", 1)))
 
     def derive_mal(self, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
         if rule == "ignore_missing":
-            if _uneven_share(params, sum(g["rows"] * g["cols"] for g in params["groups"]), params.get("per", 1)):
+            if _uneven_share(params, sum(g["rows"] * g["cols"] for g in _asked(params)), params.get("per", 1)):
                 return None  # a pupil would notice the share is not whole
             return mal_chain(self, params, self._tree(params, full=True), "rows_times_columns")
         if rule == "add_rows_and_columns":
-            if any(g["rows"] + g["cols"] == g["rows"] * g["cols"] for g in params["groups"]):
+            if any(g["rows"] + g["cols"] == g["rows"] * g["cols"] for g in _asked(params)):
                 return None
             tree = self._tree(params, add=True)
             if "share" in params and E.value(tree).denominator != 1:
@@ -509,8 +543,12 @@ class CountingObjects(Family):
             r, c = divmod(g["missing"][0], g["cols"])
             out.append(Reading("groups", f"object_{name}_{r}_{c}", "miscount",
                                tuple([o if j == gi else h for j, h in enumerate(groups)] for o in options)))
+        if params.get("ask") is not None:  # the tray named in the question taken for the other one
+            other = "B" if params["ask"] == "A" else "A"
+            if not _uneven_share(params, _present(_asked({**params, "counted": other})), params.get("per", 1)):
+                out.append(Reading("counted", f"label_{params['ask']}", "misread_label", (other,)))
         if "per" in params:
-            pictures = sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
+            pictures = _present(_asked(params))
 
             def whole(per: int) -> bool:
                 return not _uneven_share(params, pictures, per)
@@ -523,9 +561,12 @@ class CountingObjects(Family):
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         noun, container = _CONTAINERS[params["shape"]]
-        g = params["groups"]
-        desc = " and ".join(f"{x['rows']} rows of {x['cols']} with {len(x['missing'])} missing" for x in g)
+        g, ask = params["groups"], params.get("ask")
+        desc = " and ".join(f"{x['rows']} rows of {x['cols']} with {len(x['missing'])} missing" +
+                            ("" if ask is None else f" {'on' if container in _FLAT else 'in'} {container} {name}")
+                            for name, x in zip("AB", g))
         if "per" in params:
             desc += f", each picture standing for {params['per']} {noun}"
         return {**params, "noun": noun, "container": container, "two": len(g) == 2, "desc": desc,
-                "share": params.get("share")}
+                "share": params.get("share"), "ask": ask,
+                "asked": None if ask is None else f"{'on' if container in _FLAT else 'in'} {container} {ask}"}

@@ -89,14 +89,23 @@ def _span(lo: int, hi: int, scale: int) -> tuple[int, int]:
 def _point_readings(params: dict[str, Any], names: Sequence[str], grid: Figure) -> list[Reading]:
     """A neighbouring grid line in x or in y; on a scaled grid, the number of squares instead of the value;
     the axis number of the nearest numbered line when the point's own line carries none; x and y swapped."""
-    scale, label_step = grid.spec["grid_step"], grid.spec["label_step"]
+    spec = grid.spec
+    scale = spec["grid_step"]
+    # (lines numbered every, first line, last line) across and up; the window's edge lines carry no number
+    axes = ((spec["label_step"], *spec["x_range"]), (spec.get("y_label_step", spec["label_step"]), *spec["y_range"]))
+
+    def printed(w: int, axis: int) -> bool:
+        step, lo, hi = axes[axis]
+        return w % step == 0 and lo < w < hi
+
     out = []
     for name in names:
         x, y = params[name]
         moves = [[x + scale, y], [x - scale, y], [x, y + scale], [x, y - scale]]
         # off a numbered line, the number of the line beside it is taken for the point's own
-        numbered = [m for m, v, w in zip(moves, (x, x, y, y), (x + scale, x - scale, y + scale, y - scale))
-                    if v % label_step and w % label_step == 0]
+        numbered = [m for m, v, w, axis in zip(moves, (x, x, y, y), (x + scale, x - scale, y + scale, y - scale),
+                                               (0, 0, 1, 1))
+                    if v % axes[axis][0] and printed(w, axis)]
         # a neighbouring line misread is the value kind unless it is that numbered line (one working, one label)
         out.append(Reading(name, f"point_{name}", "misread_value", tuple(m for m in moves if m not in numbered)))
         if scale > 1:
@@ -426,6 +435,18 @@ def _reduce_once(d: Derivation, node: E.Node) -> tuple[E.Node, sympy.Basic]:
 
 # ---------------------------------------------------------------- intercepts
 
+# Share of intercept grids numbered on every other line only (as much squared paper is): a point off a
+# numbered line is then read by its neighbour's number, and that number can be taken for the point's own.
+_EVERY_OTHER_SHARE = 0.4
+
+
+def _numbered_every(fig: Figure, lines: int) -> Figure:
+    """``fig`` (both axes in the same steps) with its axes numbered on every ``lines``-th grid line, or as
+    sparsely as they already were."""
+    if lines == 1:
+        return fig
+    return Figure(fig.kind, {**fig.spec, "label_step": max(fig.spec["label_step"], fig.spec["grid_step"] * lines)})
+
 
 @register
 class Intercepts(Family):
@@ -453,8 +474,11 @@ class Intercepts(Family):
             c = a[1] - m * a[0]
             if x0 != c and x0 != 0 and E.is_decimal(x0) and E.is_decimal(c):
                 role = sample_role(rng)
-                return {"A": a, "B": b, "scale": scale, "ask": "x" if difficulty == "hard" else "y",
-                        "image_role": role, **_step_counts(rng, a, b, scale, role, offered=scale == 1)}
+                params = {"A": a, "B": b, "scale": scale, "ask": "x" if difficulty == "hard" else "y",
+                          "image_role": role, **_step_counts(rng, a, b, scale, role, offered=scale == 1)}
+                if rng.random() < _EVERY_OTHER_SHARE:  # squared paper numbered on every other line
+                    params["numbered"] = 2
+                return params
 
     def _tree(self, params: dict[str, Any], *, ask: str | None = None, mixed: bool = False) -> E.Node:
         x1, y1 = params["A"]
@@ -493,8 +517,9 @@ class Intercepts(Family):
         return None
 
     def figure(self, params: dict[str, Any]) -> Figure:
-        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"),
-                           step_triangle=params.get("rise") is not None)
+        fig = grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"),
+                          step_triangle=params.get("rise") is not None)
+        return _numbered_every(fig, params.get("numbered", 1))
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         return _role_givens(params, "AB")
@@ -509,6 +534,10 @@ class Intercepts(Family):
 
 
 # ---------------------------------------------------------------- reading a graph
+
+# Share of graphs (y axis in 1s) whose y axis has a line every 1 but a number every 5: a value between two
+# numbers is counted in lines from the nearest one.
+_IN_FIVES_SHARE = 0.35
 
 
 @register
@@ -548,6 +577,8 @@ class GraphReadValue(Family):
                 doubled = [2 * y for y in ys]
                 if not set(doubled) & (set(xs) | set(map(abs, ks))):
                     params.update({"coeffs": [2 * c for c in coeffs], "ys": doubled, "y_step": 2})
+            if "y_step" not in params and rng.random() < _IN_FIVES_SHARE:  # lines every 1, numbers every 5
+                params["y_numbered"] = 5
             return params
 
     @staticmethod
@@ -588,10 +619,17 @@ class GraphReadValue(Family):
         points = {f"P{i}": [x, y] for i, (x, y) in enumerate(zip(params["xs"], params["ys"]))}
         ys, step = params["ys"], params.get("y_step", 1)
         window = [-6, 6, min(-2, min(ys) // step - 2) * step, max(3, max(ys) // step + 2) * step]
+        every = params.get("y_numbered", 1)
+        if every > 1:  # a numbered line above and below 0, and no multiple of 5 left unnumbered at an edge
+            lo, hi = min(window[2], -every - 1), max(window[3], every + 1)
+            window[2:] = [lo - (lo % every == 0), hi + (hi % every == 0)]
         fig = grid_figure(points, 1, coeffs=[Fraction(c) for c in params["coeffs"]], window=window, y_scale=step)
         # The grid spans the marked values; the plotted curve, not the points, carries them.
         elements = [e for e in fig.spec["elements"] if e["type"] != "point"]
-        return Figure(fig.kind, {**fig.spec, "elements": elements})
+        spec = {**fig.spec, "elements": elements}
+        if every > 1:
+            spec.update({"y_grid_step": step, "y_label_step": step * every})
+        return Figure(fig.kind, spec)
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         src = "text" if params["image_role"] == "useful" else "figure:curve_f"
@@ -599,6 +637,8 @@ class GraphReadValue(Family):
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         ys, xs, step = params["ys"], params["xs"], params.get("y_step", 1)
+        spec = self.figure(params).spec
+        numbered = spec.get("y_label_step", spec["label_step"])
         out = []
         if step > 1:  # every square up the y axis taken as 1, so each value read is the number of squares
             out.append(Reading("ys", "ticks_y", "misread_scale", ([y // step for y in ys],)))
@@ -608,8 +648,12 @@ class GraphReadValue(Family):
             # axes swapped: finds x on the y axis and reads across to the curve and down
             swapped = [t for t in range(-6, 7) if self._f(params, t) == x and t != ys[i]]
             out.append(Reading("ys", "curve_f", "misread_relation", tuple([*ys[:i], t, *ys[i + 1:]] for t in swapped)))
-            out.append(Reading("ys", "curve_f", "misread_value", (  # the grid line above or below
-                [*ys[:i], ys[i] + step, *ys[i + 1:]], [*ys[:i], ys[i] - step, *ys[i + 1:]])))
+            # The grid line above or below: its number read, or (off a numbered line, where the value is
+            # counted from the nearest number) one line too many or too few counted on to an unnumbered line.
+            near = {w: [*ys[:i], w, *ys[i + 1:]] for w in (ys[i] + step, ys[i] - step)}
+            counted = [w for w in near if ys[i] % numbered and w % numbered]
+            out.append(Reading("ys", "ticks_y", "miscount", tuple(near[w] for w in counted)))
+            out.append(Reading("ys", "curve_f", "misread_value", tuple(v for w, v in near.items() if w not in counted)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:

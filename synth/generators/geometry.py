@@ -488,7 +488,8 @@ def _area_unit(unit: str) -> str:
 
 @register
 class TriangleAngleSum(FigureFamily):
-    """easy: two angles given; medium: isosceles (one angle and the equal-side marks); hard: angles in x."""
+    """easy: two angles given; medium: isosceles (one angle and the equal-side marks); hard: angles in x, or the
+    last angle of a pentagon or hexagon whose sides are counted off the drawing."""
 
     id = "geometry.triangle.angle_sum"
     domain = "geometry"
@@ -502,6 +503,8 @@ class TriangleAngleSum(FigureFamily):
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         names = _pick(rng, _TRIANGLE_NAMES)
+        if difficulty == "hard" and rng.random() < POLYGON_SHARE:
+            return self._sample_polygon(rng)
         if difficulty == "easy":
             if rng.random() < PROTRACTOR_SHARE:
                 # Angle a is measured with the protractor drawn on it (to the nearest 5°), b is printed.
@@ -528,13 +531,38 @@ class TriangleAngleSum(FigureFamily):
             p3 = int(rng.integers(1, 5))
             q3 = 180 - x * (forms[0][0] + forms[1][0] + p3) - forms[0][1] - forms[1][1]
             forms.append([p3, q3])
-            distinct = len({tuple(f) for f in forms}) == 3
+            # A bare "x" angle would make the unknown itself a given the question states ("find x").
+            distinct = len({tuple(f) for f in forms}) == 3 and [1, 0] not in forms
             # Angles of 35°-110°: a flatter triangle has no room inside for three labels like (3x − 10)°.
             if -40 <= q3 <= 60 and all(35 <= p * x + q <= 110 for p, q in forms) and distinct:
                 return {"level": "algebra", "names": names, "forms": forms}
 
-    def angles(self, params: dict[str, Any]) -> tuple[float, float, float]:
-        """True angles at the three vertices (degrees), for drawing."""
+    @staticmethod
+    def _sample_polygon(rng: np.random.Generator) -> dict[str, Any]:
+        """A convex pentagon or hexagon with every angle but x printed, its corners not lettered.
+
+        How many sides it has is counted off the drawing (the text does not name the shape), which is
+        where a pupil going round the corners counts the first one again. Angles are whole multiples of
+        5° between 85° and 165°, and the shape must close with sides of similar lengths (see
+        ``polygon_points``), so it looks like a worksheet's irregular polygon, not a sliver.
+        """
+        while True:
+            n = int(rng.integers(5, 7))
+            mean = 180 * (n - 2) / n
+            known = [int(rng.integers(-4, 5)) * 5 + 5 * round(mean / 5) for _ in range(n - 1)]
+            x = 180 * (n - 2) - sum(known)
+            at = int(rng.integers(n))
+            if not 85 <= x <= 165 or x in known or len(set(known)) < n - 2:
+                continue
+            angles = [*known[:at], x, *known[at:]]
+            if polygon_points(angles) is not None:
+                return {"level": "polygon", "sides": n, "known": known, "x_at": at}
+
+    def angles(self, params: dict[str, Any]) -> tuple[float, ...]:
+        """True angles at the vertices (degrees), for drawing."""
+        if params["level"] == "polygon":
+            known, at = params["known"], params["x_at"]
+            return tuple(float(v) for v in (*known[:at], self.target(params), *known[at:]))
         if params["level"] == "two_angles":
             return params["a"], params["b"], 180 - params["a"] - params["b"]
         if params["level"] == "isosceles":
@@ -545,12 +573,26 @@ class TriangleAngleSum(FigureFamily):
         return tuple(float(p * x + q) for p, q in params["forms"])  # type: ignore[return-value]
 
     def valid(self, params: dict[str, Any]) -> bool:
+        if params["level"] == "polygon":  # the angle a (mis)counted polygon leaves for x, reflex or not
+            return 0 < self._polygon_x(params) < 360
         a = self.angles(params)
         return all(v > 0 for v in a)
+
+    @staticmethod
+    def _polygon_x(params: dict[str, Any]) -> sympy.Integer:
+        """x as the working finds it: the angle sum of a polygon with ``sides`` sides less the printed angles."""
+        return sympy.Integer(180 * (params["sides"] - 2) - sum(params["known"]))
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         if params.get("protractor") and params["image_role"] == "required":
             return self._protractor_readings(params)
+        if params["level"] == "polygon":
+            if params["image_role"] != "required":
+                return ()
+            # The corners counted round the drawing: the first one counted again at the end (one side more).
+            # One fewer leaves x negative, which valid() rules out.
+            n = params["sides"]
+            return effective_readings(self, params, (Reading("sides", "polygon", "miscount", (n + 1, n - 1)),))
         out = list(super().figure_readings(params))
         if params["image_role"] == "required" and params["level"] == "isosceles":
             # The equal-side marks read as meeting at another vertex: the given apex taken for a base angle.
@@ -572,6 +614,10 @@ class TriangleAngleSum(FigureFamily):
         return effective_readings(self, params, (*printed, *measured))
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        if params["level"] == "polygon":
+            return [Quantity("number of sides", "sides", "polygon", ""),
+                    *(Quantity(f"angle {i + 1}", "known", f"angle_{i + 1}", "°", text=str(v))
+                      for i, v in enumerate(params["known"]))]
         n = params["names"]
         if params["level"] == "two_angles":
             first = "protractor" if params.get("protractor") else f"angle_{n[0]}"
@@ -587,6 +633,8 @@ class TriangleAngleSum(FigureFamily):
         level = params["level"]
         if mal == "isosceles_not_shared" and level != "isosceles":
             return None
+        if level == "polygon":
+            return None if mal else self._polygon_steps(params, d)
         if level == "two_angles":
             a, b = params["a"], params["b"]
             step(d, "angle_sum" if total == 180 else "mal:angle_sum_360", ["-", total, ["group", ["+", a, b]]])
@@ -624,8 +672,27 @@ class TriangleAngleSum(FigureFamily):
         solve_linear(d, forms, [(0, total)], "angle_sum" if total == 180 else "mal:angle_sum_360")
         return d.steps
 
+    @staticmethod
+    def _polygon_steps(params: dict[str, Any], d: Derivation) -> list[StepDraft]:
+        """x = (n − 2) × 180 − (the printed angles), worked left to right."""
+        n, known = params["sides"], params["known"]
+        printed: E.Node = ["group", E.sum_of(list(known))]
+        step(d, "polygon_angle_sum", ["-", ["*", ["group", ["-", n, 2]], 180], printed])
+        m = d.compute(sympy.Integer(n - 2))
+        step(d, "subtract", ["-", ["*", num(m), 180], printed], m)
+        total = d.compute(m * 180)
+        step(d, "multiply", ["-", num(total), printed], total)
+        given = d.compute(sympy.Integer(sum(known)))
+        step(d, "add", ["-", num(total), num(given)], given)
+        x = d.compute(total - given)
+        step(d, "subtract", num(x), x)
+        return d.steps
+
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # The exterior-angle route: the unknown angle is 180° minus the sum of the others.
+        if params["level"] == "polygon":  # exterior angles add to 360°, whatever the number of sides
+            turned = sum(180 - sympy.Integer(a) for a in params["known"])
+            return 180 - (360 - turned)
         if params["level"] == "two_angles":
             return sympy.Integer(180) - params["a"] - params["b"]
         if params["level"] == "isosceles":
@@ -641,6 +708,12 @@ class TriangleAngleSum(FigureFamily):
         return f"{E.num_text(answer, decimal=True)}°", rf"{E.num_latex(answer, decimal=True)}^\circ"
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params["level"] == "polygon":
+            known = [_deg(a) for a in params["known"]]
+            name = {5: "pentagon", 6: "hexagon"}.get(params["sides"], "polygon")
+            return {"shape": f"{name} ({params['sides']} sides)",
+                    "angles_t": ", ".join(known[:-1]) + " and " + known[-1],
+                    "others": {4: "Four", 5: "Five"}.get(len(known), str(len(known)))}
         n = params["names"]
         ctx: dict[str, Any] = {"tri": n, "v1": n[0], "v2": n[1], "v3": n[2]}
         if params["level"] == "algebra":
@@ -650,6 +723,8 @@ class TriangleAngleSum(FigureFamily):
         return ctx
 
     def figure(self, params: dict[str, Any]) -> Figure:
+        if params["level"] == "polygon":
+            return self._polygon_figure(params)
         n = params["names"]
         angles = self.angles(params)
         # Isosceles triangles stand on their base (apex up), the way the equal sides are usually shown.
@@ -688,6 +763,54 @@ class TriangleAngleSum(FigureFamily):
             return Figure(self.figure_kind, figure_spec(pts, els, (4.2, 2.9)))
         size = (3.4, 2.5) if level == "algebra" else (2.8, 2.0)
         return Figure(self.figure_kind, figure_spec(pts, els, size))
+
+    def _polygon_figure(self, params: dict[str, Any]) -> Figure:
+        angles = self.angles(params)
+        pts = polygon_points(angles)
+        assert pts is not None, "sampled polygons close"
+        names = [f"P{i + 1}" for i in range(len(pts))]
+        els: list[dict[str, Any]] = [{"id": "polygon", "type": "polygon", "points": names, "sides": len(names)}]
+        known = iter(enumerate(params["known"], start=1))  # angle_1, angle_2, ...: the printed angles in order
+        for i, name in enumerate(names):
+            el = {"type": "angle_mark", "at": name, "arms": [names[i - 1], names[(i + 1) % len(names)]]}
+            if i == params["x_at"]:
+                el.update({"id": "angle_x", "text": "x", "style": "italic"})
+            else:
+                j, v = next(known)
+                el.update({"id": f"angle_{j}", "text": _deg(v), "value": v})
+            els.append(el)
+        return Figure(self.figure_kind, figure_spec(dict(zip(names, pts)), els, (3.0, 2.6)))
+
+
+POLYGON_SHARE = 0.4
+
+
+def polygon_points(angles: tuple[float, ...] | list[float]) -> list[tuple[float, float]] | None:
+    """Corners of a convex polygon with these interior angles (degrees, counter-clockwise from the bottom-left
+    corner), its first side along the bottom; None when it closes only with sides far from equal.
+
+    All sides but the last two have length 1 and the last two are solved for, so the shape follows from the
+    angles alone (the figure needs no stored coordinates); a sampler rejects angles that need a side under
+    0.55 or over 1.6.
+    """
+    n = len(angles)
+    heading, x, y = 0.0, 0.0, 0.0
+    pts = [(0.0, 0.0)]
+    for i in range(n - 2):
+        x, y = x + math.cos(heading), y + math.sin(heading)
+        pts.append((x, y))
+        heading += math.radians(180 - angles[i + 1])
+    h2 = heading + math.radians(180 - angles[n - 1])
+    # Sides n-2 and n-1 along ``heading`` and ``h2`` bring the walk back to the start: solve for their lengths.
+    det = math.cos(heading) * math.sin(h2) - math.sin(heading) * math.cos(h2)
+    if abs(det) < 1e-9:
+        return None
+    a = (-x * math.sin(h2) + y * math.cos(h2)) / det
+    b = (x * math.sin(heading) - y * math.cos(heading)) / det
+    if not (0.55 <= a <= 1.6 and 0.55 <= b <= 1.6):
+        return None
+    pts.append((x + a * math.cos(heading), y + a * math.sin(heading)))
+    return pts
 
 
 # ============================================================================ Pythagoras
@@ -918,11 +1041,21 @@ class SimilarTriangles(FigureFamily):
         the small triangle is printed and the large one's is asked (it runs across the squares, so it
         cannot be counted). The three lengths are stored as read (``q_from``, ``q_to``, ``q_known``), so a
         miscount replaces one of them; ``small`` and ``k`` still draw the true figure.
+
+        On a share (``grid_on: small``) only the small triangle is on squared paper and the large one is drawn
+        beside it on plain paper: both hypotenuses are printed, the small leg is counted and the large leg
+        asked, so the key does not cancel (ignoring it divides the answer by the key).
         """
         g, k = _pick(rng, GRID_STEPS), int(rng.integers(2, 4))
         base, height = (3, 4) if rng.integers(2) else (4, 3)
         small = [base * g, height * g, 5 * g]  # side 0 along the bottom, side 1 up, side 2 the hypotenuse
         i = int(rng.integers(2))
+        if rng.random() < SMALL_ON_GRID_SHARE:
+            # Only the small triangle on squared paper: its leg i is counted, both hypotenuses printed, and the
+            # large triangle's leg i asked (drawn off the grid, so it cannot be counted).
+            return {"level": "separate", "unit": unit, "names": list(names), "small": small, "k": str(k),
+                    "pair": 2, "ask": i, "direction": "up", "grid": g, "grid_on": "small", "q_from": small[2],
+                    "q_to": small[2] * k, "q_known": small[i]}
         return {"level": "separate", "unit": unit, "names": list(names), "small": small, "k": str(k), "pair": i,
                 "ask": 2, "direction": "up", "grid": g, "q_from": small[i], "q_to": small[i] * k, "q_known": small[2]}
 
@@ -953,10 +1086,13 @@ class SimilarTriangles(FigureFamily):
         (s1, s2), i, j = params["names"], params["pair"], params["ask"]
         side = lambda names, k: names[k] + names[(k + 1) % 3]  # noqa: E731
         src, dst = (s1, s2) if params["direction"] == "up" else (s2, s1)
-        grid = bool(params.get("grid"))  # the corresponding legs are counted on squared paper
-        return [Quantity(side(src, i), "q_from", f"side_{side(src, i)}", u, on_grid=grid),
-                Quantity(side(dst, i), "q_to", f"side_{side(dst, i)}", u, on_grid=grid),
-                Quantity(side(src, j), "q_known", f"side_{side(src, j)}", u)]
+        # On squared paper the corresponding legs are counted; with only the small triangle on it, its leg next
+        # to the unknown is (the hypotenuses are printed).
+        pair_counted = bool(params.get("grid")) and params.get("grid_on") != "small"
+        return [Quantity(side(src, i), "q_from", f"side_{side(src, i)}", u, on_grid=pair_counted),
+                Quantity(side(dst, i), "q_to", f"side_{side(dst, i)}", u, on_grid=pair_counted),
+                Quantity(side(src, j), "q_known", f"side_{side(src, j)}", u,
+                         on_grid=params.get("grid_on") == "small")]
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         return super().givens(self._flat(params))
@@ -1096,13 +1232,18 @@ class SimilarTriangles(FigureFamily):
         # Side k joins vertex k and k+1; the angle at vertex 0 sits between sides 2 and 0.
         angle0 = math.degrees(math.acos((small[0] ** 2 + small[2] ** 2 - small[1] ** 2) / (2 * small[0] * small[2])))
         angle1 = math.degrees(math.acos((small[0] ** 2 + small[1] ** 2 - small[2] ** 2) / (2 * small[0] * small[1])))
-        p1 = tri_points(s1, small[0], angle0, angle1)
-        p2 = tri_points(s2, small[0] * k, angle0, angle1)
         grid = params.get("grid")
+        small_only = params.get("grid_on") == "small"
+        p1 = tri_points(s1, small[0], angle0, angle1)
+        # Off the squared paper the large triangle is drawn at most 1.7 times the small one (not to scale, as
+        # worksheets draw it), so the small one, whose squares are counted, stays large enough to count.
+        p2 = tri_points(s2, small[0] * (min(k, 1.7) if small_only else k), angle0, angle1)
         if grid:  # every vertex on a grid point: exact lattice corners, two squares apart
             p1 = {n: (float(round(x)), float(round(y))) for n, (x, y) in p1.items()}
-            p2 = {n: (float(round(x)), float(round(y))) for n, (x, y) in p2.items()}
-            shift = small[0] + 2 * grid
+            if not small_only:  # off the grid the large triangle keeps its true shape, not lattice corners
+                p2 = {n: (float(round(x)), float(round(y))) for n, (x, y) in p2.items()}
+            # With the small triangle alone on squared paper, the large one stands clear of the sheet's edge.
+            shift = small[0] + (4 * grid if small_only else 2 * grid)
         else:
             shift = small[0] + max(1.5, 0.25 * small[0] * k) - min(0.0, min(x for x, _ in p2.values()))
         pts = {**p1, **{n: (x + shift, y) for n, (x, y) in p2.items()}}
@@ -1124,7 +1265,8 @@ class SimilarTriangles(FigureFamily):
                     c = pts[names[(m + 2) % 3]]
                     mid = ((pts[a][0] + pts[b][0]) / 2, (pts[a][1] + pts[b][1]) / 2)
                     el["dir"] = [round(mid[0] - c[0], 4), round(mid[1] - c[1], 4)]
-                    if grid and m == i:  # a leg along the grid lines: counted in squares, not written
+                    on_paper = names == s1 and m == j if small_only else m == i
+                    if grid and on_paper:  # a leg along the grid lines: counted in squares, not written
                         el = counted(el, grid)
                     els.append(el)
             for m, arcs in ((0, 1), (1, 2)):
@@ -1137,9 +1279,15 @@ class SimilarTriangles(FigureFamily):
                             "size": 0.6})
         if grid:
             span = (max(x for x, _ in pts.values()), max(y for _, y in pts.values()))
-            return Figure(self.figure_kind, figure_spec(pts, [*grid_elements(params, s1[0]), *els],
-                                                        grid_size(params, span)))
+            paper = grid_elements(params, s1[0])
+            if small_only:  # a sheet of squared paper one square beyond the small triangle
+                xs, ys = [p1[v][0] for v in s1], [p1[v][1] for v in s1]
+                paper[0]["bounds"] = [min(xs) - grid, min(ys) - grid, max(xs) + grid, max(ys) + grid]
+            return Figure(self.figure_kind, figure_spec(pts, [*paper, *els], grid_size(params, span)))
         return Figure(self.figure_kind, figure_spec(pts, els, (4.4, 2.3)))
+
+
+SMALL_ON_GRID_SHARE = 0.5
 
 
 # ============================================================================ circle area
@@ -1355,11 +1503,19 @@ class CircleArea(FigureFamily):
 
 _SECTOR_ANGLES = (30, 40, 45, 60, 72, 80, 90, 120, 135, 144, 150, 160)
 PI_APPROX = "3.14"
+CUT_OUT_SHARE = 0.5
+
+
+def _cut_out(params: dict[str, Any]) -> bool:
+    """Whether the figure is a circle with a slice cut out: ``angle_of`` says what the marked angle belongs to
+    (the slice; a misread takes it as the drawn sector's own angle)."""
+    return params.get("angle_of") == "slice"
 
 
 @register
 class CircumferenceArc(FigureFamily):
-    """easy: circumference; medium: arc length of a sector; hard: perimeter of a sector. Uses π ≈ 3.14."""
+    """easy: circumference; medium: arc length of a sector; hard: perimeter of a sector (on a share, of the rest of
+    a circle with a slice cut out, the slice's angle marked). Uses π ≈ 3.14."""
 
     id = "geometry.circle.circumference_arc"
     domain = "geometry"
@@ -1387,12 +1543,22 @@ class CircumferenceArc(FigureFamily):
                 if k:
                     return {"ask": ask, "given": "radius", "r": r, "theta": theta, "unit": unit,
                             "turn": int(rng.integers(4)) * 90, "grid": k}
-                return {"ask": ask, "given": "radius", "r": r, "theta": theta, "unit": unit,
-                        "turn": int(rng.integers(-30, 31))}
+                out = {"ask": ask, "given": "radius", "r": r, "theta": theta, "unit": unit,
+                       "turn": int(rng.integers(-30, 31))}
+                # A share of sectors is the rest of a circle once a slice is cut out: the slice's angle is marked.
+                if theta != 360 and rng.random() < CUT_OUT_SHARE:
+                    out["angle_of"] = "slice"
+                return out
 
     @staticmethod
     def _arc(params: dict[str, Any]) -> sympy.Rational:
-        return sympy.Rational(params["theta"], 360) * 2 * E.sym(PI_APPROX) * CircumferenceArc._radius(params)
+        return CircumferenceArc._turn(params) * 2 * E.sym(PI_APPROX) * CircumferenceArc._radius(params)
+
+    @staticmethod
+    def _turn(params: dict[str, Any]) -> sympy.Rational:
+        """The share of a full turn the drawn arc makes: what the marked angle leaves when a slice is cut out."""
+        theta = params["theta"]
+        return sympy.Rational(360 - theta if _cut_out(params) else theta, 360)
 
     @staticmethod
     def _radius(params: dict[str, Any]) -> sympy.Rational:
@@ -1403,6 +1569,10 @@ class CircumferenceArc(FigureFamily):
         return 0 < params["theta"] <= 360
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        # The angle marked in the gap of a circle with a slice cut out, read as the angle of the shape left
+        # (the mark taken on the other side of its arms): the slice's arc is worked instead of the rest.
+        if _cut_out(params):
+            return (Reading("angle_of", "angle_O", "misread_relation", ("sector",)),)
         # Only a whole circle: a sector's two straight edges both run from the centre, plainly radii; and
         # only a labelled radius (on squared paper it is counted, with no label to take for a diameter).
         if params["ask"] not in ("circumference", "wheel") or params.get("grid"):
@@ -1439,9 +1609,15 @@ class CircumferenceArc(FigureFamily):
                 return [op, arc, per_m]
             return ["+", arc, ["*", 2, radius[0]]] if radii else arc
 
-        frac: list[E.Node] = [["frac", theta, 360]] if part else []
+        cut = _cut_out(params)  # the arc left is 360° − theta: worked out first
+        frac: list[E.Node] = [["frac", ["-", 360, theta] if cut else theta, 360]] if part else []
         rule = "mal:" + mal if mal else ask
         step(d, rule, whole(E.product_of([*frac, *two, PI_APPROX, radius[0]])))
+        if part and cut:
+            left = d.compute(sympy.Integer(360 - theta))
+            frac = [["frac", num(left), 360]]
+            step(d, "subtract", whole(E.product_of([*frac, *two, PI_APPROX, radius[0]])), left)
+            theta = left
         if part:
             f = d.compute(sympy.Rational(theta, 360))
             frac = [E.leaf(f)]
@@ -1472,6 +1648,8 @@ class CircumferenceArc(FigureFamily):
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Arc = diameter × π scaled by the turn; perimeter adds the two radii; 1 m is 100 cm.
         turn = sympy.Rational(params["theta"], 360)
+        if _cut_out(params):
+            turn = 1 - turn
         across = sympy.Integer(params["d"]) if params.get("given") == "diameter" else 2 * sympy.Integer(params["r"])
         arc = turn * E.sym(PI_APPROX) * across
         if params["ask"] == "wheel":
@@ -1483,7 +1661,8 @@ class CircumferenceArc(FigureFamily):
         return f"{E.num_text(answer, decimal=True)} {u}", rf"{E.num_latex(answer, decimal=True)}\ \mathrm{{{u}}}"
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {"r_t": _len(params["r"], params["unit"]), "theta_t": _deg(params["theta"]), "pi": PI_APPROX}
+        return {"r_t": _len(params["r"], params["unit"]), "theta_t": _deg(params["theta"]), "pi": PI_APPROX,
+                "cut_out": _cut_out(params)}
 
     def figure(self, params: dict[str, Any]) -> Figure:
         r, theta, turn = params["r"], params["theta"], params["turn"]
@@ -1517,9 +1696,11 @@ class CircumferenceArc(FigureFamily):
                                                             [*grid_elements(params, "O"), *els],
                                                             grid_size(params, (2 * r, 2 * r))))
             return Figure(self.figure_kind, figure_spec({"O": pts["O"], "A": pts["A"]}, els, (2.3, 2.3)))
+        # Cut out, the arc drawn is the rest of the circle, and the marked angle sits in the empty slice.
+        arc = (start + theta, start + 360) if _cut_out(params) else (start, start + theta)
         els += [{"id": "radius_OB", "type": "segment", "from": "O", "to": "B"},
-                {"id": "arc_AB", "type": "arc", "center": "O", "radius": r, "start": round(start, 3),
-                 "end": round(start + theta, 3)},
+                {"id": "arc_AB", "type": "arc", "center": "O", "radius": r, "start": round(arc[0], 3),
+                 "end": round(arc[1], 3)},
                 {"id": "angle_O", "type": "angle_mark", "at": "O", "arms": ["A", "B"], "text": _deg(theta),
                  "value": theta}]
         if grid:
@@ -1820,13 +2001,28 @@ _PAIRS = {
     "straight_line": [((i, p), (i, (p + 1) % 4)) for i in range(2) for p in range(4)],
 }
 _EQUAL = ("corresponding", "alternate")
+SECOND_TRANSVERSAL_SHARE = 0.5
+# The two transversals cross the midline _SPREAD apart; their runs per unit rise may differ by at most _RUN_GAP,
+# so they stay at least 0.6 apart up to the ends of the drawn lines (2.1 above and below the midline).
+_SPREAD = 2.8
+_RUN_GAP = (_SPREAD - 0.6) / 2.1
+
+
+def _run(degrees: float) -> float:
+    """How far a line at ``degrees`` to the horizontal runs across per unit it rises."""
+    return 1.0 / math.tan(math.radians(degrees))
+
+
 _RELATION_WORDS = {"corresponding": "corresponding angles", "alternate": "alternate angles",
                    "co_interior": "co-interior angles", "straight_line": "angles on a straight line"}
 
 
 @register
 class ParallelLines(FigureFamily):
-    """easy: x from co-interior or straight-line angles; medium: an angle written in x; hard: both angles in x."""
+    """easy: x from co-interior or straight-line angles; medium: an angle written in x; hard: both angles in x.
+
+    On a share of easy and medium problems a second line crosses the parallels with an angle of its own marked.
+    """
 
     id = "geometry.angles.parallel_lines"
     domain = "geometry"
@@ -1857,7 +2053,8 @@ class ParallelLines(FigureFamily):
                                       "x_pos": list(x_pos)}
             size_x, size_g = self._size(params, x_pos), self._size(params, given_pos)
             if difficulty == "easy":
-                return {**params, "g": size_g, "x_form": [1, 0], "g_form": None}
+                return {**params, "g": size_g, "x_form": [1, 0], "g_form": None,
+                        **self._second_transversal(rng, params, size_g)}
             x = int(rng.integers(5, 41))
             p = int(rng.integers(2, 6))
             q = size_x - p * x
@@ -1865,17 +2062,41 @@ class ParallelLines(FigureFamily):
                 continue
             if difficulty == "medium":
                 medium = {**params, "g": size_g, "x_form": [p, q], "g_form": None}
-                return {**medium, "protractor": scale} if scale else medium
+                if scale:
+                    return {**medium, "protractor": scale}
+                return {**medium, **self._second_transversal(rng, params, size_g)}
             p2 = int(rng.integers(1, 6))
             q2 = size_g - p2 * x
             if -40 <= q2 <= 50 and p2 != p:
                 return {**params, "g": None, "x_form": [p, q], "g_form": [p2, q2]}
 
     @staticmethod
+    def _second_transversal(rng: np.random.Generator, params: dict[str, Any], g: int) -> dict[str, Any]:
+        """On a share of problems a second line crosses the parallels with an angle of its own marked (``h``,
+        at the given angle's position on its line), the way a worksheet diagram marks angles for several parts.
+
+        Its direction ``psi`` keeps it clear of the first transversal between the parallels (see ``figure``)
+        and its angle at least 10° from both g and 180° − g, so reading it for g gives a visibly other answer.
+        """
+        if rng.random() >= SECOND_TRANSVERSAL_SHARE:
+            return {}
+        line, p = params["given_pos"]
+        while True:
+            psi = int(rng.integers(40, 141))
+            h = psi if p in (0, 2) else 180 - psi
+            if abs(psi - params["phi"]) < 15 or min(abs(h - g), abs(h - (180 - g))) < 10:
+                continue
+            if abs(_run(psi) - _run(params["phi"])) <= _RUN_GAP:
+                return {"psi": psi, "h": h, "h_pos": [line, p]}
+
+    @staticmethod
     def _size(params: dict[str, Any], pos: tuple[int, int] | list[int]) -> int:
         return params["phi"] if pos[1] in (0, 2) else 180 - params["phi"]
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
+        if params.get("h") is not None:  # the other line's angle: the answer does not use it, a misread can
+            return [Quantity("marked angle", "g", "angle_given", "°"),
+                    Quantity("angle on the other line", "h", "angle_h", "°")]
         if params["g"] is not None:
             return [Quantity("marked angle", "g", "protractor" if params.get("protractor") else "angle_given", "°")]
         p, q = params["g_form"]
@@ -1927,9 +2148,50 @@ class ParallelLines(FigureFamily):
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         return {"given_t": self._label(params["g_form"], params["g"]), "x_t": self._label(params["x_form"], None),
-                "relation_t": _RELATION_WORDS[params["relation"]], "find_angle": params["x_form"] == [1, 0]}
+                "relation_t": _RELATION_WORDS[params["relation"]], "find_angle": params["x_form"] == [1, 0],
+                **({"two_lines": True, "h_t": _deg(params["h"]), "h_line": ("AB", "CD")[params["h_pos"][0]]}
+                   if params.get("h") is not None else {"two_lines": False})}
+
+    def _two_transversals(self, params: dict[str, Any]) -> Figure:
+        """The parallels crossed by the transversal ST (angles g and x) and a second line UV (angle h at G)."""
+        h = 1.1
+        d1, d2 = _run(params["phi"]), _run(params["psi"])
+        c1, c2 = -_SPREAD / 2, _SPREAD / 2
+        pts = {"E": (c1 + h * d1, h), "F": (c1 - h * d1, -h), "G": (c2 + h * d2, h), "H": (c2 - h * d2, -h),
+               "S": (c1 + d1 * (h + 1.0), h + 1.0), "T": (c1 - d1 * (h + 1.0), -h - 1.0),
+               "U": (c2 + d2 * (h + 1.0), h + 1.0), "V": (c2 - d2 * (h + 1.0), -h - 1.0)}
+        left = min(pts[k][0] for k in "EFGH") - 1.3
+        right = max(pts[k][0] for k in "EFGH") + 1.3
+        pts.update({"A": (left, h), "B": (right, h), "C": (left, -h), "D": (right, -h)})
+        # Rays from each crossing, in position order: right, up its transversal, left, down.
+        rays = {"E": ("B", "S", "A", "F"), "F": ("D", "E", "C", "T"), "G": ("B", "U", "A", "H"),
+                "H": ("D", "G", "C", "V")}
+        # The arrows go near the right-hand ends, clear of both crossings and their angle marks.
+        arrow_at = round((right - left - 0.5) / (right - left), 4)
+        els: list[dict[str, Any]] = [
+            {"id": "line_AB", "type": "segment", "from": "A", "to": "B", "arrows": 1, "arrow_at": arrow_at},
+            {"id": "line_CD", "type": "segment", "from": "C", "to": "D", "arrows": 1, "arrow_at": arrow_at},
+            {"id": "line_ST", "type": "segment", "from": "T", "to": "S"},
+            {"id": "line_UV", "type": "segment", "from": "V", "to": "U"},
+            *vertex_labels("ABCD"),
+        ]
+        marks = (("angle_given", "EF", params["given_pos"], _deg(params["g"]), params["g"]),
+                 ("angle_x", "EF", params["x_pos"], self._label(params["x_form"], None), None),
+                 ("angle_h", "GH", params["h_pos"], _deg(params["h"]), params["h"]))
+        for el_id, at, (line, p), text, value in marks:
+            r = rays[at[line]]
+            el = {"id": el_id, "type": "angle_mark", "at": at[line], "arms": [r[p], r[(p + 1) % 4]], "text": text,
+                  "size": 0.8}
+            if value is not None:
+                el["value"] = value
+            if text == "x":
+                el["style"] = "italic"
+            els.append(el)
+        return Figure(self.figure_kind, figure_spec(pts, els, (4.4, 2.6)))
 
     def figure(self, params: dict[str, Any]) -> Figure:
+        if params.get("h") is not None:
+            return self._two_transversals(params)
         phi = math.radians(params["phi"])
         dx = 1.0 / math.tan(phi)  # transversal run per unit rise
         h = 1.5 if params.get("protractor") else 1.1  # half the gap: room for a protractor and the other label

@@ -12,11 +12,14 @@ from synth.generators import expr as E
 from synth.generators import register
 from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
 from synth.generators.geometry import (
+    GRID_STEPS,
     UNITS,
     FigureFamily,
     Quantity,
     _len,
     _pick,
+    counted,
+    grid_elements,
     neighbour_misreads,
     num,
     pi_times,
@@ -39,6 +42,18 @@ _COINS_SHARE = 0.35
 _COIN_THICKNESS = (2, 3, 4)
 # What each count of cubes is read along: the face whose grid shows it.
 _CUBE_COUNTS = (("nl", "cubes_front", "length"), ("nw", "cubes_right", "width"), ("nh", "cubes_front", "height"))
+# Share of easy cones and of easy and medium spheres drawn on squared paper with a key (lengths counted in
+# squares, then scaled by the key). The solid is drawn with its heights true to size (a textbook sketch, not a
+# photograph) so the radius and the height run along grid lines.
+_GRID_SHARE = 0.35
+_TRUE_HEIGHT_VIEW = {**_CURVED_VIEW, "true_heights": True}
+_SPHERE_GRID_SHARE = 0.25  # a sphere has one counted length: a smaller space of problems, kept rarer to stay distinct
+# Share of medium sphere volumes asked as a tube of identical balls (tennis balls): the balls are counted, and
+# the drawing shows what they touch (the tube's curved side, or both of its ends), which says which printed
+# length gives their diameter.
+_TUBE_SHARE = 0.4
+# Share of hard cylinder problems asking the space left in such a tube (the tube's volume less the balls').
+_TUBE_SPACE_SHARE = 0.35
 
 
 def _integral(expr: sympy.Expr, z: sympy.Symbol, lo: sympy.Basic, hi: sympy.Basic) -> sympy.Expr:
@@ -398,7 +413,8 @@ def _round_solid(params: dict[str, Any], *, cone: bool) -> tuple[dict[str, tuple
 
 @register
 class CylinderVolumeSurface(FigureFamily):
-    """easy: volume from the radius; medium: volume from the diameter; hard: total surface area. Exact in π."""
+    """easy: volume from the radius; medium: volume from the diameter (either, on a share, a stack of coins);
+    hard: total surface area, or the space left in a tube of balls. Exact in π."""
 
     id = "solid.cylinder.volume_surface"
     domain = "geometry"
@@ -415,6 +431,8 @@ class CylinderVolumeSurface(FigureFamily):
         unit, h = _pick(rng, UNITS), int(rng.integers(2, 31))
         if difficulty in ("easy", "medium") and rng.random() < _COINS_SHARE:
             return self._sample_coins(rng, difficulty)
+        if difficulty == "hard" and rng.random() < _TUBE_SPACE_SHARE:
+            return {"ask": "space", "given": "tube", **_sample_tube(rng), "unit": unit}
         if difficulty == "medium":
             return {"ask": "volume", "given": "diameter", "d": int(rng.integers(2, 21)) * 2, "h": h, "unit": unit}
         return {"ask": "volume" if difficulty == "easy" else "surface", "given": "radius",
@@ -435,12 +453,17 @@ class CylinderVolumeSurface(FigureFamily):
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         params = super().sample(rng, difficulty)
-        if params.get("coin") is not None:  # the count exists only in the drawing, so the figure is required
+        if params.get("coin") is not None or params["given"] == "tube":  # counted in the drawing: required
             params["image_role"] = "required"
         return params
 
+    def valid(self, params: dict[str, Any]) -> bool:
+        return params["given"] != "tube" or _tube_valid(params)
+
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         u = params["unit"]
+        if params["given"] == "tube":
+            return _tube_quantities(u)
         first = (Quantity("radius", "r", "radius", u) if params["given"] == "radius"
                  else Quantity("diameter", "d", "diameter", u))
         if params.get("coin") is not None:
@@ -450,7 +473,10 @@ class CylinderVolumeSurface(FigureFamily):
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         """For a stack of coins: one coin more or fewer (the lines counted, not the coins), the key coin's
-        thickness ignored (each coin taken as 1 mm) or its number misread; and the printed radius or diameter."""
+        thickness ignored (each coin taken as 1 mm) or its number misread; and the printed radius or diameter.
+        For a tube of balls, the readings of the balls and the tube (see ``_tube_readings``)."""
+        if params["given"] == "tube":
+            return effective_readings(self, params, _tube_readings(params))
         if params.get("coin") is None:
             return super().figure_readings(params)
         t, n = params["coin"], params["coins"]
@@ -476,12 +502,15 @@ class CylinderVolumeSurface(FigureFamily):
         return n if t == 1 else ["group", ["*", n, t]]
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
-        ask, h = params["ask"], self._height(params)
+        ask = params["ask"]
         ok = {"volume_with_circumference": ask == "volume", "diameter_as_radius": params["given"] == "diameter",
               "surface_one_end": ask == "surface"}
         if mal is not None and not ok[mal]:
             return None
         rule = "mal:" + mal if mal else f"cylinder_{ask}"
+        if ask == "space":
+            return self._tube_space(params, d, rule)
+        h = self._height(params)
         if params["given"] == "radius":
             r: E.Node = params["r"]
         else:
@@ -521,28 +550,83 @@ class CylinderVolumeSurface(FigureFamily):
         step(d, "add", pi_times(t), t)
         return d.steps
 
+    @staticmethod
+    def _tube_space(params: dict[str, Any], d: Derivation, rule: str) -> list[StepDraft]:
+        """``π × (6 ÷ 2)^2 × 26 − 4 × 4/3 × π × (6 ÷ 2)^3``: the tube's volume less the balls' (their radius from
+        what they touch, see ``_ball_radius_node``), each radius worked out, then each volume, then the difference.
+
+        The family's mal-rules (2πrh for the volume, the diameter for the radius, one end of a surface) are
+        about a single printed radius or surface, so none applies here.
+        """
+        n, w, h = params["balls"], params["tube_d"], params["tube_h"]
+        tube_r: E.Node = ["/", w, 2]
+        ball_r = _ball_radius_node(params)
+        sides = params["touches"] == "sides"  # then one radius serves both, as a pupil writes it
+
+        def shown(tube: E.Node, balls: E.Node) -> E.Node:
+            return ["-", tube, balls]
+
+        def tube_of(r: E.Node) -> E.Node:
+            return E.product_of(["pi", ["pow", r, 2], h])
+
+        def balls_of(r: E.Node, power: int = 3) -> E.Node:
+            return E.product_of([n, ["frac", 4, 3], "pi", ["pow", r, power]])
+
+        step(d, rule, shown(tube_of(tube_r), balls_of(ball_r)))
+        tr = d.compute(sympy.Rational(w, 2))
+        tube_r = num(tr)
+        if sides:
+            ball_r = tube_r
+        step(d, "halve_diameter", shown(tube_of(tube_r), balls_of(ball_r)), tr)
+        if not sides:
+            br = d.compute(E.sym(ball_r))
+            ball_r = num(br)
+            step(d, "radius_from_tube", shown(tube_of(tube_r), balls_of(ball_r)), br)
+        br = E.sym(ball_r)
+        sq = d.compute(tr**2)
+        tube: E.Node = E.product_of(["pi", num(sq), h])
+        step(d, "square", shown(tube, balls_of(ball_r)), sq)
+        tv = d.compute(sq * h)
+        tube = pi_times(tv)
+        step(d, "multiply", shown(tube, balls_of(ball_r)), tv)
+        cube = d.compute(br**3)
+        step(d, "cube", shown(tube, E.product_of([n, ["frac", 4, 3], "pi", num(cube)])), cube)
+        one = d.compute(sympy.Rational(4, 3) * cube)
+        step(d, "multiply", shown(tube, E.product_of([n, num(one), "pi"])), one)
+        bv = d.compute(n * one)
+        step(d, "multiply", shown(tube, pi_times(bv)), bv)
+        left = d.compute(tv - bv)
+        step(d, "subtract", pi_times(left), left)
+        return d.steps
+
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Integrate discs (volume) or rings of circumference (surface) along the axis.
         z = sympy.Symbol("z")
+        if params["given"] == "tube":  # the tube's discs, less each ball's discs π(ρ² − z²)
+            rho = _ball_radius(params)
+            tube = _integral(sympy.Rational(params["tube_d"], 2) ** 2 + 0 * z, z, 0, params["tube_h"])
+            return sympy.pi * (tube - params["balls"] * _integral(rho**2 - z**2, z, -rho, rho))
         r = params["r"] if params["given"] == "radius" else sympy.Rational(params["d"], 2)
-        if params.get("coin") is not None:  # a stack: one disc of the key coin's thickness per coin
-            return sum((_integral(sympy.pi * r**2 + 0 * z, z, 0, params["coin"]) for _ in range(params["coins"])),
-                       sympy.Integer(0))
+        # π stays outside the integrals: polynomials over the rationals integrate several times faster.
+        if params.get("coin") is not None:  # a stack: the coins counted times one disc of the key coin's thickness
+            return sympy.pi * params["coins"] * _integral(r**2 + 0 * z, z, 0, params["coin"])
         if params["ask"] == "volume":
-            return _integral(sympy.pi * r**2 + 0 * z, z, 0, params["h"])
-        return 2 * sympy.pi * r**2 + _integral(2 * sympy.pi * r + 0 * z, z, 0, params["h"])
+            return sympy.pi * _integral(r**2 + 0 * z, z, 0, params["h"])
+        return 2 * sympy.pi * r**2 + sympy.pi * _integral(2 * r + 0 * z, z, 0, params["h"])
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         u = params["unit"]
-        return _answer(answer, _volume_unit(u) if params["ask"] == "volume" else _area_unit(u))
+        return _answer(answer, _area_unit(u) if params["ask"] == "surface" else _volume_unit(u))
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         u = params["unit"]
         return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)],
-                "coins": params.get("coin") is not None}
+                "coins": params.get("coin") is not None, "tube": params["given"] == "tube"}
 
     def figure(self, params: dict[str, Any]) -> Figure:
         u = params["unit"]
+        if params["given"] == "tube":
+            return Figure(self.figure_kind, _tube_spec(params, float(_ball_radius(params))))
         p, els = _round_solid(params, cone=False)
         if params.get("coin") is not None:
             return Figure(self.figure_kind, _coin_stack_spec(params, p, els))
@@ -595,7 +679,8 @@ def _coin_stack_spec(params: dict[str, Any], points: dict[str, tuple[float, floa
 
 @register
 class ConeVolume(FigureFamily):
-    """easy: radius and height; medium: diameter and height; hard: radius and slant height (Pythagoras first)."""
+    """easy: radius and height (on a share, counted on squared paper with a key); medium: diameter and height;
+    hard: radius and slant height (Pythagoras first)."""
 
     id = "solid.cone.volume"
     domain = "geometry"
@@ -620,23 +705,37 @@ class ConeVolume(FigureFamily):
         h = int(rng.integers(2, 31))
         if difficulty == "medium":
             return {"given": "diameter", "d": int(rng.integers(2, 21)) * 2, "h": h, "slant": None, "unit": unit}
+        if rng.random() < _GRID_SHARE:
+            # On squared paper: 2-6 squares of radius, a height of 3-9 squares and taller than the radius.
+            k, nr = int(_pick(rng, GRID_STEPS)), int(rng.integers(2, 7))
+            nh = int(rng.integers(max(3, nr), 10))
+            return {"given": "radius", "r": nr * k, "h": nh * k, "slant": None, "unit": unit, "grid": k}
         return {"given": "radius", "r": int(rng.integers(2, 21)), "h": h, "slant": None, "unit": unit}
+
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        params = super().sample(rng, difficulty)
+        if params.get("grid"):  # the lengths exist only as squares in the drawing, so the figure is required
+            params["image_role"] = "required"
+        return params
 
     def valid(self, params: dict[str, Any]) -> bool:
         r = params["r"] if params["given"] == "radius" else params["d"] / 2
         return params["slant"] is None or params["slant"] > r
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
-        u = params["unit"]
-        first = (Quantity("radius", "r", "radius", u) if params["given"] == "radius"
+        u, grid = params["unit"], bool(params.get("grid"))
+        first = (Quantity("radius", "r", "radius", u, on_grid=grid) if params["given"] == "radius"
                  else Quantity("diameter", "d", "diameter", u))
-        second = (Quantity("height", "h", "height", u) if params["slant"] is None
+        second = (Quantity("height", "h", "height", u, on_grid=grid) if params["slant"] is None
                   else Quantity("slant height", "slant", "slant", u))
         return [first, second]
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         """The radius taken for a diameter. (The slant edge taken for the height would write exactly the
-        numbers of the ``slant_as_height`` mal-rule; one working must carry one label, so it is left to it.)"""
+        numbers of the ``slant_as_height`` mal-rule; one working must carry one label, so it is left to it.)
+        On squared paper the radius is counted, not labelled: no label to take for a diameter."""
+        if params.get("grid"):
+            return ()
         return radius_as_diameter(params, "radius")
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
@@ -694,18 +793,21 @@ class ConeVolume(FigureFamily):
         z = sympy.Symbol("z")
         r = params["r"] if params["given"] == "radius" else sympy.Rational(params["d"], 2)
         h = params["h"] if params["slant"] is None else sympy.sqrt(params["slant"] ** 2 - r**2)
-        return _integral(sympy.pi * (r * (1 - z / h)) ** 2, z, 0, h)
+        return sympy.pi * _integral((r * (1 - z / h)) ** 2, z, 0, h)  # π outside: a polynomial over the rationals
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         return _answer(answer, _volume_unit(params["unit"]))
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         u = params["unit"]
-        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)],
+                "grid": params.get("grid")}
 
     def figure(self, params: dict[str, Any]) -> Figure:
         u = params["unit"]
         p, els = _round_solid(params, cone=True)
+        if params.get("grid"):
+            return Figure(self.figure_kind, _cone_on_grid_spec(params, p, els))
         if params["given"] == "radius":
             els.append({"id": "radius", "type": "segment", "from": "O", "to": "R0", "text": _len(params["r"], u),
                         "value": params["r"], "dir": [0, -1]})
@@ -722,6 +824,21 @@ class ConeVolume(FigureFamily):
         return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.6)))
 
 
+def _cone_on_grid_spec(params: dict[str, Any], points: dict[str, tuple[float, float, float]],
+                       elements: list[dict[str, Any]]) -> dict[str, Any]:
+    """A cone on squared paper: its radius and height run along grid lines from the centre of its base
+    and are counted in squares (no length printed); the key under the drawing says what a square is."""
+    k = params["grid"]
+    radius = counted({"id": "radius", "type": "segment", "from": "O", "to": "R0", "value": params["r"]}, k)
+    height = counted({"id": "height", "type": "segment", "from": "T", "to": "O", "dashed": True, "width": 0.8,
+                      "value": params["h"]}, k)
+    right = {"id": "right_O", "type": "right_angle", "at": "O", "arms": ["T", "R0"]}
+    across, up = 2 * params["r"] / k, params["h"] / k
+    square = min(0.28, 2.2 / across, 2.1 / up)  # inches per square: about squared paper's 5-7 mm
+    size = (round(max(2.2, across * square + 1.0), 2), round(up * square + 1.1, 2))
+    return _spec(points, [*grid_elements(params, "O"), *elements, radius, height, right], _TRUE_HEIGHT_VIEW, size)
+
+
 def value_of_leaf(node: E.Node) -> sympy.Basic:
     """The number a displayed leaf stands for (a root leaf keeps its exact value)."""
     return show(node)[0]
@@ -729,7 +846,8 @@ def value_of_leaf(node: E.Node) -> sympy.Basic:
 
 @register
 class SphereVolumeSurface(FigureFamily):
-    """easy: surface area; medium: volume; hard: a hemisphere's volume or total surface area."""
+    """easy: surface area; medium: volume (on a share, of the balls packed in a tube); hard: a hemisphere's
+    volume or total surface area. Easy and medium spheres are on a share drawn on squared paper with a key."""
 
     id = "solid.sphere.volume_surface"
     domain = "geometry"
@@ -744,11 +862,16 @@ class SphereVolumeSurface(FigureFamily):
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         unit = _pick(rng, UNITS)
-        if difficulty == "easy":
-            return {"shape": "sphere", "ask": "surface", "given": "radius", "r": int(rng.integers(2, 31)),
-                    "unit": unit, "turn": _pick(rng, _SPHERE_TURNS)}
-        if difficulty == "medium":
-            return {"shape": "sphere", "ask": "volume", "given": "radius", "r": int(rng.integers(2, 31)),
+        if difficulty in ("easy", "medium"):
+            ask = "surface" if difficulty == "easy" else "volume"
+            if ask == "volume" and rng.random() < _TUBE_SHARE:
+                return {"shape": "sphere", "ask": "volume", "given": "tube", **_sample_tube(rng), "unit": unit}
+            if rng.random() < _SPHERE_GRID_SHARE:
+                # On squared paper: the radius runs 2-8 squares along a grid line from the centre.
+                k = int(_pick(rng, GRID_STEPS))
+                return {"shape": "sphere", "ask": ask, "given": "radius", "r": int(rng.integers(2, 9)) * k,
+                        "unit": unit, "turn": _pick(rng, (0, 180)), "grid": k}
+            return {"shape": "sphere", "ask": ask, "given": "radius", "r": int(rng.integers(2, 31)),
                     "unit": unit, "turn": _pick(rng, _SPHERE_TURNS)}
         ask = _pick(rng, ("volume", "surface"))
         if rng.integers(2):
@@ -757,17 +880,40 @@ class SphereVolumeSurface(FigureFamily):
         return {"shape": "hemisphere", "ask": ask, "given": "diameter", "d": int(rng.integers(2, 81)) * 2,
                 "unit": unit}
 
+    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        params = super().sample(rng, difficulty)
+        if params.get("grid") or params["given"] == "tube":  # counted in the drawing, so the figure is required
+            params["image_role"] = "required"
+        return params
+
+    def valid(self, params: dict[str, Any]) -> bool:
+        return params["given"] != "tube" or _tube_valid(params)
+
     def _r(self, params: dict[str, Any]) -> sympy.Rational:
+        if params["given"] == "tube":
+            return _ball_radius(params)
         return sympy.Integer(params["r"]) if params["given"] == "radius" else sympy.Rational(params["d"], 2)
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         u = params["unit"]
+        if params["given"] == "tube":
+            return _tube_quantities(u)
         if params["given"] == "radius":
-            return [Quantity("radius", "r", "radius", u)]
+            return [Quantity("radius", "r", "radius", u, on_grid=bool(params.get("grid")))]
         return [Quantity("diameter", "d", "diameter", u)]
 
     def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        if params.get("grid"):  # on squared paper the radius is counted, not labelled: no label to misread
+            return ()
         return radius_as_diameter(params, "radius")
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """For a tube of balls: what the balls touch misread (the sides taken for both ends, so the height is
+        shared among the balls' diameters, or the other way round), one ball more or fewer, a printed length
+        misread or the two labels swapped; otherwise the labelled or counted radius."""
+        if params["given"] != "tube":
+            return super().figure_readings(params)
+        return effective_readings(self, params, _tube_readings(params))
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
         ask, shape = params["ask"], params["shape"]
@@ -777,6 +923,8 @@ class SphereVolumeSurface(FigureFamily):
         if mal is not None and not ok[mal]:
             return None
         rule = "mal:" + mal if mal else f"{shape}_{ask}"
+        if params["given"] == "tube":
+            return self._tube_volume(params, d, rule, mal)
         r: E.Node = params["r"] if params["given"] == "radius" else ["/", params["d"], 2]
         if ask == "volume":
             lead: list[E.Node] = [["frac", 1, 2], ["frac", 4, 3]] if shape == "hemisphere" else [["frac", 4, 3]]
@@ -831,13 +979,37 @@ class SphereVolumeSurface(FigureFamily):
             step(d, "add", pi_times(t), t)
         return d.steps
 
+    @staticmethod
+    def _tube_volume(params: dict[str, Any], d: Derivation, rule: str, mal: str | None) -> list[StepDraft]:
+        """``4 × 4/3 × π × (12 ÷ 2)^3``: the balls counted times one ball's volume. Its radius is half the tube's
+        width when the balls touch the curved side, or the height shared among the balls' diameters,
+        ``(40 ÷ (2 × 4))``, when they touch both ends."""
+        n, r = params["balls"], _ball_radius_node(params)
+        power = 2 if mal == "volume_with_r_squared" else 3
+
+        def shown(radius_term: E.Node) -> E.Node:
+            return E.product_of([n, ["frac", 4, 3], "pi", radius_term])
+
+        step(d, rule, shown(["pow", r, power]))
+        rv = d.compute(E.sym(r))
+        step(d, "radius_from_tube", shown(["pow", num(rv), power]), rv)
+        pw = d.compute(rv**power)
+        step(d, "cube" if power == 3 else "square", shown(num(pw)), pw)
+        one = d.compute(sympy.Rational(4, 3) * pw)
+        step(d, "multiply", E.product_of([n, num(one), "pi"]), one)
+        total = d.compute(n * one)
+        step(d, "multiply", pi_times(total), total)
+        return d.steps
+
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Volume: integrate disc areas π(r² − z²); surface: Archimedes' hat-box, a zone of height H has
         # the area 2πr·H of the cylinder around it (so neither route is the 4πr² or 4/3πr³ formula).
         r, z = self._r(params), sympy.Symbol("z")
         lo = 0 if params["shape"] == "hemisphere" else -r
+        if params["given"] == "tube":  # one ball's discs, once per ball
+            return params["balls"] * sympy.pi * _integral(r**2 - z**2, z, lo, r)
         if params["ask"] == "volume":
-            return _integral(sympy.pi * (r**2 - z**2), z, lo, r)
+            return sympy.pi * _integral(r**2 - z**2, z, lo, r)  # π outside: a polynomial over the rationals
         curved = 2 * sympy.pi * r * (r - lo)
         return curved + (sympy.pi * r**2 if params["shape"] == "hemisphere" else 0)
 
@@ -847,20 +1019,29 @@ class SphereVolumeSurface(FigureFamily):
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         q = self.quantities(params)[0]
-        return {"fact": f"{q.name} {_len(params[q.param], params['unit'])}"}
+        return {"fact": f"{q.name} {_len(params[q.param], params['unit'])}", "tube": params["given"] == "tube",
+                "grid": params.get("grid")}
 
     def figure(self, params: dict[str, Any]) -> Figure:
         u = params["unit"]
+        if params["given"] == "tube":
+            return Figure(self.figure_kind, _tube_spec(params, float(self._r(params))))
         r = float(self._r(params))
         t = math.radians(params.get("turn", 0))
         p = {"O": (0, 0, 0), "R": (r * math.cos(t), 0, r * math.sin(t)), "L": (-r, 0, 0)}
         els: list[dict[str, Any]] = [{"id": "point_O", "type": "point", "at": "O"}]
         if params["shape"] == "sphere":
+            radius = {"id": "radius", "type": "segment", "from": "O", "to": "R", "text": _len(params["r"], u),
+                      "value": params["r"], "dir": [0, 1]}
             els += [{"id": "outline", "type": "circle", "center": "O", "radius": r, "plane": "screen"},
-                    {"id": "equator", "type": "circle", "center": "O", "radius": r, "hidden_back": True},
-                    {"id": "radius", "type": "segment", "from": "O", "to": "R", "text": _len(params["r"], u),
-                     "value": params["r"], "dir": [0, 1]}]
-            return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.4, 2.4)))
+                    {"id": "equator", "type": "circle", "center": "O", "radius": r, "hidden_back": True}]
+            if params.get("grid"):  # the radius runs along a grid line and is counted in squares
+                k = params["grid"]
+                square = min(0.28, 2.0 / (2 * r / k))
+                size = (round(max(2.2, 2 * r / k * square + 1.0), 2), round(2 * r / k * square + 1.1, 2))
+                return Figure(self.figure_kind, _spec(p, [*grid_elements(params, "O"), *els, counted(radius, k)],
+                                                      _TRUE_HEIGHT_VIEW, size))
+            return Figure(self.figure_kind, _spec(p, [*els, radius], _CURVED_VIEW, (2.4, 2.4)))
         p["R"] = (r, 0, 0)
         els += [{"id": "dome", "type": "arc", "center": "O", "radius": r, "plane": "screen", "start": 0, "end": 180},
                 {"id": "base", "type": "circle", "center": "O", "radius": r}]
@@ -871,3 +1052,76 @@ class SphereVolumeSurface(FigureFamily):
             els.append({"id": "diameter", "type": "segment", "from": "L", "to": "R", "text": _len(params["d"], u),
                         "value": params["d"], "dir": [0, 1]})
         return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.0)))
+
+
+# ---------------------------------------------------------------------------- balls packed in a tube (shared)
+
+
+def _sample_tube(rng: np.random.Generator) -> dict[str, Any]:
+    """3-6 equal balls stacked in a tube, each touching the next. Either they touch its curved side and stop
+    short of the lid (by a quarter to under half a ball), or they touch both ends and the tube is wider (by a
+    quarter to under half a ball): the drawing shows which, and so which printed length gives their size."""
+    n, r = int(rng.integers(3, 7)), int(rng.integers(2, 11))
+    spare = int(rng.integers(math.ceil(r / 2), r))
+    if rng.integers(2):
+        return {"balls": n, "touches": "sides", "tube_d": 2 * r, "tube_h": 2 * n * r + spare}
+    return {"balls": n, "touches": "ends", "tube_d": 2 * r + spare, "tube_h": 2 * n * r}
+
+
+def _tube_valid(params: dict[str, Any]) -> bool:
+    # Not whether the balls fit: a misread of what they touch gives balls a little too big for the tube,
+    # which the pupil does not check.
+    return params["balls"] >= 1 and params["tube_d"] > 0 and params["tube_h"] > 0
+
+
+def _ball_radius(params: dict[str, Any]) -> sympy.Rational:
+    """Half the tube's width (the balls touch its curved side) or its height over 2 × balls (both ends)."""
+    if params["touches"] == "sides":
+        return sympy.Rational(params["tube_d"], 2)
+    return sympy.Rational(params["tube_h"], 2 * params["balls"])
+
+
+def _ball_radius_node(params: dict[str, Any]) -> E.Node:
+    """The ball's radius as written: ``(12 ÷ 2)`` or ``(40 ÷ (2 × 4))``."""
+    if params["touches"] == "sides":
+        return ["/", params["tube_d"], 2]
+    return ["/", params["tube_h"], ["*", 2, params["balls"]]]
+
+
+def _tube_quantities(unit: str) -> list[Quantity]:
+    return [Quantity("width of the tube", "tube_d", "tube_diameter", unit),
+            Quantity("height of the tube", "tube_h", "tube_height", unit),
+            Quantity("balls in the tube", "balls", "balls")]
+
+
+def _tube_readings(params: dict[str, Any]) -> list[Reading]:
+    """What the balls touch misread (the curved side taken for both ends, so the height is shared among the
+    balls' diameters, or the other way round), one ball more or fewer, a printed length misread, or the width
+    and height labels swapped. Unfiltered: pass them through ``effective_readings``."""
+    n, w, h = params["balls"], params["tube_d"], params["tube_h"]
+    other = "ends" if params["touches"] == "sides" else "sides"
+    return [Reading("touches", "balls", "misread_relation", (other,)),
+            Reading("balls", "balls", "miscount", tuple(m for m in (n - 1, n + 1) if m >= 1)),
+            Reading("tube_d", "tube_diameter", "misread_value", tuple(neighbour_misreads(w))),
+            Reading("tube_h", "tube_height", "misread_value", tuple(neighbour_misreads(h))),
+            Reading("tube_d", "tube_diameter", "misread_label", ((h, w),), also=("tube_h",))]
+
+
+def _tube_spec(params: dict[str, Any], r: float) -> dict[str, Any]:
+    """A tube (an upright cylinder drawn with true heights) holding its balls, its width and height labelled.
+
+    The balls are drawn touching what they touch: the curved side (a gap above the top ball) or the base
+    and the lid's centre (a gap beside them); which one is what the pupil must see.
+    """
+    u = params["unit"]
+    p, els = _round_solid({"r": params["tube_d"] / 2, "h": params["tube_h"]}, cone=False)
+    els = [e for e in els if e["id"] != "point_T"]  # no centre dot on the lid: it would read as a contact mark
+    els += [{"id": "balls", "type": "ball_stack", "base": "O", "radius": round(r, 4), "count": params["balls"],
+             "touches": params["touches"]},
+            # The width is written level with the lid, left of its rim (above the lid it would sit on the ellipse's
+            # far half), the height on the right.
+            {"id": "tube_diameter", "type": "segment", "from": "R1", "to": "L1", "text": _len(params["tube_d"], u),
+             "value": params["tube_d"], "dir": [-1, 0], "text_at": 1.0},
+            {"id": "tube_height", "type": "segment", "from": "R0", "to": "R1", "text": _len(params["tube_h"], u),
+             "value": params["tube_h"], "dir": [1, 0]}]
+    return _spec(p, els, _TRUE_HEIGHT_VIEW, (2.2, 3.0))

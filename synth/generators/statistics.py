@@ -554,7 +554,11 @@ _PERCENT, _DEGREES = "percent", "degrees"
 @register
 class PieChartReading(Family):
     """A count from a sector: easy from the total; medium, the sector's angle is the missing one; hard, from another
-    sector's count."""
+    sector's count.
+
+    Some medium charts leave a second sector unprinted and mark it equal to a printed one (the same angle mark
+    at the centre of both), so its angle is read from the marks.
+    """
 
     id = "statistics.pie_chart.reading"
     domain = "statistics"
@@ -573,8 +577,15 @@ class PieChartReading(Family):
         # Some easy charts label their sectors in percent. The question's wording speaks of angles wherever it
         # lists them, so a percent chart is image-only (required).
         percent = difficulty == "easy" and bool(rng.random() < 0.4)
+        equal = difficulty == "medium" and bool(rng.random() < 0.5)
         while True:
-            if percent:  # whole multiples of 5 % (18°)
+            if equal:  # two sectors of one size, and the rest all different
+                angles = [int(pick(rng, _PIE_ANGLES)) for _ in range(k - 2)]
+                angles.append(angles[0])
+                last = 360 - sum(angles)
+                if last < 20 or last % 5 or len(set(angles + [last])) != k - 1:
+                    continue
+            elif percent:  # whole multiples of 5 % (18°)
                 angles = [18 * int(rng.integers(1, 11)) for _ in range(k - 1)]
                 last = 360 - sum(angles)
                 if last < 36 or len(set(angles + [last])) < k:
@@ -587,10 +598,18 @@ class PieChartReading(Family):
             angles.append(last)
             order = [int(i) for i in rng.permutation(k)]
             angles = [angles[i] for i in order]
-            ask = int(rng.integers(k))
+            pair: list[int] = []
+            if equal:  # which of the pair is printed is drawn; the sector asked is another one
+                pair = [i for i, a in enumerate(angles) if angles.count(a) == 2]
+                pair = pair if rng.random() < 0.5 else pair[::-1]
+                ask = int(pick(rng, [i for i in range(k) if i not in pair]))
+            else:
+                ask = int(rng.integers(k))
             params = {"angles": angles, "ask": ask, "context": context,
                       "image_role": "required" if percent else sample_role(rng),
                       "hidden": ask if difficulty != "easy" else None}
+            if pair:  # sector pair[0] carries no angle, only the mark it shares with sector pair[1]
+                params.update({"marked": pair[0], "same_as": _PIE_CONTEXTS[context][1][pair[1]]})
             if percent:
                 params.update({"percents": [a * 5 // 18 for a in angles], "printed": _PERCENT, "read_as": _PERCENT})
             if difficulty == "hard":
@@ -621,8 +640,14 @@ class PieChartReading(Family):
         """What the printed numbers add up to, as the solver reads them (100 for percent, 360 for degrees)."""
         return 100 if params.get("read_as") == _PERCENT else 360
 
+    def _read(self, params: dict[str, Any], shown: list[int]) -> list[int]:
+        """``shown`` with the sector marked equal to another taking that sector's printed number, as it is read."""
+        if "marked" not in params:
+            return shown
+        return replace_at(shown, params["marked"], shown[self._labels(params).index(params["same_as"])])
+
     def _angle_node(self, params: dict[str, Any], full: int | None = None) -> E.Node:
-        shown, ask = self._printed(params), params["ask"]
+        shown, ask = self._read(params, self._printed(params)), params["ask"]
         if params["hidden"] is None:
             return shown[ask]
         others = [a for i, a in enumerate(shown) if i != ask]
@@ -681,10 +706,15 @@ class PieChartReading(Family):
     def figure(self, params: dict[str, Any]) -> Figure:
         angles = params["angles"]
         percent = params.get("printed") == _PERCENT
+        labels = self._labels(params)
         elements: list[dict[str, Any]] = [  # clockwise from 12 o'clock, as pupils draw them
             {"id": f"wedge_{i}", "type": "wedge", "index": i, "angle": a, "start_deg": 90 - sum(angles[:i]),
-             "text": label, "show_angle": i != params["hidden"] and not percent}
-            for i, (a, label) in enumerate(zip(angles, self._labels(params)))]
+             "text": label, "show_angle": i not in (params["hidden"], params.get("marked")) and not percent}
+            for i, (a, label) in enumerate(zip(angles, labels))]
+        if "marked" in params:  # one arc with a tick at the centre of each of the two equal sectors
+            for i in (params["marked"], labels.index(params["same_as"])):
+                elements.append({"id": f"equal_mark_{i}", "type": "equal_mark", "index": i, "sector": labels[i],
+                                 "start_deg": 90 - sum(angles[:i]), "angle": angles[i], "ticks": 1})
         if percent:  # the sector's percentage is printed instead of its angle
             for el, v in zip(elements, params["percents"]):
                 if el["index"] != params["hidden"]:
@@ -697,7 +727,7 @@ class PieChartReading(Family):
         labels = self._labels(params)
         percent = params.get("printed") == _PERCENT
         for i, a in enumerate(self._printed(params)):
-            if i == params["hidden"]:
+            if i in (params["hidden"], params.get("marked")):
                 continue
             in_text = params["image_role"] == "useful"
             out.append(Given(f"{'percent' if percent else 'angle'} {labels[i]}", str(a),
@@ -709,18 +739,26 @@ class PieChartReading(Family):
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         key = "percents" if params.get("printed") == _PERCENT else "angles"
-        angles, whole = params[key], self._whole(params)
+        angles = params[key]
+        unprinted = (params["hidden"], params.get("marked"))
         out = []
         for i, a in enumerate(angles):
-            if i == params["hidden"]:
+            if i in unprinted:
                 continue
-            swaps = [angles[j] for j in range(len(angles)) if j != i and angles[j] != a and j != params["hidden"]]
+            swaps = [angles[j] for j in range(len(angles)) if j != i and angles[j] != a and j not in unprinted]
             if swaps:  # read the label of the neighbouring sector
                 out.append(Reading(key, f"wedge_{i}", "misread_label", (replace_at(angles, i, swaps[0]),)))
             # the printed number misread; the known sectors must still leave room for the hidden one
-            hidden = params["hidden"]
             out.append(Reading(key, f"wedge_{i}", "misread_value", tuple(
-                w for w in digit_misreads(angles, i) if (w[i] if hidden is None else sum(w) - w[hidden]) < whole)))
+                w for w in digit_misreads(angles, i) if self._room(params, w, i))))
+        if "marked" in params:
+            labels = self._labels(params)
+            m = labels.index(params["same_as"])
+            for n in ((m - 1) % len(angles), (m + 1) % len(angles)):
+                if n not in unprinted and angles[n] != angles[m] and self._room(params, angles, n, same_as=labels[n]):
+                    # the mark at the centre of the equal sector taken for its neighbour's (the arcs of sectors
+                    # meet at the centre): the marked sector read as equal to that neighbour
+                    out.append(Reading("same_as", f"equal_mark_{m}", "misread_relation", (labels[n],)))
         last = len(angles) - 1
         if params["hidden"] is not None and last not in (params["ask"], params.get("known")):
             # going round clockwise from 12 o'clock, the sector that ends back at 12 is left out of the
@@ -734,6 +772,12 @@ class PieChartReading(Family):
             out.append(Reading("read_as", f"wedge_{shown}", "misread_scale", (_DEGREES,)))
         return effective_readings(self, params, out)
 
+    def _room(self, params: dict[str, Any], shown: list[int], i: int, *, same_as: str | None = None) -> bool:
+        """Whether ``shown`` (sector i misread) still reads as a chart: the asked sector keeps a positive angle."""
+        hidden = params["hidden"]
+        read = self._read({**params, "same_as": same_as or params.get("same_as")}, shown)
+        return (read[i] if hidden is None else sum(read) - read[hidden]) < self._whole(params)
+
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         title, labels, people, verb = _PIE_CONTEXTS[params["context"]]
         ask = labels[params["ask"]]
@@ -744,7 +788,9 @@ class PieChartReading(Family):
         ctx.setdefault("total", None)
         unit = "%" if params.get("printed") == _PERCENT else "°"
         ctx["angle_listing"] = ", ".join(f"{labels[i]} {a}{unit}" for i, a in enumerate(self._printed(params))
-                                         if i != params["hidden"])
+                                         if i not in (params["hidden"], params.get("marked")))
+        ctx["equal_note"] = "" if "marked" not in params else \
+            f" The {labels[params['marked']]} sector is marked equal to the {params['same_as']} sector."
         return ctx
 
 
@@ -763,6 +809,16 @@ _LINE_CONTEXTS = (
 )
 
 
+# Where a change "to the highest point" ends, as the solver reads the chart: at the highest point, or (misread)
+# at the point a gridline or less below it.
+_HIGHEST, _SECOND_HIGHEST = "the highest point", "the second-highest point"
+
+
+def _ranked_points(values: Sequence[int]) -> list[int]:
+    """Point indices from the highest reading down (the earlier point first on a tie)."""
+    return sorted(range(len(values)), key=lambda i: (-values[i], i))
+
+
 # Gridlines between two numbers on the value axis, by gridline step: numbers at 0, 5, 10 / 0, 10, 20 / 0, 20, 40 /
 # 0, 50, 100, as school charts print them.
 _NUMBERED_EVERY = {1: 5, 2: 5, 5: 4, 10: 5}
@@ -770,7 +826,8 @@ _NUMBERED_EVERY = {1: 5, 2: 5, 5: 4, 10: 5}
 
 @register
 class LineChartReading(Family):
-    """Change between two points of a line chart: per unit of time (easy/medium), or as a percent (hard)."""
+    """Change between two points of a line chart: per unit of time (easy/medium), or as a percent (hard); some
+    rates run to the chart's highest point, which the solver must pick out by eye."""
 
     id = "statistics.line_chart.reading"
     domain = "statistics"
@@ -791,11 +848,24 @@ class LineChartReading(Family):
         n = int(rng.integers(5, 8))
         step = {"easy": int(pick(rng, (1, 2))), "medium": int(pick(rng, (2, 5))), "hard": int(pick(rng, (5, 10)))}[
             difficulty]
+        peak = difficulty != "hard" and bool(rng.random() < 0.5)  # "from 8 am to the highest point"
+        # half of those charts have a second high point a gridline or less below the highest, later than the
+        # start (as real data often does): the two must be told apart by eye
+        close = peak and bool(rng.random() < 0.5)
         while True:
             values = [int(rng.integers(1, 13)) * step for _ in range(n)]
             if _LINE_CONTEXTS[context][1] == "Week":  # plants grow
                 values = sorted(values)
-            a, b = sorted(int(i) for i in rng.choice(n, size=2, replace=False))
+            if peak:
+                b = values.index(max(values))
+                if values.count(max(values)) > 1 or b == 0:
+                    continue  # one highest point, after some earlier reading
+                a = int(rng.integers(b))
+                runner_up = _ranked_points(values)[1]
+                if close and (runner_up <= a or values[b] - values[runner_up] > step):
+                    continue
+            else:
+                a, b = sorted(int(i) for i in rng.choice(n, size=2, replace=False))
             change = Fraction(values[b] - values[a])
             rate = change / (times[b] - times[a])
             if change == 0 or not safe_divisor(times[b] - times[a]):
@@ -808,6 +878,8 @@ class LineChartReading(Family):
                 continue
             params = {"values": values, "a": a, "b": b, "step": step, "context": context,
                       "ask": "percent" if difficulty == "hard" else "rate", "image_role": sample_role(rng)}
+            if peak:
+                params["peak"] = _HIGHEST
             if rng.random() < 0.5:  # the value axis numbered only at round values, gridlines between
                 params["numbered_every"] = _NUMBERED_EVERY[step]
             return params
@@ -815,6 +887,8 @@ class LineChartReading(Family):
     def _tree(self, params: dict[str, Any], *, wrong_way: bool = False, points: bool = False,
               base: str = "old") -> E.Node:
         values, a, b = params["values"], params["a"], params["b"]
+        if params.get("peak") == _SECOND_HIGHEST:  # the runner-up point taken for the highest one
+            b = _ranked_points(values)[1]
         change: E.Node = ["group", ["-", values[a], values[b]] if wrong_way else ["-", values[b], values[a]]]
         if params["ask"] == "percent":
             return ["*", ["/", change, values[a] if base == "old" else values[b]], 100]
@@ -831,6 +905,8 @@ class LineChartReading(Family):
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         values, a, b = params["values"], params["a"], params["b"]
+        if "peak" in params:  # the highest point of the chart, found from the values themselves
+            b = _ranked_points(values)[0]
         change = Fraction(values[b] - values[a])
         if params["ask"] == "percent":
             return rational(100 * (Fraction(values[b], values[a]) - 1))
@@ -874,8 +950,10 @@ class LineChartReading(Family):
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
         cats = _LINE_CONTEXTS[params["context"]][3]
         source = params["image_role"] == "useful"
+        # a change to the highest point needs every reading (which is highest); otherwise its two ends
+        used = range(len(params["values"])) if "peak" in params else (params["a"], params["b"])
         return tuple(Given(f"value at {cats[i]}", str(params["values"][i]), "text" if source else f"figure:point_{i}")
-                     for i in (params["a"], params["b"]))
+                     for i in used)
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         values, step = params["values"], params["step"]
@@ -896,14 +974,20 @@ class LineChartReading(Family):
                 out.append(Reading("values", f"point_{i}", "misread_scale",
                                    (replace_at(values, i, values[i] // step),)))
             out.append(Reading("values", f"point_{i}", "miscount", counted))
+        if params.get("peak") == _HIGHEST:
+            top, runner_up = _ranked_points(values)[:2]
+            if runner_up > params["a"] and values[top] - values[runner_up] <= step:
+                # a later point within a gridline of the highest one: judged the higher by eye
+                out.append(Reading("peak", f"point_{runner_up}", "misread_relation", (_SECOND_HIGHEST,)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
         title, x_label, _, cats, _, unit_time, unit = _LINE_CONTEXTS[params["context"]]
         a, b = params["a"], params["b"]
         prefix = "week " if x_label == "Week" else ""
+        listing = ", ".join(f"{prefix}{c} {v} {unit}" for c, v in zip(cats, params["values"]))
         return {**params, "title": title.lower(), "from": prefix + cats[a], "to": prefix + cats[b], "per": unit_time,
-                "unit": unit,
+                "unit": unit, "listing": listing,
                 "va": params["values"][a], "vb": params["values"][b]}
 
 
@@ -915,11 +999,25 @@ _TWO_WAY = (
     (("Morning", "Afternoon"), ("Tea", "Coffee", "Juice"), "customer", "Drinks sold in a café"),
     (("Club A", "Club B"), ("Red", "Blue", "Green"), "member", "Favourite colour"),
 )
+# Two-way tables printed in hundreds or thousands (the unit in the title, as tables of large counts are): the
+# "how many" question they carry, where the unit matters (in a probability it cancels). Rows, columns, noun, title,
+# what each column's total counts, the unit.
+_TWO_WAY_SCALED = (
+    (("Adults", "Children"), ("Friday", "Saturday", "Sunday"), "ticket", "Tickets sold at a museum",
+     "tickets sold on {col}", (100, "hundreds")),
+    (("Online", "In store"), ("Books", "Games", "Films"), "sale", "Sales in one month", "{low} sold",
+     (1000, "thousands")),
+    (("Cars", "Vans"), ("Morning", "Afternoon", "Evening"), "vehicle", "Vehicles crossing a bridge",
+     "vehicles crossing in the {low}", (100, "hundreds")),
+)
 
 
 @register
 class TwoWayTableProbability(Family):
-    """easy: P(cell); medium: P(column | row); hard: P(row or column), all from a two-way table of counts."""
+    """easy: P(cell); medium: P(column | row); hard: P(row or column), all from a two-way table of counts.
+
+    Some easy and medium tables are printed in hundreds or thousands and ask how many a column counts in all.
+    """
 
     id = "probability.table.two_way"
     domain = "probability"
@@ -941,14 +1039,33 @@ class TwoWayTableProbability(Family):
             r, c = int(rng.integers(2)), int(rng.integers(cols))
             total = sum(map(sum, counts))
             if safe_divisor(total) and safe_divisor(sum(counts[r])):
-                return {"counts": counts, "row": r, "col": c, "context": context,
-                        "ask": {"easy": "cell", "medium": "given_row", "hard": "or"}[difficulty],
-                        "image_role": sample_role(rng), "answer_form": "fraction"}
+                params = {"counts": counts, "row": r, "col": c, "context": context,
+                          "ask": {"easy": "cell", "medium": "given_row", "hard": "or"}[difficulty],
+                          "image_role": sample_role(rng), "answer_form": "fraction"}
+                # drawn after the probability table, so those tables keep the params they had before
+                if difficulty != "hard" and rng.random() < 0.4:
+                    return self._sample_scaled(rng, cols)
+                return params
+
+    @staticmethod
+    def _sample_scaled(rng: np.random.Generator, cols: int) -> dict[str, Any]:
+        """A table printed in hundreds or thousands, and the column whose total is asked."""
+        context = int(rng.integers(len(_TWO_WAY_SCALED)))
+        while True:
+            counts = [[int(rng.integers(2, 20)) for _ in range(cols)] for _ in range(2)]
+            if len({sum(col) for col in zip(*counts)} | {sum(row) for row in counts}) == cols + 2:
+                # every total its own number, so no other row or column is worth the same as the one asked
+                # "row" is unused by a column's total (kept so every table names one)
+                return {"counts": counts, "row": 0, "col": int(rng.integers(cols)), "context": context,
+                        "ask": "count", "scale": _TWO_WAY_SCALED[context][5][0], "image_role": sample_role(rng)}
 
     def _tree(self, params: dict[str, Any], *, denominator: str | None = None, overlap: bool = True) -> E.Node:
         counts, r, c = params["counts"], params["row"], params["col"]
         cells = [v for row in counts for v in row]
         ask = params["ask"]
+        if ask == "count":  # the column's cells added, times the unit the table is printed in
+            column = ["+", counts[0][c], counts[1][c]]
+            return column if params["scale"] == 1 else ["*", ["group", column], params["scale"]]
         grand = sum_node(cells)
         row_total = sum_node(counts[r])
         if ask == "or":
@@ -965,18 +1082,33 @@ class TwoWayTableProbability(Family):
         return label_last(d.steps, self._event(params))
 
     @staticmethod
-    def _event(params: dict[str, Any]) -> str:
-        """``P(Boys and Tennis)``, ``P(Tennis | Boys)``, ``P(Boys or Tennis)``, in the table's own words."""
-        rows, cols, _, _ = _TWO_WAY[params["context"]]
+    def _names(params: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
+        """Row names, column names, the noun and the title of the problem's table."""
+        if params["ask"] == "count":
+            rows, cols, noun, title, _, (_, unit) = _TWO_WAY_SCALED[params["context"]]
+            return rows, cols, noun, f"{title} ({unit})"
+        return _TWO_WAY[params["context"]]
+
+    def _event(self, params: dict[str, Any]) -> str:
+        """``P(Boys and Tennis)``, ``P(Tennis | Boys)``, ``P(Boys or Tennis)``, in the table's own words; a count
+        is labelled with its column's name (``Saturday: 1900``)."""
+        rows, cols, _, _ = self._names(params)
         row, col = rows[params["row"]], cols[params["col"]]
-        return {"cell": f"P({row} and {col})", "given_row": f"P({col} | {row})", "or": f"P({row} or {col})"}[
-            params["ask"]]
+        return {"cell": f"P({row} and {col})", "given_row": f"P({col} | {row})", "or": f"P({row} or {col})",
+                "count": col}[params["ask"]]
 
     def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None:
-        """The same event for every row and column: a contextual swap names the wrong group or choice."""
-        rows, cols, _, _ = _TWO_WAY[params["context"]]
-        cells = [{**params, "row": r, "col": c} for r in range(2) for c in range(len(params["counts"][0]))]
-        words = [w for name in (*rows, *cols[: len(params["counts"][0])]) for w in name.lower().split()]
+        """The same event for every row and column: a contextual swap names the wrong group or choice (for a
+        count, the wrong column or a row)."""
+        rows, cols, _, _ = self._names(params)
+        width = len(params["counts"][0])
+        words = [w for name in (*rows, *cols[:width]) for w in name.lower().split()]
+        if params["ask"] == "count":
+            unit = sympy.Integer(params["scale"])
+            labels = {cols[c]: sum(row[c] for row in params["counts"]) * unit for c in range(width)}
+            labels.update({rows[r]: sum(params["counts"][r]) * unit for r in range(2)})
+            return Vocabulary(labels, tuple(dict.fromkeys(words)))
+        cells = [{**params, "row": r, "col": c} for r in range(2) for c in range(width)]
         return Vocabulary({self._event(p): self.target(p) for p in cells}, tuple(dict.fromkeys(words)))
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
@@ -986,6 +1118,8 @@ class TwoWayTableProbability(Family):
         # Count outcomes directly: every (row, column) pair that satisfies the event.
         counts, r, c = params["counts"], params["row"], params["col"]
         total = sum(map(sum, counts))
+        if params["ask"] == "count":  # in real units: every printed number times the title's unit
+            return sympy.Integer(sum(row[c] for row in counts) * params["scale"])
         if params["ask"] == "cell":
             return rational(Fraction(counts[r][c], total))
         if params["ask"] == "given_row":
@@ -1002,13 +1136,13 @@ class TwoWayTableProbability(Family):
         return None
 
     def figure(self, params: dict[str, Any]) -> Figure:
-        rows, cols, _, title = _TWO_WAY[params["context"]]
+        rows, cols, _, title = self._names(params)
         head = ["", *cols[: len(params["counts"][0])]]
         body = [[rows[i], *map(str, counts)] for i, counts in enumerate(params["counts"])]
         return table_figure(head, body, title=title)
 
     def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
-        rows, cols, _, _ = _TWO_WAY[params["context"]]
+        rows, cols, _, _ = self._names(params)
         src = params["image_role"] == "useful"
         return tuple(Given(f"{rows[i]} {cols[j]}", str(v), "text" if src else f"figure:cell_{i + 1}_{j + 1}")
                      for i, row in enumerate(params["counts"]) for j, v in enumerate(row))
@@ -1018,6 +1152,10 @@ class TwoWayTableProbability(Family):
         out = []
         for i, row in enumerate(counts):
             for j, v in enumerate(row):
+                if (params["ask"] == "count" and j != params["col"]) or (params["ask"] == "given_row"
+                                                                         and i != params["row"]):
+                    continue  # a column's total or P(column | row) reads only its own cells: a misread elsewhere
+                    # changes nothing (and would be dropped after working it through)
                 neighbours = {counts[a][b] for a, b in ((1 - i, j), (i, j - 1), (i, j + 1))
                               if 0 <= b < len(row) and counts[a][b] != v}
                 wrong = []
@@ -1032,11 +1170,20 @@ class TwoWayTableProbability(Family):
         if last >= 2 and params["col"] != last:
             # a three-column table added up without its last column (the totals are not printed)
             out.append(Reading("counts", f"cell_0_{last + 1}", "miscount", ([row[:-1] for row in counts],)))
+        if params.get("scale", 1) != 1:  # the title's "(hundreds)" overlooked: the printed numbers taken as counts
+            out.append(Reading("scale", "title", "misread_scale", (1,)))
         return effective_readings(self, params, out)
 
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
-        rows, cols, noun, title = _TWO_WAY[params["context"]]
+        rows, cols, noun, title = self._names(params)
         listing = "; ".join(f"{rows[i]}: " + ", ".join(f"{cols[j]} {v}" for j, v in enumerate(row))
                             for i, row in enumerate(params["counts"]))
-        return {**params, "row_name": rows[params["row"]], "col_name": cols[params["col"]], "noun": noun,
-                "title": title.lower(), "listing": listing, "form_request": form_request(params["answer_form"])}
+        ctx = {**params, "row_name": rows[params["row"]], "col_name": cols[params["col"]], "noun": noun,
+               "title": title.lower(), "listing": listing}
+        if params["ask"] == "count":  # the unit is printed in the table's title (and stated with a listing)
+            _, _, _, name, what, (_, unit) = _TWO_WAY_SCALED[params["context"]]
+            col = cols[params["col"]]
+            ctx.update({"title": name[:1].lower() + name[1:], "unit_word": unit,
+                        "what": what.format(col=col, low=col.lower())})
+            return ctx
+        return {**ctx, "form_request": form_request(params["answer_form"])}

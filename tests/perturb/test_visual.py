@@ -105,100 +105,71 @@ def test_non_propagated_misread_keeps_the_answer(problem: Problem) -> None:
 # out has no honest misreading of that figure (one that changes the answer); see EXEMPT.
 MATRIX = {
     "commonsense.clock.interval": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
-    "commonsense.counting.objects": {"misread_value", "misread_scale", "miscount"},
-    "commonsense.number_line": {"misread_value", "misread_label", "miscount"},
-    "coordinate.graph.read_value": {"misread_value", "misread_label", "misread_scale", "misread_relation"},
-    "coordinate.intercepts": {"misread_value", "misread_scale", "miscount", "misread_relation"},
+    "commonsense.counting.objects": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "commonsense.number_line": {"misread_value", "misread_label", "miscount", "misread_relation"},
+    "coordinate.graph.read_value": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
+    "coordinate.intercepts": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
     "coordinate.line.through_points": {"misread_value", "misread_label", "misread_scale", "miscount",
                                        "misread_relation"},
     "coordinate.slope.two_points": {"misread_value", "misread_label", "misread_scale", "miscount",
                                     "misread_relation"},
-    "geometry.angles.parallel_lines": {"misread_value", "misread_scale"},
+    "geometry.angles.parallel_lines": {"misread_value", "misread_label", "misread_scale"},
     "geometry.circle.area": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
-    "geometry.circle.circumference_arc": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "geometry.circle.circumference_arc": {"misread_value", "misread_label", "misread_scale", "miscount",
+                                          "misread_relation"},
     "geometry.polygon.area_perimeter": {"misread_value", "misread_label", "misread_scale", "miscount",
                                         "misread_relation"},
     "geometry.pythagoras": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
-    "geometry.similar_triangles": {"misread_value", "misread_label", "miscount"},
-    "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_scale", "misread_relation"},
-    "probability.table.two_way": {"misread_value", "misread_label", "miscount"},
-    "solid.cone.volume": {"misread_value", "misread_label"},
-    "solid.cylinder.volume_surface": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "geometry.similar_triangles": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
+    "probability.table.two_way": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "solid.cone.volume": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "solid.cylinder.volume_surface": {"misread_value", "misread_label", "misread_scale", "miscount",
+                                      "misread_relation"},
     "solid.prism.volume_surface": {"misread_value", "misread_label", "misread_scale", "miscount"},
-    "solid.sphere.volume_surface": {"misread_value", "misread_label"},
-    "statistics.line_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "solid.sphere.volume_surface": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
+    "statistics.line_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount",
+                                      "misread_relation"},
     "statistics.mean.bar_chart": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
     "statistics.median_mode.table": {"misread_value", "misread_label", "misread_scale", "miscount"},
-    "statistics.pie_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount"},
-    "trig.right_triangle.ratios": {"misread_value", "misread_label"},
+    "statistics.pie_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount",
+                                     "misread_relation"},
+    "trig.right_triangle.ratios": {"misread_value", "misread_label", "misread_scale", "miscount"},
 }
 # Figure families without a value or a label misread, and why (anything else must offer both).
-EXEMPT = {
-    "commonsense.counting.objects": "its only printed number is the pictogram key; the trays' names are not used "
-                                    "(the question adds the trays), so there is no label to swap",
-    "coordinate.intercepts": "its grids number every line on this sample, so no line's number is taken for its "
-                             "neighbour's (that label misread appears where every other line is numbered)",
-    "geometry.angles.parallel_lines": "one marked angle and the unknown; the label read at a neighbouring angle "
-                                      "writes a mal-rule's working (see NO_HONEST_MISREAD)",
-}
+EXEMPT: dict[str, str] = {}
 # Empty cells of the matrix and why no honest misread fills them (one line per family x kind, sorted).
 NO_HONEST_MISREAD = {
-    ("commonsense.counting.objects", "misread_label"): "one kind of object and one key; the trays' names are not "
-                                                       "used (the question adds the trays)",
-    ("commonsense.counting.objects", "misread_relation"): "trays of objects draw no order, comparison or direction "
-                                                          "mark the answer depends on",
-    ("commonsense.number_line", "misread_relation"): "left-to-right order is its only relation; negatives taken to "
-                                                     "grow to the right is a conceptual misconception, not a misread",
-    ("commonsense.number_line", "misread_scale"): "the unlabelled marks counted on in ones writes the each_tick_is_one "
-                                                  "mal-rule's working (one working, one label)",
-    ("coordinate.graph.read_value", "miscount"): "values are read where a grid line is numbered; a line miscounted "
-                                                 "from the nearest number writes the neighbouring-line misread_value",
-    ("coordinate.intercepts", "misread_label"): "its grids number every line, A and B swapped draw the same line, and "
-                                                "x and y swapped is its misread_relation",
-    ("geometry.angles.parallel_lines", "miscount"): "one pair of parallel lines, one arrow on each, one transversal: "
-                                                    "nothing in the figure is counted",
-    ("geometry.angles.parallel_lines", "misread_label"): "one marked angle and the unknown: no second label to "
-                                                         "swap it with",
-    ("geometry.angles.parallel_lines", "misread_relation"): "the marked angle read at a neighbouring position flips "
-                                                            "equal and supplementary: the supplementary_as_equal / "
-                                                            "equal_as_supplementary mal-rules' working",
-    ("geometry.circle.circumference_arc", "misread_relation"): "a sector's straight edges are both radii and its angle "
-                                                               "mark sits inside the arc; radius-for-diameter is its "
-                                                               "misread_label",
+    ("commonsense.counting.objects", "misread_relation"): "trays draw no order, equality or direction mark; 'how many "
+                                                          "more in A than B' read the other way round is a negative "
+                                                          "count a pupil would see",
+    ("commonsense.number_line", "misread_scale"): "a division read at another size that keeps P between its printed "
+                                                  "numbers is a mal-rule's (each_tick_is_one, count_ticks_not_gaps) or "
+                                                  "the gaps miscounted; each mark worth the whole printed step puts P "
+                                                  "past the next number",
+    ("geometry.angles.parallel_lines", "miscount"): "one pair of parallels, one arrow on each; a second line carries "
+                                                    "no arrow and one printed angle: nothing is counted",
+    ("geometry.angles.parallel_lines", "misread_relation"): "an angle read at a neighbouring position flips equal and "
+                                                            "supplementary (the two mal-rules' working); the second "
+                                                            "line taken as parallel to the first hands its angle to "
+                                                            "the given one's place: the misread_label's working",
     ("geometry.similar_triangles", "misread_relation"): "pairing sides across the wrong marked angles writes the "
                                                         "inverted_scale_factor mal-rule's working (one working, one "
                                                         "label); DB for AB is part_for_whole",
-    ("geometry.similar_triangles", "misread_scale"): "on squared paper both corresponding legs are counted with one "
-                                                     "key: ignoring it leaves their ratio, and x, unchanged",
-    ("geometry.triangle.angle_sum", "miscount"): "three angles with printed sizes and at most one pair of tick marks: "
-                                                 "nothing is counted",
-    ("probability.table.two_way", "misread_relation"): "a table draws no relation mark; the column total used for "
-                                                       "P(column | row) is the conceptual wrong_denominator mal-rule",
-    ("probability.table.two_way", "misread_scale"): "every question asks a probability: a header unit such as "
-                                                    "'(tens)' scales every count alike and cancels in the fraction",
-    ("solid.cone.volume", "miscount"): "one cone with two labelled lengths: nothing in the figure is counted",
+    ("probability.table.two_way", "misread_relation"): "a table draws no relation mark (a Venn form would be a second "
+                                                       "figure kind); the column total used for P(column | row) is "
+                                                       "the conceptual wrong_denominator mal-rule",
     ("solid.cone.volume", "misread_relation"): "the right-angle mark misread makes the slant edge the height: the "
                                                "slant_as_height mal-rule's working (one working, one label)",
-    ("solid.cone.volume", "misread_scale"): "lengths are printed on the cone: no grid, scale or key is drawn",
-    ("solid.cylinder.volume_surface", "misread_relation"): "no relation mark is drawn; the radius taken for a diameter "
-                                                           "is its misread_label",
     ("solid.prism.volume_surface", "misread_relation"): "its one mark is the end's right angle; moved to another "
                                                         "vertex it makes the longest side a leg, not a drawable prism",
-    ("solid.sphere.volume_surface", "miscount"): "a sphere or hemisphere with one labelled length: nothing is counted",
-    ("solid.sphere.volume_surface", "misread_relation"): "no relation mark is drawn; the radius taken for a diameter "
-                                                         "is its misread_label",
-    ("solid.sphere.volume_surface", "misread_scale"): "one printed length: no grid, scale or key is drawn",
-    ("statistics.line_chart.reading", "misread_relation"): "points sit on gridlines and no relation mark is drawn; the "
-                                                           "change read the wrong way round is subtract_wrong_way",
     ("statistics.median_mode.table", "misread_relation"): "a table draws no relation mark; the order a median needs "
-                                                          "is worked out (median_without_sorting), not read",
-    ("statistics.pie_chart.reading", "misread_relation"): "sectors carry printed angles and no right-angle, parallel "
-                                                          "or equal-length mark; the sector asked is named in words",
-    ("trig.right_triangle.ratios", "miscount"): "one triangle whose sides and angle are printed: nothing is counted",
-    ("trig.right_triangle.ratios", "misread_relation"): "the right-angle mark misread divides by the ratio instead of "
-                                                        "multiplying: the ratio_inverted mal-rule's working",
-    ("trig.right_triangle.ratios", "misread_scale"): "sides and angles are printed, not measured: no grid, protractor "
-                                                     "or scale is drawn",
+                                                          "is worked out (median_without_sorting), and a frequency "
+                                                          "table read in the other direction has the same middle value",
+    ("trig.right_triangle.ratios", "misread_relation"): "the angle read at the other corner (or from the vertical) is "
+                                                        "its complement: sin for cos is ratio_swap's working, 1/tan "
+                                                        "ratio_inverted's; the right-angle mark moved makes the side "
+                                                        "drawn longest a leg",
 }
 # The same fixed sample the matrix above was measured on (5 seeds x 3 difficulties).
 SAMPLE = [(seed, difficulty) for seed in range(5) for difficulty in ("easy", "medium", "hard")]
