@@ -20,7 +20,7 @@ import numpy as np
 
 from perturb.photo.base import Op
 from perturb.photo.fields import FIELD_STEP, Light, grid
-from perturb.photo.geometry import PointMap, lay_on_desk, move_boxes
+from perturb.photo.geometry import PointMap, desk_tone, lay_on_desk, move_boxes
 from perturb.photo.worker import later
 from synth.records import RenderedPage
 
@@ -218,8 +218,9 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))
     homographies = all(wp.matrix is not None for wp in warps)
-    # The composed map (numpy, one core) is walked on a worker while the page is lit and low-passed.
+    # The composed map and the desk (numpy, one core) are built on a worker while the page is lit and low-passed.
     maps = None if homographies else later(chain_maps, warps, scale, out_w, out_h, (w, h))
+    tone = None if desk_params is None else later(desk_tone, out_h, out_w, desk_params)
     light = sheet_shading(page, warps) if light is None else light.then(sheet_shading(page, warps))
     image = antialias(light.apply(image), print_scale(page, warps))
     # With a desk, the page is warped with an alpha channel and composited (geometry.lay_on_desk).
@@ -238,7 +239,7 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     alpha = cv2.extractChannel(warped, 3)  # one contiguous plane: numpy's min over a strided view is slow
     if cv2.minMaxLoc(alpha)[0] == 255:
         return cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
-    return lay_on_desk(warped, desk_params, alpha)
+    return lay_on_desk(warped, desk_params, alpha, tone.result())
 
 
 def _warp_homographies(image: np.ndarray, warps: Sequence[Warp], scale: float, out_w: int, out_h: int,

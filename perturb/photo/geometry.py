@@ -63,12 +63,12 @@ def sample_desk(rng: np.random.Generator) -> dict[str, Any]:
             "desk_grain_angle_deg": round(float(rng.uniform(-20, 20)), 2)}
 
 
-def desk_tone(height: int, width: int, params: dict[str, Any], shade: np.ndarray | None = None) -> np.ndarray:
+def desk_tone(height: int, width: int, params: dict[str, Any]) -> np.ndarray:
     """A wood-grain-like table top's brightness (1 = its base colour ``desk_rgb``), deterministic from the
     desk params, at quarter resolution of (height, width), float32.
 
-    ``shade`` (any size) darkens it, e.g. the sheet's contact shadow. The desk is out of the reading area
-    and out of focus, so it is built at quarter resolution and upsampled once, as one grey plane.
+    The desk is out of the reading area and out of focus, so it is built at quarter resolution and
+    upsampled once, as one grey plane (``lay_on_desk``).
     """
     rng = np.random.default_rng(int(params["desk_seed"]))
     gh, gw = max(2, height // 4), max(2, width // 4)
@@ -87,26 +87,26 @@ def desk_tone(height: int, width: int, params: dict[str, Any], shade: np.ndarray
     cv2.setRNGSeed(int(params["desk_seed"]))
     fine = np.empty((gh, gw), np.float32)
     cv2.randn(fine, 0.0, 0.015)
-    tone = cv2.scaleAdd(blotch, 0.05, cv2.scaleAdd(grain, 0.025, fine + np.float32(1.0)))
-    if shade is not None:
-        tone *= upsample(shade, gh, gw)
-    return tone
+    return cv2.scaleAdd(blotch, 0.05, cv2.scaleAdd(grain, 0.025, fine + np.float32(1.0)))
 
 
-def lay_on_desk(warped: np.ndarray, params: dict[str, Any], alpha: np.ndarray | None = None) -> np.ndarray:
+def lay_on_desk(warped: np.ndarray, params: dict[str, Any], alpha: np.ndarray | None = None,
+                tone: np.ndarray | None = None) -> np.ndarray:
     """Composite a warped page over the desk, with a soft contact shadow; RGB out.
 
     ``warped`` is RGBA and premultiplied: the page was warped with an opaque alpha channel and a
     transparent black border, so at the sheet's edge its colour is already weighted by coverage
     and "page over desk" is ``rgb + (1 - alpha) * desk``. One 4-channel warp costs less than
-    warping the page and a coverage mask separately. ``alpha`` is its alpha plane, if the caller has it.
+    warping the page and a coverage mask separately. ``alpha`` is its alpha plane and ``tone`` the desk's
+    ``desk_tone``, if the caller has them.
     """
     h, w = warped.shape[:2]
     alpha = cv2.extractChannel(warped, 3) if alpha is None else alpha  # the caller may have it already
     # The contact shadow is a blur of the sheet's footprint at 1/8 resolution: sampling the coverage
     # there (every 8th pixel) is as good as averaging it, and far cheaper.
     small = alpha[4::8, 4::8].astype(np.float32)
-    tone = desk_tone(h, w, params, shade=1 - (0.45 / 255) * cv2.GaussianBlur(small, (0, 0), 2.0))
+    tone = desk_tone(h, w, params) if tone is None else tone
+    tone = tone * upsample(1 - (0.45 / 255) * cv2.GaussianBlur(small, (0, 0), 2.0), *tone.shape)
     # The desk is a grey tone times one colour: what shows of it, (1 - alpha) * tone, is worked out in one
     # 8-bit plane (tone in steps of 1/255 of its largest value) and coloured by one multiply with a plane
     # of the colour scaled by that largest value. A third of the upsampling of a colour desk.

@@ -29,19 +29,23 @@ def _mark_worker() -> None:
 
 
 @cache
-def _pool(pid: int) -> ThreadPoolExecutor:
-    """The process's workers (keyed by process id: a forked worker process starts its own)."""
-    return ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"mathstress-photo-{pid}", initializer=_mark_worker)
+def _pool(pid: int, role: str) -> ThreadPoolExecutor:
+    """One worker per role and process (keyed by process id: a forked worker process starts its own).
+
+    ``side`` takes work whose result is wanted later (measures, the composed map); ``halves`` takes only
+    the other half of an ``in_halves`` call, so it is free whenever one starts.
+    """
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"mathstress-{role}-{pid}", initializer=_mark_worker)
 
 
 def later(work: Callable[..., T], *args: Any) -> Future[T]:
-    """Run ``work(*args)`` on a worker thread; called on a worker, run it here and now.
+    """Run ``work(*args)`` on the side worker; called on a worker, run it here and now.
 
     Workers never wait for workers, so work handed on from a worker cannot queue behind its own caller.
     """
     if getattr(_here, "worker", False):
         return done(work(*args))
-    return _pool(os.getpid()).submit(work, *args)
+    return _pool(os.getpid(), "side").submit(work, *args)
 
 
 def done(value: T) -> Future[T]:
@@ -67,7 +71,7 @@ def in_halves(work: Callable[[slice], None], height: int) -> None:
         work(top)
         work(bottom)
         return
-    first = later(work, top)
+    first = _pool(os.getpid(), "halves").submit(work, top)
     work(bottom)
     first.result()
 
