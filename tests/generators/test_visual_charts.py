@@ -13,7 +13,7 @@ from render.figures import draw_figure
 from synth.generators import get_family
 from synth.records import Figure
 from synth.verifier import verify
-from tests.generators._fixed import elements, problem_with
+from tests.generators._fixed import built_with, elements, problem_with
 
 LINE = "statistics.line_chart.reading"
 PIE = "statistics.pie_chart.reading"
@@ -28,12 +28,6 @@ EQUAL = {"angles": [140, 60, 100, 60], "ask": 0, "context": 3, "image_role": "re
 
 def _relations(family_id: str, params: dict[str, Any]) -> list[Any]:
     return [r for r in get_family(family_id).figure_readings(params) if r.kind == "misread_relation"]
-
-
-def _share(family_id: str, key: str, difficulty: str, seeds: int = 40) -> int:
-    family = get_family(family_id)
-    return sum(key in family.build(np.random.default_rng(seed), difficulty=difficulty, question_type="free",
-                                   problem_id="s").params for seed in range(seeds))
 
 
 # -- line chart: a rate of change up to the highest point -------------------------------------------------------
@@ -79,9 +73,9 @@ def test_the_misread_highest_point_injects_with_verified_labels() -> None:
 
 
 def test_highest_point_questions_are_part_of_easy_and_medium_only() -> None:
-    assert 0 < _share(LINE, "peak", "easy") < 40
-    assert 0 < _share(LINE, "peak", "medium") < 40
-    assert _share(LINE, "peak", "hard") == 0
+    assert 0 < built_with(LINE, "peak", "easy") < 40
+    assert 0 < built_with(LINE, "peak", "medium") < 40
+    assert built_with(LINE, "peak", "hard") == 0
 
 
 # -- pie chart: two sectors marked equal ---------------------------------------------------------------------------
@@ -146,8 +140,8 @@ def test_an_equal_mark_drawn_alone_inks_only_inside_its_box() -> None:
 
 
 def test_equal_marks_appear_on_part_of_the_medium_charts_only() -> None:
-    assert 0 < _share(PIE, "marked", "medium") < 40
-    assert _share(PIE, "marked", "easy") == _share(PIE, "marked", "hard") == 0
+    assert 0 < built_with(PIE, "marked", "medium") < 40
+    assert built_with(PIE, "marked", "easy") == built_with(PIE, "marked", "hard") == 0
 
 
 # -- two-way table printed in hundreds: a column's total -----------------------------------------------------------

@@ -14,7 +14,7 @@ from render.describe import describe_figure
 from synth.generators import get_family
 from synth.generators.base import Reading
 from synth.verifier import verify
-from tests.generators._fixed import elements, problem_with
+from tests.generators._fixed import built_with, elements, problem_with
 
 
 def _readings(family_id: str, params: dict[str, Any], kind: str) -> list[Reading]:
@@ -23,12 +23,6 @@ def _readings(family_id: str, params: dict[str, Any], kind: str) -> list[Reading
 
 def _x_range(params: dict[str, Any]) -> list[int]:
     return get_family("coordinate.intercepts").figure(params).spec["x_range"]
-
-
-def _shares(family_id: str, key: str, difficulty: str, seeds: int = 40) -> int:
-    family = get_family(family_id)
-    return sum(key in family.build(np.random.default_rng(seed), difficulty=difficulty, question_type="free",
-                                   problem_id="s").params for seed in range(seeds))
 
 
 # -- counting: one tray of two -----------------------------------------------------------------------
@@ -78,8 +72,8 @@ def test_the_description_says_how_many_objects_each_tray_holds() -> None:
 
 
 def test_one_tray_questions_are_a_share_of_the_two_tray_problems() -> None:
-    assert 0 < _shares(COUNTING, "ask", "medium") < 40
-    assert _shares(COUNTING, "ask", "easy") == 0  # one tray: nothing to name
+    assert 0 < built_with(COUNTING, "ask", "medium") < 40
+    assert built_with(COUNTING, "ask", "easy") == 0  # one tray: nothing to name
 
 
 # -- number line: P counted from the wrong label -----------------------------------------------------
@@ -133,7 +127,7 @@ def test_a_y_axis_numbered_in_fives_shows_numbers_above_and_below_zero_and_is_de
 
 
 def test_y_axes_in_fives_are_a_share_of_the_graphs() -> None:
-    assert 0 < _shares(GRAPH, "y_numbered", "medium") < 40
+    assert 0 < built_with(GRAPH, "y_numbered", "medium") < 40
 
 
 # -- intercepts: a grid numbered on every other line --------------------------------------------------
@@ -157,4 +151,4 @@ def test_a_point_off_a_numbered_line_read_at_its_neighbours_number_is_a_label_mi
 
 
 def test_grids_numbered_on_every_other_line_are_a_share_of_the_problems() -> None:
-    assert 0 < _shares(INTERCEPTS, "numbered", "easy") < 40
+    assert 0 < built_with(INTERCEPTS, "numbered", "easy") < 40

@@ -8,14 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from perturb.reasoning import inject
 from render.describe import describe_figure
 from render.figures import draw_figure
 from synth.generators import get_family
 from synth.generators.geometry import polygon_points
-from synth.records import Figure, Problem
-from synth.verifier import verify
-from tests.generators._fixed import elements, problem_with
+from synth.records import Figure
+from tests.generators._fixed import elements, injected_and_verified, problem_with
 
 TRIG_GRID = {"names": "ABC", "unit": "cm", "flip": False, "level": "side", "func": "sin", "angle": 30,
              "op": "divide", "known": 12, "known_side": "opp", "grid": 3, "image_role": "required",
@@ -25,14 +23,6 @@ TWO_LINES = {"relation": "corresponding", "phi": 58, "given_pos": [0, 3], "x_pos
              "x_form": [3, 41], "g_form": None, "psi": 78, "h": 102, "h_pos": [0, 3], "image_role": "required"}
 CUT_OUT = {"ask": "arc", "given": "radius", "r": 13, "theta": 90, "unit": "ft", "turn": 17, "angle_of": "slice",
            "image_role": "required", "answer_unit": "ft"}
-
-
-def _wrong_and_verified(problem: Problem, kind: str, seed: int = 0):  # noqa: ANN202
-    v = inject(problem, kind, np.random.default_rng(seed))
-    assert v is not None and v.error is not None and v.error.subtype == kind
-    verdict = verify(problem, v.steps, family=get_family(problem.family))
-    assert verdict.first_error_step == v.error.first_error_step and not verdict.answer_correct
-    return v
 
 
 def _sampled(family_id: str, difficulties: tuple[str, ...], key: str, seeds: int = 60) -> list[dict]:
@@ -55,7 +45,7 @@ def test_a_leg_on_squared_paper_is_counted_and_the_hypotenuse_worked_from_it() -
 
 def test_the_key_ignored_takes_the_squares_for_centimetres() -> None:
     p = problem_with("trig.right_triangle.ratios", TRIG_GRID)
-    v = _wrong_and_verified(p, "misread_scale")
+    v = injected_and_verified(p, "misread_scale")
     assert [s.text for s in v.steps] == ["4 ÷ sin 30°", "4 ÷ (1/2)", "8 cm"]
     assert v.error.edit["changes"] == [{"param": "grid", "from": 3, "to": 1}, {"param": "known", "from": 12, "to": 4}]
     assert elements(p)["side_BC"]["squares"] == 4  # the figure still shows the truth
@@ -65,7 +55,7 @@ def test_a_leg_miscounted_is_one_square_out() -> None:
     p = problem_with("trig.right_triangle.ratios", TRIG_GRID)
     seen = set()
     for seed in range(6):
-        v = _wrong_and_verified(p, "miscount", seed)
+        v = injected_and_verified(p, "miscount", seed)
         seen.add(v.error.edit["to"])
         assert v.steps[0].text == f"{v.error.edit['to']} ÷ sin 30°"
     assert seen == {9, 15}
@@ -107,7 +97,7 @@ def test_counting_the_first_corner_again_adds_a_side_and_180_degrees() -> None:
     (reading,) = get_family(p.family).figure_readings(p.params)
     # One corner fewer would leave x = 130° − 180° < 0, which no pupil keeps: only the extra corner is offered.
     assert (reading.kind, reading.element, reading.misreads) == ("miscount", "polygon", (6,))
-    v = _wrong_and_verified(p, "miscount")
+    v = injected_and_verified(p, "miscount")
     assert v.steps[0].text == "(6 − 2) × 180 − (110 + 105 + 105 + 90)" and v.shown_answer == "310"
 
 
@@ -141,7 +131,7 @@ def test_the_angle_on_the_other_line_read_for_the_given_one_is_a_label_misread()
     assert [s.text for s in p.steps][0] == "3x + 41 = 122"
     labels = [r for r in get_family(p.family).figure_readings(p.params) if r.kind == "misread_label"]
     assert [(r.element, r.misreads) for r in labels] == [("angle_given", (102,))]
-    v = _wrong_and_verified(p, "misread_label")
+    v = injected_and_verified(p, "misread_label")
     assert v.steps[0].text == "3x + 41 = 102" and v.error.edit["to"] == 102
 
 
@@ -197,7 +187,7 @@ def test_the_drawn_arc_runs_the_long_way_and_the_marked_angle_is_the_slices() ->
 
 def test_the_slices_angle_read_as_the_shapes_works_the_slices_arc() -> None:
     p = problem_with("geometry.circle.circumference_arc", CUT_OUT)
-    v = _wrong_and_verified(p, "misread_relation")
+    v = injected_and_verified(p, "misread_relation")
     assert [s.text for s in v.steps] == ["90/360 × 2 × 3.14 × 13", "1/4 × 2 × 3.14 × 13", "1/4 × 6.28 × 13",
                                          "1/4 × 81.64", "20.41 ft"]
     assert "taking angle_of as sector instead of slice" in v.error.explanation
@@ -239,6 +229,6 @@ def test_only_the_small_triangle_sits_on_the_squared_paper() -> None:
 
 def test_with_one_triangle_counted_the_key_ignored_shrinks_the_answer() -> None:
     p = problem_with("geometry.similar_triangles", SMALL_ON_GRID)
-    v = _wrong_and_verified(p, "misread_scale")
+    v = injected_and_verified(p, "misread_scale")
     assert [s.text for s in v.steps] == ["4 × (30 ÷ 10)", "4 × 3", "EF = 12 ft"]
     assert v.error.edit["changes"] == [{"param": "grid", "from": 2, "to": 1}, {"param": "q_known", "from": 8, "to": 4}]

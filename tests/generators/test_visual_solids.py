@@ -6,13 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perturb.reasoning import inject
 from render.describe import describe_figure
 from render.figures import draw_figure
 from synth.generators import get_family
 from synth.records import Problem
 from synth.verifier import verify
-from tests.generators._fixed import elements, problem_with
+from tests.generators._fixed import elements, injected_and_verified, problem_with
 
 CONE = {"given": "radius", "r": 6, "h": 12, "slant": None, "unit": "cm", "grid": 2, "image_role": "required",
         "answer_unit": "cm³"}
@@ -24,14 +23,6 @@ SIDES = {"shape": "sphere", "ask": "volume", "given": "tube", "balls": 4, "touch
 # Five balls touching both ends (r = 40 ÷ (2 × 5)) in a tube 3 cm wider than they are.
 ENDS = {"shape": "sphere", "ask": "volume", "given": "tube", "balls": 5, "touches": "ends", "tube_d": 11,
         "tube_h": 40, "unit": "cm", "image_role": "required", "answer_unit": "cm³"}
-
-
-def _wrong_and_verified(problem: Problem, kind: str, seed: int = 0):  # noqa: ANN202
-    v = inject(problem, kind, np.random.default_rng(seed))
-    assert v is not None and v.error is not None and v.error.subtype == kind
-    verdict = verify(problem, v.steps, family=get_family(problem.family))
-    assert verdict.first_error_step == v.error.first_error_step and not verdict.answer_correct
-    return v
 
 
 def _boxes(problem: Problem, dpi: int = 200) -> dict:
@@ -66,7 +57,7 @@ def test_a_cone_on_squared_paper_is_drawn_with_its_height_true_to_the_squares() 
 
 def test_ignoring_the_cone_key_counts_squares_as_lengths() -> None:
     p = problem_with("solid.cone.volume", CONE)
-    v = _wrong_and_verified(p, "misread_scale")
+    v = injected_and_verified(p, "misread_scale")
     assert v.steps[0].text == "1/3 × π × 3^2 × 6"
     assert {c["param"]: (c["from"], c["to"]) for c in v.error.edit["changes"]} == \
         {"grid": (2, 1), "r": (6, 3), "h": (12, 6)}
@@ -77,7 +68,7 @@ def test_a_cone_miscount_is_one_square_off_along_the_radius_or_the_height() -> N
     p = problem_with("solid.cone.volume", CONE)
     seen = set()
     for seed in range(8):
-        v = _wrong_and_verified(p, "miscount", seed)
+        v = injected_and_verified(p, "miscount", seed)
         (change,) = v.error.edit["changes"]
         assert (change["param"], change["to"]) in {("r", 4), ("r", 8), ("h", 10), ("h", 14)}
         seen.add(change["param"])
@@ -97,10 +88,10 @@ def test_a_sphere_on_squared_paper_is_counted_and_scaled_by_the_key() -> None:
     p = problem_with("solid.sphere.volume_surface", SPHERE)
     assert elements(p)["radius"]["squares"] == 5 and "text" not in elements(p)["radius"]
     assert p.steps[0].text == "4/3 × π × 15^3" and p.answer_text == "4500π in³"
-    v = _wrong_and_verified(p, "misread_scale")
+    v = injected_and_verified(p, "misread_scale")
     assert v.steps[0].text == "4/3 × π × 5^3"
     for seed in range(4):
-        (change,) = _wrong_and_verified(p, "miscount", seed).error.edit["changes"]
+        (change,) = injected_and_verified(p, "miscount", seed).error.edit["changes"]
         assert change["param"] == "r" and change["to"] in (12, 18)
 
 
@@ -160,7 +151,7 @@ def test_the_balls_are_drawn_touching_what_they_touch(params: dict) -> None:
 
 def test_balls_touching_the_side_misread_as_touching_both_ends_share_the_height() -> None:
     p = problem_with("solid.sphere.volume_surface", SIDES)
-    v = _wrong_and_verified(p, "misread_relation")
+    v = injected_and_verified(p, "misread_relation")
     assert v.error.edit["changes"] == [{"param": "touches", "from": "sides", "to": "ends"}]
     assert v.steps[0].text == "4 × 4/3 × π × (26 ÷ (2 × 4))^3"
     assert "taking touches as ends instead of sides" in v.error.explanation
@@ -169,7 +160,7 @@ def test_balls_touching_the_side_misread_as_touching_both_ends_share_the_height(
 
 def test_balls_touching_both_ends_misread_as_touching_the_side_take_the_tube_width() -> None:
     p = problem_with("solid.sphere.volume_surface", ENDS)
-    v = _wrong_and_verified(p, "misread_relation")
+    v = injected_and_verified(p, "misread_relation")
     assert v.steps[0].text == "5 × 4/3 × π × (11 ÷ 2)^3"
 
 
@@ -177,7 +168,7 @@ def test_a_ball_miscount_changes_the_number_of_balls_and_with_both_ends_their_si
     for params, first in ((SIDES, "{n} × 4/3 × π × (6 ÷ 2)^3"), (ENDS, "{n} × 4/3 × π × (40 ÷ (2 × {n}))^3")):
         p = problem_with("solid.sphere.volume_surface", params)
         for seed in range(4):
-            v = _wrong_and_verified(p, "miscount", seed)
+            v = injected_and_verified(p, "miscount", seed)
             (change,) = v.error.edit["changes"]
             assert change["param"] == "balls" and abs(change["to"] - params["balls"]) == 1
             assert v.steps[0].text == first.format(n=change["to"])
@@ -185,7 +176,7 @@ def test_a_ball_miscount_changes_the_number_of_balls_and_with_both_ends_their_si
 
 def test_the_tube_labels_swapped_give_the_other_length_to_the_balls() -> None:
     p = problem_with("solid.sphere.volume_surface", SIDES)
-    v = _wrong_and_verified(p, "misread_label")
+    v = injected_and_verified(p, "misread_label")
     assert {c["param"]: c["to"] for c in v.error.edit["changes"]} == {"tube_d": 26, "tube_h": 6}
     assert v.steps[0].text == "4 × 4/3 × π × (26 ÷ 2)^3"
 
@@ -224,11 +215,11 @@ def test_balls_touching_both_ends_take_their_radius_from_the_height_and_the_tube
 
 def test_the_space_misread_as_balls_touching_both_ends_changes_only_the_balls() -> None:
     p = problem_with("solid.cylinder.volume_surface", SPACE)
-    v = _wrong_and_verified(p, "misread_relation")
+    v = injected_and_verified(p, "misread_relation")
     assert v.steps[0].text == "π × (18 ÷ 2)^2 × 63 − 3 × 4/3 × π × (63 ÷ (2 × 3))^3"
     assert v.error.first_error_step == 1 and elements(p)["balls"]["touches"] == "sides"
     for seed in range(3):
-        (change,) = _wrong_and_verified(p, "miscount", seed).error.edit["changes"]
+        (change,) = injected_and_verified(p, "miscount", seed).error.edit["changes"]
         assert change["param"] == "balls" and change["to"] in (2, 4)
 
 
