@@ -412,7 +412,7 @@ def _group(kind: str, els: list[Element], spec: Mapping[str, Any]) -> str:
     if kind == "legend":
         return f"The legend shows {', '.join(shown)}." if shown else "A legend is drawn."
     if kind == "cell":
-        return _table(els)
+        return _table(els, ruled=spec.get("style") == "stem_leaf")
     if kind == "equal_mark":
         return _equal_marks(els)
     if kind == "object" and _objects_by_group(els, spec):
@@ -436,15 +436,23 @@ def _objects_by_group(els: list[Element], spec: Mapping[str, Any]) -> str:
     return f"There are {len(els)} objects drawn: {', '.join(parts[:-1])} and {parts[-1]}."
 
 
-def _table(cells: list[Element]) -> str:
-    """A table, row by row (the way MathReal's OCR rules read tables)."""
+def _table(cells: list[Element], *, ruled: bool = False) -> str:
+    """A table, row by row (the way MathReal's OCR rules read tables).
+
+    ``ruled`` (a stem-and-leaf diagram) says "(empty)" where a row has no cell in a column: a side with no
+    leaves on that stem, which only its place in the row tells apart from the other side.
+    """
     rows: dict[Any, list[Element]] = {}
     for cell in cells:
         rows.setdefault(cell.get("row", 0), []).append(cell)
+    columns = sorted({c.get("col") for c in cells if isinstance(c.get("col"), int)}) if ruled else []
     lines = []
     for r, row in rows.items():
         ordered = sorted(row, key=lambda c: (c.get("col", c.get("column", 0)) or 0))
         values = [_quantity(c) or ("?" if _hidden(c) else "(empty)") for c in ordered]
+        if columns:
+            drawn = {c.get("col"): v for c, v in zip(ordered, values)}
+            values = [drawn.get(col, "(empty)") for col in columns]
         label = f"row {int(r) + 1}" if isinstance(r, int) else f"row {r}"
         lines.append(f"{label}: {', '.join(values)}")
     return f"A table with {len(rows)} rows: " + "; ".join(lines) + "."
@@ -537,6 +545,8 @@ def describe_figure(figure: Figure | Mapping[str, Any] | None) -> str | None:
                          f"{type(elements).__name__}; see render.figures for the element contract")
     words = str(kind).replace("_", " ")
     noun = words if words.split()[-1] in FIGURE_NOUNS else f"{words} diagram"
+    if isinstance(spec.get("noun"), str) and spec["noun"]:  # a kind drawn in a named form (a stem-and-leaf table)
+        noun = spec["noun"]
     sentences = [f"The figure is {_article(noun)} {noun}."]
     if isinstance(spec.get("title"), str) and spec["title"]:  # a table's spec says only whether it has one (a flag)
         sentences.append(f"Its title is “{spec['title']}”.")

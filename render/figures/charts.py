@@ -333,7 +333,9 @@ def draw_table(figure: Figure, dpi: int) -> FigureImage:
     widths = [max(cv.text_size(row[c] or "M", 8, (r, c) in bold)[0] for r, row in enumerate(rows)) + 2 * pad
               for c in range(len(rows[0]))]
     top = cv.pt(18) if has_title else cv.pt(3)
-    row_h = (cv.H - top - cv.pt(3)) / len(rows)
+    bottom = cv.pt(18) if spec.get("key") else cv.pt(3)  # room for a key line under the table
+    ruled = spec.get("style") == "stem_leaf"  # rules either side of the stem column, no boxes
+    row_h = (cv.H - top - bottom) / len(rows)
     total = sum(widths)
     scale = min(1.0, (cv.W - cv.pt(6)) / total)
     widths = [w * scale for w in widths]
@@ -345,10 +347,18 @@ def draw_table(figure: Figure, dpi: int) -> FigureImage:
                 r, c = el["row"], el["col"]
                 y0 = top + r * row_h
                 fill = (232, 236, 244) if el.get("header") and el["text"] else None
-                if el["text"] or r > 0 or c > 0:
+                if ruled and c == 1 and r > 0:
+                    for x in (xs[1], xs[2]):
+                        cv.line([(x, y0), (x, y0 + row_h)], 0.9)
+                elif not ruled and (el["text"] or r > 0 or c > 0):
                     cv.rect(xs[c], y0, xs[c + 1], y0 + row_h, fill=fill, outline=INK, width_pt=0.8)
                 if el["text"]:
-                    cv.text(((xs[c] + xs[c + 1]) / 2, y0 + row_h / 2), el["text"], 8, "mm", bold=bool(el.get("header")))
+                    align = el.get("align", "centre")  # a stem-and-leaf's leaves sit against the stem
+                    x = {"right": xs[c + 1] - pad, "left": xs[c] + pad}.get(align, (xs[c] + xs[c + 1]) / 2)
+                    anchor = {"right": "rm", "left": "lm"}.get(align, "mm")
+                    cv.text((x, y0 + row_h / 2), el["text"], 8, anchor, bold=bool(el.get("header")))
+            elif el["type"] == "text" and el.get("at") == "bottom":
+                cv.text((cv.W / 2, cv.H - cv.pt(3)), el["text"], 7.5, "mb")
             elif el["type"] == "text":
                 cv.text((cv.W / 2, cv.pt(3)), el["text"], 9, "mt", bold=True)
             else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -14,6 +15,7 @@ from synth.generators import register
 from synth.generators import terms as T
 from synth.generators.base import Derivation, Family, MalRule, StepDraft, format_number
 from synth.generators.terms import Piece
+from synth.polynomials import divmod_polys, expand_exact, rational_part, to_sympy, univariate
 
 _VARS = ("x", "t", "u")
 Poly = dict[int, int]
@@ -30,6 +32,22 @@ def _keys(p: dict[str, int]) -> Poly:
 
 def _derivative(p: Poly) -> Poly:
     return {n - 1: c * n for n, c in p.items() if n != 0}
+
+
+def _times(p: Poly, q: Poly) -> Poly:
+    """p × q multiplied out and collected, on Python integers (sympy.Poly costs a millisecond a product)."""
+    out: Poly = {}
+    for m, a in p.items():
+        for n, b in q.items():
+            out[m + n] = out.get(m + n, 0) + a * b
+    return {n: c for n, c in out.items() if c}
+
+
+def _power(p: Poly, n: int) -> Poly:
+    out: Poly = {0: 1}
+    for _ in range(n):
+        out = _times(out, p)
+    return out
 
 
 def _product_pieces(p: Poly, q: Poly, var: str) -> list[Piece]:
@@ -50,8 +68,7 @@ def collect(d: Derivation, pieces: list[Piece], var: str) -> None:
     x = sympy.Symbol(var)
     by_power: dict[int, list[sympy.Basic]] = {}
     for p in pieces:
-        coeff_poly = sympy.Poly(p.value, x)
-        ((n,), c), = coeff_poly.terms()
+        n, c = _degree_coeff(p.value, x)
         by_power.setdefault(n, []).append(c)
     gathered = [(n, c) for n in sorted(by_power, reverse=True) for c in by_power[n]]
     shown = [T.mono(c, var, n) for n, c in gathered]
@@ -70,6 +87,20 @@ def collect(d: Derivation, pieces: list[Piece], var: str) -> None:
             else:
                 line.extend(T.mono(c, var, m) for c in by_power[m])
         T.add_line(d, "collect_like_terms", line or [T.num(0)], done[n])
+
+
+def _degree_coeff(term: sympy.Expr, x: sympy.Symbol) -> tuple[int, sympy.Basic]:
+    """(n, c) of a monomial c·xⁿ, as sympy.Poly(term, x).terms() gives it (read off directly: Poly costs ~0.3 ms)."""
+    c, rest = term.as_coeff_Mul()
+    if c.is_Rational:
+        if rest is sympy.S.One:
+            return 0, c
+        if rest == x:
+            return 1, c
+        if rest.is_Pow and rest.base == x and rest.exp.is_Integer and rest.exp > 0:
+            return int(rest.exp), c
+    ((k,), c), = sympy.Poly(term, x).terms()
+    return k, c
 
 
 def _random_poly(rng: np.random.Generator, degrees: list[int], top: int = 9) -> Poly:
@@ -111,19 +142,14 @@ class ProductRule(Family):
             u, v = _random_poly(rng, [m, 1, 0]), _random_poly(rng, [n, 0])
         return {"var": var, "u": {str(k): c for k, c in u.items()}, "v": {str(k): c for k, c in v.items()}}
 
-    def _function(self, params: dict[str, Any]) -> sympy.Expr:
-        x = sympy.Symbol(params["var"])
-        return _poly_value(_keys(params["u"]), x) * _poly_value(_keys(params["v"]), x)
-
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         u, v = _keys(params["u"]), _keys(params["v"])
         x = sympy.Symbol(params["var"])
         return (_poly_value(_derivative(u), x) * _poly_value(v, x) + _poly_value(u, x) * _poly_value(_derivative(v), x))
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
-        # Differentiate the expanded product: sympy's polynomial diff, no product rule involved.
-        x = sympy.Symbol(params["var"])
-        return sympy.Poly(self._function(params), x).diff(x).as_expr()
+        # Differentiate the expanded product term by term: no product rule involved.
+        return _poly_value(_derivative(_times(_keys(params["u"]), _keys(params["v"]))), sympy.Symbol(params["var"]))
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         return self._derive(params, overrides, None)
@@ -146,11 +172,12 @@ class ProductRule(Family):
         T.add_line(d, "product_rule" if not minus else "quotient_rule_numerator", [first, second])
         left = _product_pieces(du, v, var)
         lead = d.compute(left[0].value.as_coeff_Mul()[0])
-        left[0] = T.mono(lead, var, sympy.degree(left[0].value, sympy.Symbol(var)))
+        left[0] = T.mono(lead, var, _degree_coeff(left[0].value, sympy.Symbol(var))[0])
         T.add_line(d, "multiply_out_first", left + [second], lead)
         right = _product_pieces(u, dv, var)
         if minus:
-            right = [T.mono(-p.value.as_coeff_Mul()[0], var, sympy.degree(p.value, sympy.Symbol(var))) for p in right]
+            x = sympy.Symbol(var)
+            right = [T.mono(-p.value.as_coeff_Mul()[0], var, _degree_coeff(p.value, x)[0]) for p in right]
         T.add_line(d, "multiply_out_second", left + right)
         collect(d, left + right, var)
         return d.steps
@@ -165,7 +192,11 @@ class ProductRule(Family):
 
 def _poly_answer(answer: sympy.Basic, var: str) -> tuple[str, str]:
     x = sympy.Symbol(var)
-    coeffs = {n: c for (n,), c in sympy.Poly(sympy.expand(answer), x).terms()}
+    expansion = expand_exact(answer, (x,))  # exact: sympy.expand and Poly cost about a millisecond
+    if expansion is not None and expansion.rational:
+        coeffs = {n: to_sympy(c) for (n,), c in expansion.terms.items()}
+    else:
+        coeffs = {n: c for (n,), c in sympy.Poly(sympy.expand(answer), x).terms()}
     _, text, latex = T.line(T.poly(coeffs, var))
     return text, latex
 
@@ -212,10 +243,9 @@ class ChainRule(Family):
             _derivative(inner), x)
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
-        # sympy differentiates the expanded power: no chain rule, an independent route.
-        x = sympy.Symbol(params["var"])
-        whole = sympy.Poly(_poly_value(_keys(params["inner"]), x), x) ** params["n"] * params["k"]
-        return whole.diff(x).as_expr()
+        # The expanded power differentiated term by term: no chain rule, an independent route.
+        whole = _times(_power(_keys(params["inner"]), params["n"]), {0: params["k"]})
+        return _poly_value(_derivative(whole), sympy.Symbol(params["var"]))
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
         return self._derive(params, overrides, None)
@@ -287,16 +317,20 @@ class ChainRule(Family):
             # like that, so it is no distractor; ValueError lets multiple_choice skip it.
             raise ValueError(f"{answer} is not a polynomial in {var}; chain-rule answers are written as "
                              "polynomials times whole powers of the bracket")
-        q, inner_poly, e = sympy.Poly(answer, x), sympy.Poly(bracket.value, x), 0
-        while not q.is_zero and q.degree() >= inner_poly.degree():
-            quo, rem = q.div(inner_poly)
-            if not rem.is_zero:
-                break
-            q, e = quo, e + 1
+        divided = _divide_out(answer, x, inner)
+        if divided is None:
+            q, inner_poly, e = sympy.Poly(answer, x), sympy.Poly(bracket.value, x), 0
+            while not q.is_zero and q.degree() >= inner_poly.degree():
+                quo, rem = q.div(inner_poly)
+                if not rem.is_zero:
+                    break
+                q, e = quo, e + 1
+            terms = q.terms()
+        else:
+            terms, e = divided
         if e == 0:
             text = format_number(answer) if answer.is_number else _factored_text(sympy.factor(answer), var)
             return text, text.replace("−", "-")
-        terms = q.terms()
         power_t, power_l = ("", "") if e == 1 else (f"^{e}", f"^{{{e}}}")
         if len(terms) == 1:
             ((m,), c), = terms
@@ -315,6 +349,32 @@ class ChainRule(Family):
         lead_l = lead.replace("−", "-")
         return {**params, "function": f"{lead}{bracket.text}^{params['n']}",
                 "latex": f"{lead_l}{bracket.latex}^{{{params['n']}}}"}
+
+
+Terms = list[tuple[tuple[int], sympy.Expr]]  # as sympy.Poly.terms() lists them: ((degree,), coefficient)
+
+
+def _divide_out(answer: sympy.Expr, x: sympy.Symbol, inner: Poly) -> tuple[Terms, int] | None:
+    """(quotient terms, e): answer = quotient × inner^e with e as large as divides.
+
+    Long division on Fractions instead of sympy.Poly.div (a millisecond each, and a chain-rule
+    answer divides up to six times). None when the answer has other than rational coefficients:
+    the caller divides with sympy.Poly as before.
+    """
+    expansion = expand_exact(answer, (x,))
+    if expansion is None or not expansion.rational:
+        return None
+    q = [rational_part(c) for c in univariate(expansion)]  # highest degree first; [] is 0
+    d = [Fraction(inner.get(n, 0)) for n in range(max(inner), -1, -1)]
+    e = 0
+    while q and len(q) >= len(d):
+        quotient, rem = divmod_polys(q, d)
+        if any(rem):
+            break
+        q, e = quotient, e + 1
+    top = len(q) - 1
+    terms = [((top - i,), sympy.Rational(c.numerator, c.denominator)) for i, c in enumerate(q) if c]
+    return terms or [((0,), sympy.Integer(0))], e  # sympy.Poly(0).terms() lists the zero term
 
 
 def _coef(c: sympy.Basic, latex: bool = False) -> str:

@@ -991,7 +991,8 @@ class Pythagoras(FigureFamily):
 
 @register
 class SimilarTriangles(FigureFamily):
-    """easy: whole scale factor; medium: fractional scale factor, either direction; hard: a triangle inside another."""
+    """easy: whole scale factor; medium: fractional scale factor, either direction; hard: a triangle inside another,
+    or (on a share) two meeting at a point, an hourglass with AB ∥ DE."""
 
     id = "geometry.similar_triangles"
     domain = "geometry"
@@ -1011,8 +1012,10 @@ class SimilarTriangles(FigureFamily):
                 ad, db, de = int(rng.integers(2, 13)), int(rng.integers(1, 10)), int(rng.integers(2, 15))
                 bc = sympy.Rational(de * (ad + db), ad)
                 if E.is_decimal(E.to_fraction(bc)) and bc.q <= 2 and ad != db:
-                    return {"level": "nested", "unit": unit, "ad": ad, "db": db, "de": de,
-                            "angle": int(rng.integers(50, 75))}
+                    nested = {"level": "nested", "unit": unit, "ad": ad, "db": db, "de": de,
+                              "angle": int(rng.integers(50, 75))}
+                    # drawn after the nested triangle's values, so the nested problems keep theirs
+                    return self._sample_hourglass(rng, unit) if rng.random() < HOURGLASS_SHARE else nested
         names = _pick(rng, (("ABC", "DEF"), ("PQR", "XYZ"), ("ABC", "PQR"), ("LMN", "RST")))
         if difficulty == "easy" and rng.random() < GRID_SHARE:
             return self._sample_grid(rng, unit, names)
@@ -1059,6 +1062,27 @@ class SimilarTriangles(FigureFamily):
         return {"level": "separate", "unit": unit, "names": list(names), "small": small, "k": str(k), "pair": i,
                 "ask": 2, "direction": "up", "grid": g, "q_from": small[i], "q_to": small[i] * k, "q_known": small[2]}
 
+    @staticmethod
+    def _sample_hourglass(rng: np.random.Generator, unit: str) -> dict[str, Any]:
+        """Two triangles meeting at C, AB ∥ DE (lines AE and BD cross at C): ABC and EDC are similar, the
+        right-hand one turned half a turn, so CE matches AC and CD matches BC. AC, BC and CE are printed; CD asked.
+
+        ``ce_matches`` records the correspondence the figure shows (CE matches AC). The scale factor is 1/2, 2/3,
+        4/3, 3/2 or 2, no side is under a third of the longest, and CD and the mirror reading's answer
+        (AC × CE ÷ BC) end in at most one half.
+        """
+        while True:
+            ac, bc = int(rng.integers(3, 13)), int(rng.integers(3, 13))
+            k = _pick(rng, (sympy.Rational(3, 2), sympy.Integer(2), sympy.Rational(4, 3), sympy.Rational(2, 3),
+                            sympy.Rational(1, 2)))
+            ce = ac * k
+            mirror = sympy.Rational(ac) * ce / bc
+            drawn = (ac, bc, ce, bc * k)  # no side under a third of the longest: each has room for its label
+            if ac == bc or ce.q != 1 or (bc * k).q > 2 or mirror.q > 2 or max(drawn) > 3 * min(drawn):
+                continue
+            return {"level": "hourglass", "unit": unit, "ac": ac, "bc": bc, "ce": int(ce), "ce_matches": "AC",
+                    "angle": int(rng.integers(45, 76))}
+
     def _big(self, params: dict[str, Any]) -> list[int]:
         k = sympy.Rational(params["k"])
         return [int(s * k) for s in params["small"]]
@@ -1076,10 +1100,15 @@ class SimilarTriangles(FigureFamily):
     def valid(self, params: dict[str, Any]) -> bool:
         if params["level"] == "nested":
             return params["ad"] > 0 and params["db"] > 0
+        if params["level"] == "hourglass":
+            return min(params["ac"], params["bc"], params["ce"]) > 0
         return True
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         u = params["unit"]
+        if params["level"] == "hourglass":
+            return [Quantity("AC", "ac", "side_AC", u), Quantity("BC", "bc", "side_BC", u),
+                    Quantity("CE", "ce", "side_CE", u)]
         if params["level"] == "nested":
             return [Quantity("AD", "ad", "side_AD", u), Quantity("DB", "db", "side_DB", u),
                     Quantity("DE", "de", "side_DE", u)]
@@ -1098,13 +1127,23 @@ class SimilarTriangles(FigureFamily):
         return super().givens(self._flat(params))
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        if params["level"] == "nested" or params.get("grid"):  # on squared paper the lengths read are stored
-            return super().figure_readings(params)
+        if params["level"] in ("nested", "hourglass") or params.get("grid"):  # on squared paper the lengths read
+            return super().figure_readings(params)                            # are stored
         return ()  # the three sides are derived from small/k; a misread has no single parameter to replace
+
+    def joint_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        """The hourglass read as a mirror image: the triangle right of C taken as ABC reflected, not turned half a
+        turn, so CE (low on the right) is paired with BC (low on the left) and CD with AC, against the arrows
+        that make AB ∥ DE (misread_relation: which sides correspond)."""
+        if params["level"] != "hourglass":
+            return ()
+        return (Reading("ce_matches", "side_DE", "misread_relation", ("BC",)),)
 
     def _sides(self, params: dict[str, Any]) -> dict[str, sympy.Basic]:
         """Every side's name (both ways round) and length: the names a line may carry."""
-        if params["level"] == "nested":
+        if params["level"] == "hourglass":
+            lengths = {"AC": params["ac"], "BC": params["bc"], "CE": params["ce"], "CD": self.target(params)}
+        elif params["level"] == "nested":
             ad, db, de = params["ad"], params["db"], params["de"]
             lengths = {"AD": ad, "DB": db, "DE": de, "AB": ad + db,
                        "BC": sympy.Rational(de * (ad + db), ad)}
@@ -1117,6 +1156,8 @@ class SimilarTriangles(FigureFamily):
         return {**out, **{name[::-1]: v for name, v in out.items()}}
 
     def answer_label(self, params: dict[str, Any]) -> str | None:
+        if params["level"] == "hourglass":
+            return "CD"
         if params["level"] == "nested":
             return "BC"
         small, big = params["names"]
@@ -1130,12 +1171,14 @@ class SimilarTriangles(FigureFamily):
         return Vocabulary(sides, tuple(name.lower() for name in sides))
 
     def _flat(self, params: dict[str, Any]) -> dict[str, Any]:
-        if params["level"] == "nested":
+        if params["level"] in ("nested", "hourglass"):
             return params
         f, t, kn = self._known(params)
         return {**params, "q_from": f, "q_to": t, "q_known": kn}
 
     def solve(self, params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        if params["level"] == "hourglass":
+            return self._solve_hourglass(params, d, mal)
         if params["level"] == "nested":
             ad, db, de = params["ad"], params["db"], params["de"]
             if mal in ("inverted_scale_factor", "additive_scaling"):
@@ -1154,7 +1197,20 @@ class SimilarTriangles(FigureFamily):
             return d.steps
         if mal == "part_for_whole":
             return None
-        f, t, kn = self._known(params)
+        return self._scaled(d, *self._known(params), mal, "scale_factor")
+
+    @staticmethod
+    def _solve_hourglass(params: dict[str, Any], d: Derivation, mal: str | None) -> list[StepDraft] | None:
+        """``CD = BC × (CE / AC)``: CD matches BC as CE matches AC (with ``ce_matches`` BC, a mirror reading, the
+        other way round: ``CD = AC × (CE / BC)``)."""
+        if mal == "part_for_whole":
+            return None
+        f, kn = (params["ac"], params["bc"]) if params["ce_matches"] == "AC" else (params["bc"], params["ac"])
+        return SimilarTriangles._scaled(d, f, params["ce"], kn, mal, "similar_hourglass")
+
+    @staticmethod
+    def _scaled(d: Derivation, f: int, t: int, kn: int, mal: str | None, rule: str) -> list[StepDraft]:
+        """``kn × (t / f)``: the known side scaled by the ratio of a matching pair (or a mal-rule's version)."""
         if mal == "additive_scaling":
             step(d, "mal:additive_scaling", ["+", kn, ["group", ["-", t, f]]])
             diff = d.compute(sympy.Integer(t - f))
@@ -1164,7 +1220,7 @@ class SimilarTriangles(FigureFamily):
             return d.steps
         if mal == "inverted_scale_factor":
             f, t = t, f
-        step(d, "mal:inverted_scale_factor" if mal else "scale_factor", ["*", kn, ["group", ["/", t, f]]])
+        step(d, "mal:inverted_scale_factor" if mal else rule, ["*", kn, ["group", ["/", t, f]]])
         k = d.compute(sympy.Rational(t, f))
         step(d, "divide", ["*", kn, num(k)], k)
         x = d.compute(kn * k)
@@ -1174,6 +1230,9 @@ class SimilarTriangles(FigureFamily):
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Equal ratios: x / known = partner ratio, solved for x with SymPy.
         x = sympy.Symbol("x", positive=True)
+        if params["level"] == "hourglass":  # the half-turn matches CE with AC and CD with BC
+            (sol,) = sympy.solve(sympy.Eq(x / params["bc"], sympy.Rational(params["ce"], params["ac"])), x)
+            return sol
         if params["level"] == "nested":
             ratio = sympy.Rational(params["ad"] + params["db"], params["ad"])
             (sol,) = sympy.solve(sympy.Eq(x / params["de"], ratio), x)
@@ -1189,6 +1248,8 @@ class SimilarTriangles(FigureFamily):
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         flat = self._flat(params)
         u = params["unit"]
+        if params["level"] == "hourglass":
+            return {"ac_t": _len(params["ac"], u), "bc_t": _len(params["bc"], u), "ce_t": _len(params["ce"], u)}
         if params["level"] == "nested":
             return {"ad_t": _len(params["ad"], u), "db_t": _len(params["db"], u), "de_t": _len(params["de"], u)}
         q = self.quantities(flat)
@@ -1198,8 +1259,41 @@ class SimilarTriangles(FigureFamily):
         return {"src": src, "dst": dst, "unknown": dst[j] + dst[(j + 1) % 3],
                 "facts": [f"{qq.name} = {_len(flat[qq.param], u)}" for qq in q]}
 
+    def _hourglass_figure(self, params: dict[str, Any]) -> Figure:
+        """C in the middle; A up-left and E down-right on one line, B down-left and D up-right on the other; AB and
+        DE upright-ish with one arrow each (AB ∥ DE). Drawn to its true lengths: ABC on the left, EDC its
+        enlargement (or reduction) turned half a turn about C."""
+        u, ac, bc, ce = params["unit"], params["ac"], params["bc"], params["ce"]
+        cd = float(self.target(params))
+        half = math.radians(params["angle"]) / 2  # the angle ACB, split either side of the horizontal
+        ua, ub = (-math.cos(half), math.sin(half)), (-math.cos(half), -math.sin(half))
+        pts = {"C": (0.0, 0.0), "A": (ua[0] * ac, ua[1] * ac), "B": (ub[0] * bc, ub[1] * bc),
+               "E": (-ua[0] * ce, -ua[1] * ce), "D": (-ub[0] * cd, -ub[1] * cd)}
+
+        def side(a: str, b: str, across: str, v: Any, text: str) -> dict[str, Any]:
+            """Side ab labelled outside its triangle (away from the corner ``across`` it)."""
+            mid = ((pts[a][0] + pts[b][0]) / 2, (pts[a][1] + pts[b][1]) / 2)
+            el = {"id": f"side_{a}{b}", "type": "segment", "from": a, "to": b, "text": text,
+                  "dir": [round(mid[0] - pts[across][0], 4), round(mid[1] - pts[across][1], 4)]}
+            el.update({"style": "italic"} if v is None else {"value": v})
+            return el
+
+        els: list[dict[str, Any]] = [
+            side("A", "C", "B", ac, _len(ac, u)), side("B", "C", "A", bc, _len(bc, u)),
+            side("C", "E", "D", ce, _len(ce, u)), side("C", "D", "E", None, "x"),
+            # both arrows point down the page, the same way, as parallel marks do
+            {"id": "side_AB", "type": "segment", "from": "A", "to": "B", "arrows": 1, "arrow_at": 0.5},
+            {"id": "side_DE", "type": "segment", "from": "D", "to": "E", "arrows": 1, "arrow_at": 0.5},
+            *vertex_labels("ABCDE"),
+        ]
+        for el, direction in zip(els[-5:], ([-1, 0.3], [-1, -0.3], [0, 1], [1, 0.3], [1, -0.3])):
+            el["dir"] = direction
+        return Figure(self.figure_kind, figure_spec(pts, els, (3.6, 2.4)))
+
     def figure(self, params: dict[str, Any]) -> Figure:
         u = params["unit"]
+        if params["level"] == "hourglass":
+            return self._hourglass_figure(params)
         if params["level"] == "nested":
             ad, db, de = params["ad"], params["db"], params["de"]
             ab = ad + db
@@ -1288,6 +1382,8 @@ class SimilarTriangles(FigureFamily):
 
 
 SMALL_ON_GRID_SHARE = 0.5
+# Hard problems drawn as an hourglass (AB ∥ DE, crossing at C) instead of a triangle inside another.
+HOURGLASS_SHARE = 0.5
 
 
 # ============================================================================ circle area
@@ -1423,13 +1519,16 @@ class CircleArea(FigureFamily):
         step(d, "subtract", pi_times(c), c)
         return d.steps
 
+    _ring_antiderivative = sympy.Poly(2 * sympy.Symbol("rho"), sympy.Symbol("rho")).integrate()
+
     def target(self, params: dict[str, Any]) -> sympy.Basic:
         # Integrate the circumference of thin rings: area = ∫ 2πρ dρ (a different route from πr²).
-        rho = sympy.Symbol("rho", positive=True)
+        # π stays outside and the polynomial 2ρ is integrated term by term, once: sympy.integrate took 4-7 ms a call.
+        anti = self._ring_antiderivative
         if params["shape"] == "annulus":
-            return sympy.integrate(2 * sympy.pi * rho, (rho, params["r"], params["R"]))
+            return sympy.pi * (anti.eval(params["R"]) - anti.eval(params["r"]))
         r = params["r"] if params.get("given") == "radius" else sympy.Rational(params["d"], 2)
-        full = sympy.integrate(2 * sympy.pi * rho, (rho, 0, r))
+        full = sympy.pi * (anti.eval(r) - anti.eval(0))
         return full / 2 if params["shape"] == "semicircle" else full
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:

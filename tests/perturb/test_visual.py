@@ -120,7 +120,8 @@ MATRIX = {
     "geometry.polygon.area_perimeter": {"misread_value", "misread_label", "misread_scale", "miscount",
                                         "misread_relation"},
     "geometry.pythagoras": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
-    "geometry.similar_triangles": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "geometry.similar_triangles": {"misread_value", "misread_label", "misread_scale", "miscount",
+                                   "misread_relation"},
     "geometry.triangle.angle_sum": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
     "probability.table.two_way": {"misread_value", "misread_label", "misread_scale", "miscount"},
     "solid.cone.volume": {"misread_value", "misread_label", "misread_scale", "miscount"},
@@ -131,7 +132,8 @@ MATRIX = {
     "statistics.line_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount",
                                       "misread_relation"},
     "statistics.mean.bar_chart": {"misread_value", "misread_label", "misread_scale", "miscount", "misread_relation"},
-    "statistics.median_mode.table": {"misread_value", "misread_label", "misread_scale", "miscount"},
+    "statistics.median_mode.table": {"misread_value", "misread_label", "misread_scale", "miscount",
+                                     "misread_relation"},
     "statistics.pie_chart.reading": {"misread_value", "misread_label", "misread_scale", "miscount",
                                      "misread_relation"},
     "trig.right_triangle.ratios": {"misread_value", "misread_label", "misread_scale", "miscount"},
@@ -142,34 +144,33 @@ EXEMPT: dict[str, str] = {}
 NO_HONEST_MISREAD = {
     ("commonsense.counting.objects", "misread_relation"): "trays draw no order, equality or direction mark; 'how many "
                                                           "more in A than B' read the other way round is a negative "
-                                                          "count a pupil would see",
-    ("commonsense.number_line", "misread_scale"): "a division read at another size that keeps P between its printed "
-                                                  "numbers is a mal-rule's (each_tick_is_one, count_ticks_not_gaps) or "
-                                                  "the gaps miscounted; each mark worth the whole printed step puts P "
-                                                  "past the next number",
-    ("geometry.angles.parallel_lines", "miscount"): "one pair of parallels, one arrow on each; a second line carries "
-                                                    "no arrow and one printed angle: nothing is counted",
+                                                          "count a pupil would see, and rows read as columns give the "
+                                                          "same product",
+    ("commonsense.number_line", "misread_scale"): "the scale is the two printed numbers and the marks between them: a "
+                                                  "mark read at another size that keeps P between them is a mal-rule's "
+                                                  "working (each_tick_is_one, count_ticks_not_gaps) or a miscount; a "
+                                                  "whole printed step per mark puts P past the next number",
+    ("geometry.angles.parallel_lines", "miscount"): "one pair of parallels, one arrow on each, and a second line with "
+                                                    "no arrow: nothing to count; a >> pair miscounted as > pairs lines "
+                                                    "that visibly cross, or hands the other line's angle to the given "
+                                                    "one's place (misread_label's working)",
     ("geometry.angles.parallel_lines", "misread_relation"): "an angle read at a neighbouring position flips equal and "
                                                             "supplementary (the two mal-rules' working); the second "
                                                             "line taken as parallel to the first hands its angle to "
                                                             "the given one's place: the misread_label's working",
-    ("geometry.similar_triangles", "misread_relation"): "pairing sides across the wrong marked angles writes the "
-                                                        "inverted_scale_factor mal-rule's working (one working, one "
-                                                        "label); DB for AB is part_for_whole",
-    ("probability.table.two_way", "misread_relation"): "a table draws no relation mark (a Venn form would be a second "
-                                                       "figure kind); the column total used for P(column | row) is "
-                                                       "the conceptual wrong_denominator mal-rule",
-    ("solid.cone.volume", "misread_relation"): "the right-angle mark misread makes the slant edge the height: the "
-                                               "slant_as_height mal-rule's working (one working, one label)",
-    ("solid.prism.volume_surface", "misread_relation"): "its one mark is the end's right angle; moved to another "
-                                                        "vertex it makes the longest side a leg, not a drawable prism",
-    ("statistics.median_mode.table", "misread_relation"): "a table draws no relation mark; the order a median needs "
-                                                          "is worked out (median_without_sorting), and a frequency "
-                                                          "table read in the other direction has the same middle value",
-    ("trig.right_triangle.ratios", "misread_relation"): "the angle read at the other corner (or from the vertical) is "
-                                                        "its complement: sin for cos is ratio_swap's working, 1/tan "
-                                                        "ratio_inverted's; the right-angle mark moved makes the side "
-                                                        "drawn longest a leg",
+    ("probability.table.two_way", "misread_relation"): "a table draws no relation mark (a Venn diagram or tree is a "
+                                                       "second figure kind); which total a conditional divides by "
+                                                       "comes from the question's words: misinterpret_question",
+    ("solid.cone.volume", "misread_relation"): "the one relation drawn is the right angle between height and radius; "
+                                               "misread, the slant edge becomes the height (slant_as_height's "
+                                               "working), and an oblique drawing has the same volume",
+    ("solid.prism.volume_surface", "misread_relation"): "its one mark is the end's right angle between the labelled "
+                                                        "legs; moved to another vertex the longest side becomes a leg "
+                                                        "(no such triangle); a cuboid draws no relation at all",
+    ("trig.right_triangle.ratios", "misread_relation"): "an angle read at the other corner (an angle of depression "
+                                                        "taken inside the triangle) is the complement: sin for cos is "
+                                                        "ratio_swap's working, 1/tan ratio_inverted's; the right-angle "
+                                                        "mark moved makes the longest side a leg",
 }
 # The same fixed sample the matrix above was measured on (5 seeds x 3 difficulties).
 SAMPLE = [(seed, difficulty) for seed in range(5) for difficulty in ("easy", "medium", "hard")]
