@@ -397,14 +397,23 @@ def definite_integral(expr: sympy.Basic, z: sympy.Symbol, lo: sympy.Basic, hi: s
     >>> definite_integral((3 * (1 - z / sympy.sqrt(7))) ** 2, z, 0, sympy.sqrt(7))
     3*sqrt(7)
     """
-    integrand = expand_exact(sympy.sympify(expr), (z,))
-    limits = [expand_exact(sympy.sympify(v), ()) for v in (lo, hi)]  # ints allowed, as for Poly.eval
+    integrand, *limits = (expand_exact(v, s) if isinstance(v, sympy.Basic) else None
+                          for v, s in ((expr, (z,)), (_number(lo), ()), (_number(hi), ())))
     if integrand is None or limits[0] is None or limits[1] is None:
         return None
     low, high = (v.terms.get((), {}) for v in limits)
     coeffs = univariate(integrand)  # highest degree first
     anti = [_scale(c, Fraction(1, len(coeffs) - k)) for k, c in enumerate(coeffs)] + [{}]
     return to_sympy(_sub(_horner(anti, high), _horner(anti, low)))
+
+
+def _number(value: object) -> object:
+    """A limit as SymPy: whole numbers and Fractions converted exactly (ints are allowed, as for Poly.eval)."""
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, Fraction):
+        return sympy.Rational(value.numerator, value.denominator)
+    return value
 
 
 def _horner(coeffs: list[Number], at: Number) -> Number:
