@@ -217,12 +217,11 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     h, w = image.shape[:2]
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))
-    homographies = all(wp.matrix is not None for wp in warps)
     # The composed map and the desk (numpy, one core) are built on a worker while the page is lit and low-passed.
-    maps = None if homographies else later(chain_maps, warps, scale, out_w, out_h, (w, h))
+    maps = None if all(wp.matrix is not None for wp in warps) else \
+        later(chain_maps, warps, scale, out_w, out_h, (w, h))
     tone = None if desk_params is None else later(desk_tone, out_h, out_w, desk_params)
-    light = sheet_shading(page, warps) if light is None else light.then(sheet_shading(page, warps))
-    image = antialias(light.apply(image), print_scale(page, warps))
+    image = antialias((light or Light()).then(sheet_shading(page, warps)).apply(image), print_scale(page, warps))
     # With a desk, the page is warped with an alpha channel and composited (geometry.lay_on_desk).
     src, border = (image, cv2.BORDER_REPLICATE) if desk_params is None else \
         (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
