@@ -1,0 +1,51 @@
+"""Every packaged config still gives the bytes it gave before the architecture refactor (issue 17).
+
+The digests in data/config_digests.json were recorded with the code at commit aa30462 (before the
+refactor), each config cut to its first two base problems: the manifest rows (without their
+`versions` field) and every image, byte for byte. A refactor that changes what a config produces
+fails here; a deliberate change of output re-records the file and says why in its commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from synth.config import load_config
+from synth.pipeline import run, versions
+from synth.resources import packaged_configs
+
+GOLDEN = json.loads((Path(__file__).parent / "data" / "config_digests.json").read_text(encoding="utf-8"))
+
+
+def run_digest(run_dir: Path) -> str:
+    """One sha256 over the manifest rows (minus `versions`) and every image's path and bytes."""
+    h = hashlib.sha256()
+    rows = []
+    for line in (run_dir / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        row.pop("versions", None)
+        rows.append(json.dumps(row, sort_keys=True))
+    h.update("\n".join(rows).encode())
+    for path in sorted((run_dir / "images").rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(run_dir)).encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def test_every_packaged_config_has_a_recorded_digest():
+    assert sorted(GOLDEN["digests"]) == packaged_configs()
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN["digests"]))
+def test_packaged_config_gives_the_recorded_bytes(name: str, tmp_path: Path):
+    installed = {k: v for k, v in versions().items() if k != "mathstress"}
+    if installed != GOLDEN["versions"]:
+        pytest.skip(f"recorded with {GOLDEN['versions']}, installed {installed}: image bytes depend on these")
+    config = load_config(name).model_copy(update={"count": GOLDEN["limit"]})
+    run(config, tmp_path / name)
+    assert run_digest(tmp_path / name) == GOLDEN["digests"][name]
