@@ -30,9 +30,6 @@ import sys
 import time
 from pathlib import Path
 
-# Run as a script, this folder comes first on sys.path and benchmarks/render.py would hide the `render` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 import cv2
 import numpy as np
 

@@ -2,7 +2,8 @@
 
 Run: python benchmarks/degrade.py [--runs 5] [--bin-pages 200]
 Writes results_degrade.md. Times are the median wall time of ``--runs`` calls (after one warm-up,
-a fixed seed per run) on an A4 page at 150 dpi with a triangle figure; each call samples, applies
+a fixed seed per run) on an A4 page at 150 dpi with a real figure (a triangle or a bar chart); each call
+samples, applies
 and measures. The acceptance table degrades ``--bin-pages`` different pages (60 dpi, params scale
 with dpi) per subtype and severity and counts how often the measured effect lands in the bin.
 """
@@ -16,9 +17,6 @@ import statistics
 import sys
 import time
 from pathlib import Path
-
-# Run as a script, this folder comes first on sys.path and benchmarks/render.py would hide the `render` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import cv2
 import numpy as np
@@ -47,10 +45,10 @@ from perturb.photo.profile import degrade_profile  # noqa: E402
 from perturb.reasoning.base import clean_variant  # noqa: E402
 from render import render_page  # noqa: E402
 from synth.generators import get_family  # noqa: E402
-from tests.perturb.test_figure_marking import with_figure  # noqa: E402  (stands in for real figures)
 
 OUT = Path(__file__).with_name("results_degrade.md")
-FAMILIES = ("arithmetic.order_of_operations", "algebra.linear.two_step")
+# Figure families, so the figure-marking op has real figure primitives to mark.
+FAMILIES = ("geometry.triangle.angle_sum", "statistics.mean.bar_chart")
 # subtype -> (bins, measured key, lower edge exclusive)
 BINS = {"shadow": (shadow.BINS, "content_coverage", False), "glare": (glare.BINS, "text_under_glare", True),
         "exposure": (exposure.BINS, "contrast_retained", False), "tilt": (tilt.BINS, "abs_angle_deg", True),
@@ -80,7 +78,7 @@ def problem(index: int):
 def page(index: int, dpi: int):
     p = problem(index)
     r = render_page(p, clean_variant(p), dpi=dpi)
-    return with_figure(r.pixels, r.page, np.random.default_rng(1000 + index))
+    return r.pixels, r.page
 
 
 def text(index: int):
@@ -148,7 +146,7 @@ def main() -> None:
     lines = [
         "# Photographic degradation ops: time per A4 page at 150 dpi, fusion, severity bins",
         "",
-        f"Page {w}x{h} RGB with a triangle figure. Median of {args.runs} calls after a warm-up; each call is"
+        f"Page {w}x{h} RGB with a real figure (triangle or bar chart). Median of {args.runs} calls after a warm-up; each call is"
         " sample + apply + measure.",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load:.2f} at the end,"
         f" Python {platform.python_version()}, numpy {np.__version__}, OpenCV {cv2.__version__}"

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-# Python puts this folder first on sys.path; benchmarks/render.py would then shadow the render package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from synth.evaluate import evaluate_run, get_model, get_task  # noqa: E402
 

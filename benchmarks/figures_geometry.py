@@ -1,18 +1,13 @@
 """Print how long the geometry and solid figure drawers take per figure (median and worst, after a warm-up).
 
-    python -P benchmarks/figures_geometry.py [--dpi 150] [--seeds 12]   # -P: benchmarks/render.py shadows the package
+    python benchmarks/figures_geometry.py [--dpi 150] [--seeds 12]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
-
-# Run as a script, this folder comes first on sys.path and benchmarks/render.py would hide the `render` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import numpy as np
 

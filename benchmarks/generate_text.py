@@ -13,12 +13,7 @@ import argparse
 import cProfile
 import pstats
 import statistics
-import sys
 import time
-from pathlib import Path
-
-# Run as a script, this folder comes first on sys.path and benchmarks/render.py would hide the `render` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import numpy as np
 

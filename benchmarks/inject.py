@@ -23,15 +23,10 @@ import cProfile
 import io
 import pstats
 import statistics
-import sys
 import time
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-
-# Run as a script, this folder comes first on sys.path and benchmarks/render.py would hide the `render` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from perturb.reasoning import REGISTRY, inject
 from perturb.reasoning.base import Funnel

@@ -1,6 +1,6 @@
 """Render speed per page style, our typesetter against matplotlib mathtext, and OCR read-back CER.
 
-Run: python benchmarks/render.py [--pages 40] [--ocr 100] [--dpi 150]
+Run: python benchmarks/render_speed.py [--pages 40] [--ocr 100] [--dpi 150]
 Writes benchmarks/results_render.md. All timings are single-threaded (OpenCV set to one thread)
 wall times of one process; each figure is a median over the sample.
 
@@ -26,12 +26,8 @@ import os
 import platform
 import re
 import statistics
-import sys
 import time
 from pathlib import Path
-
-# Run as a script, this file's folder comes first on sys.path and its name would hide the `render` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -203,7 +199,7 @@ def main() -> None:
     lines = [
         "# Page rendering: speed per style, math engines, OCR read-back",
         "",
-        f"Re-run: `python benchmarks/render.py --pages {args.pages} --ocr {args.ocr} --dpi {args.dpi}`.",
+        f"Re-run: `python benchmarks/render_speed.py --pages {args.pages} --ocr {args.ocr} --dpi {args.dpi}`.",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs shared with other jobs (load average {load:.2f}"
         f" at the end), Python {platform.python_version()}, OpenCV {cv2.__version__} (1 thread).",
         f"{len(items)} problems cycling over {len(REGISTRY)} registered families (hard), {args.dpi} dpi;"
