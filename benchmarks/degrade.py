@@ -146,8 +146,8 @@ def main() -> None:
     lines = [
         "# Photographic degradation ops: time per A4 page at 150 dpi, fusion, severity bins",
         "",
-        f"Page {w}x{h} RGB with a real figure (triangle or bar chart). Median of {args.runs} calls after a warm-up; each call is"
-        " sample + apply + measure.",
+        f"Page {w}x{h} RGB with a real figure (triangle or bar chart). Median of {args.runs} calls after a warm-up;"
+        " each call is sample + apply + measure.",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load:.2f} at the end,"
         f" Python {platform.python_version()}, numpy {np.__version__}, OpenCV {cv2.__version__}"
         f" ({cv2.getNumThreads()} threads).",
