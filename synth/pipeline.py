@@ -40,6 +40,7 @@ from synth.generators import get_family
 from synth.manifest import dumps_row, to_row
 from synth.memory import keep_image_buffers
 from synth.records import Item, Problem, Variant
+from synth.safepath import prepare_output_dir, read_marker, write_marker
 from synth.seeding import item_seed, stage_rng
 from synth.verifier import verify
 
@@ -486,6 +487,8 @@ def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bo
             raise RunError(f"{run_dir} was started with a different config; --resume needs the same config "
                            "(and --limit); use --overwrite or another --out")
     run_dir.mkdir(parents=True, exist_ok=True)
+    if read_marker(run_dir) is None:
+        write_marker(run_dir, "run")  # what lets a later --overwrite tell this folder is ours
     (run_dir / "images").mkdir(exist_ok=True)
     (run_dir / "shards").mkdir(exist_ok=True)
     if not stored.exists():
@@ -498,10 +501,8 @@ def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bo
 
 
 def _clear_run(run_dir: Path) -> None:
-    for name in ("manifest.jsonl", "stats.json", "config.yaml"):
-        (run_dir / name).unlink(missing_ok=True)
-    for name in ("images", "shards", "hf"):
-        shutil.rmtree(run_dir / name, ignore_errors=True)
+    """Delete what an earlier run wrote in ``run_dir``; refuse a folder that is not a run (a user's files stay)."""
+    prepare_output_dir(run_dir, "run", overwrite=True)
 
 
 def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> int:
