@@ -97,7 +97,8 @@ def export(
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
     fmt: Annotated[str, typer.Option("--format", help=(
         "hf, processbench, or a benchmark's form: errorradar, fermat, mmerror, mathreal, seeing."))] = "hf",
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Destination (default: RUN/<format>).")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help=(
+        "Destination folder (default: RUN/<format>): new, empty, or an earlier export of the same format."))] = None,
 ) -> None:
     """Export a run in another layout.
 
@@ -163,7 +164,7 @@ def worksheet(
 def show(
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
     item_id: Annotated[str, typer.Argument(help="The item id (see manifest.jsonl).")],
-    out_file: Annotated[Optional[Path], typer.Option("--out", help="PNG path (default: RUN/show/ID.png).")] = None,
+    out_file: Annotated[Optional[Path], typer.Option("--out", help="PNG file path (default: RUN/show/ID.png).")] = None,
 ) -> None:
     """Write a contact sheet PNG: the item, its clean twin, and its labels."""
     from synth.show import contact_sheet

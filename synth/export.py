@@ -5,15 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from synth.errors import RunError
+from synth.errors import MathstressError, RunError
 from synth.forms import form_exporters
 from synth.manifest import read_manifest
+from synth.safepath import HF_LAYOUT, check_row_ids, inside, layout, prepare_output_dir, publish_dir, staging_dir
 from synth.templating import render_template
 
 ProgressFn = Callable[[int, int], None]
@@ -26,12 +26,20 @@ def require_run(run_dir: Path) -> None:
         raise RunError(f"{run_dir} is not a finished mathstress run: manifest.jsonl is missing{hint}")
 
 
-def _image(run_dir: Path, rel: str | None) -> dict[str, Any] | None:
+PROCESSBENCH_LAYOUT = layout(entries=("processbench.jsonl",), proof=("processbench.jsonl",))
+
+
+def where_row(run_dir: Path, n: int) -> str:
+    """How an error names manifest row ``n`` (1-based)."""
+    return f"{run_dir / 'manifest.jsonl'} row {n}"
+
+
+def _image(run_dir: Path, rel: str | None, *, field: str = "image", where: str = "") -> dict[str, Any] | None:
     if rel is None:
         return None
-    path = (run_dir / rel).resolve()
-    if run_dir.resolve() not in path.parents:
-        raise RunError(f"image path {rel!r} points outside the run folder")
+    path = inside(run_dir, rel, field=field, where=where)
+    if not path.is_file():
+        raise RunError(f"{where}: {field} {rel!r} is missing from {run_dir} (or not a file); regenerate the run")
     return {"bytes": path.read_bytes(), "path": Path(rel).name}
 
 
@@ -57,7 +65,7 @@ def hf_features():  # noqa: ANN201 - datasets is imported lazily (it is slow to 
     })
 
 
-def hf_record(run_dir: Path, row: dict[str, Any]) -> dict[str, Any]:
+def hf_record(run_dir: Path, row: dict[str, Any], where: str = "") -> dict[str, Any]:
     err = row["error"] or {}
     others = row.get("errors") or []  # errors after the first (inject.errors_per_variant > 1)
     proj = err.get("projections") or {}
@@ -80,23 +88,39 @@ def hf_record(run_dir: Path, row: dict[str, Any]) -> dict[str, Any]:
         "profile": row.get("profile"),
         "render_style": (row["render"] or {}).get("style"), "neatness": (row["render"] or {}).get("neatness"),
         "show_solution": (row["render"] or {}).get("show_solution"),
-        "image": _image(run_dir, row["image"]), "clean_image": _image(run_dir, row["clean_image"]),
+        "image": _image(run_dir, row["image"], where=where),
+        "clean_image": _image(run_dir, row["clean_image"], field="clean_image", where=where),
         "row": json.dumps(row, ensure_ascii=False, separators=(",", ":")),
     }
 
 
-def _rows_with_progress(run_dir: Path, progress: ProgressFn | None) -> Iterator[dict[str, Any]]:
+def _rows_with_progress(run_dir: Path, progress: ProgressFn | None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, row) for each manifest row, its ids checked (they name files in exports and contact sheets)."""
     total = sum(1 for _ in read_manifest(run_dir))
     for n, row in enumerate(read_manifest(run_dir), start=1):
-        yield row
+        where = where_row(run_dir, n)
+        check_row_ids(row, where=where)
+        yield where, row
         if progress:
             progress(n, total)
 
 
+def _our_cause(exc: BaseException) -> BaseException:
+    """The MathstressError behind an error `datasets` wrapped (DatasetGenerationError), else ``exc`` itself."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, MathstressError):
+        cause = cause.__cause__ or cause.__context__
+    return cause if cause is not None else exc
+
+
 def export_hf(run_dir: Path, dest: Path, progress: ProgressFn | None = None) -> Path:
-    """A `datasets` dataset (save_to_disk) plus parquet files, and a dataset card, under ``dest``."""
+    """A `datasets` dataset (save_to_disk) plus parquet files, and a dataset card, under ``dest``.
+
+    ``dest`` must be new, empty or an earlier hf export; only what an export writes there is replaced.
+    """
     from datasets import Dataset, disable_progress_bars
 
+    prepare_output_dir(dest, "export:hf", shape=HF_LAYOUT)
     disable_progress_bars()
     counts: Counter[str] = Counter()
     families: Counter[str] = Counter()
@@ -104,21 +128,24 @@ def export_hf(run_dir: Path, dest: Path, progress: ProgressFn | None = None) -> 
     degradations: Counter[str] = Counter()
 
     def records() -> Iterator[dict[str, Any]]:
-        for row in _rows_with_progress(run_dir, progress):
+        for where, row in _rows_with_progress(run_dir, progress):
             counts[row["variant"]] += 1
             families[row["family"]] += 1
             for e in ([row["error"]] if row["error"] else []) + (row.get("errors") or []):
                 subtypes[e["subtype"]] += 1
             for d in row["degradations"]:
                 degradations[f"{d['subtype']} (severity {d['severity']})"] += 1
-            yield hf_record(run_dir, row)
+            yield hf_record(run_dir, row, where)
 
-    staging = Path(tempfile.mkdtemp(prefix=".export-", dir=dest.parent))
+    staging = staging_dir(dest)
     try:
         # An explicit fingerprint stops `datasets` from pickling the generator (and its progress hook).
         digest = hashlib.sha256((run_dir / "manifest.jsonl").read_bytes()).hexdigest()[:32]
-        ds = Dataset.from_generator(records, features=hf_features(), cache_dir=str(staging / "cache"),
-                                    fingerprint=digest)
+        try:
+            ds = Dataset.from_generator(records, features=hf_features(), cache_dir=str(staging / "cache"),
+                                        fingerprint=digest)
+        except Exception as exc:
+            raise _our_cause(exc) from None
         ds.save_to_disk(str(staging / "dataset"))
         (staging / "data").mkdir()
         ds.to_parquet(str(staging / "data" / "train-00000-of-00001.parquet"))
@@ -130,9 +157,7 @@ def export_hf(run_dir: Path, dest: Path, progress: ProgressFn | None = None) -> 
             subtypes=sorted(subtypes.items()), degradations=sorted(degradations.items()),
             taxonomy=_taxonomy_rows())
         (staging / "README.md").write_text(card, encoding="utf-8")
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.rename(dest)
+        publish_dir(staging, dest, "export:hf", shape=HF_LAYOUT)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return dest
@@ -157,13 +182,16 @@ def processbench_record(row: dict[str, Any]) -> dict[str, Any]:
 
 def export_processbench(run_dir: Path, dest: Path, progress: ProgressFn | None = None) -> Path:
     """One JSONL file of text items (degraded photos repeat their clean control, so they are left out)."""
-    dest.mkdir(parents=True, exist_ok=True)
-    tmp = dest / ".processbench.jsonl.tmp"
-    with tmp.open("w", encoding="utf-8") as out:
-        for row in _rows_with_progress(run_dir, progress):
-            if row["variant"] != "degraded":
-                out.write(json.dumps(processbench_record(row), ensure_ascii=False) + "\n")
-    tmp.replace(dest / "processbench.jsonl")
+    prepare_output_dir(dest, "export:processbench", shape=PROCESSBENCH_LAYOUT)
+    staging = staging_dir(dest)
+    try:
+        with (staging / "processbench.jsonl").open("w", encoding="utf-8") as out:
+            for _, row in _rows_with_progress(run_dir, progress):
+                if row["variant"] != "degraded":
+                    out.write(json.dumps(processbench_record(row), ensure_ascii=False) + "\n")
+        publish_dir(staging, dest, "export:processbench", shape=PROCESSBENCH_LAYOUT)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return dest / "processbench.jsonl"
 
 
@@ -180,5 +208,5 @@ def export_run(run_dir: str | Path, fmt: str, dest: str | Path | None = None,
     if fmt not in EXPORTERS:
         raise RunError(f"unknown export format {fmt!r}; available: {sorted(EXPORTERS)}")
     target = Path(dest) if dest is not None else run_dir / fmt
-    target.parent.mkdir(parents=True, exist_ok=True)
+    # Each exporter refuses a destination that is not new, empty or its own earlier export, before any work.
     return EXPORTERS[fmt](run_dir, target, progress)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any
 from synth.errors import ConfigError, RunError
 from synth.manifest import from_row, read_manifest
 from synth.records import Figure, Item
+from synth.safepath import Layout, check_row_ids, inside, layout, prepare_output_dir, publish_dir, staging_dir
 from synth.taxonomy import SUBTYPES
 
 ProgressFn = Callable[[int, int], None]
@@ -86,20 +86,21 @@ class _Context:
     out: Path
     copied: set[str] = field(default_factory=set)
     notes: Counter[str] = field(default_factory=Counter)
+    where: str = ""  # the manifest row being exported, for error messages
 
-    def copy(self, rel: str | None, folder: str, name: str | None = None) -> str | None:
-        """Copy a run image into ``folder`` of the export (once) and return its path there."""
+    def copy(self, rel: str | None, folder: str, name: str | None = None, *, key: str = "image") -> str | None:
+        """Copy a run image (row field ``key``) into ``folder`` of the export (once) and return its path there."""
         if rel is None:
             return None
-        src = (self.run_dir / rel).resolve()
-        if not src.is_relative_to(self.run_dir.resolve()):
-            raise RunError(f"image path {rel!r} points outside the run folder")
+        src = inside(self.run_dir, rel, field=key, where=self.where)
         if not src.is_file():
-            raise RunError(f"image {rel} is missing from {self.run_dir}; regenerate the run")
+            raise RunError(f"{self.where}: {key} {rel!r} is missing from {self.run_dir} (or not a file); "
+                           "regenerate the run")
         target = f"{folder}/{name or src.name}"
         if target not in self.copied:
-            (self.out / folder).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, self.out / target)
+            dest = inside(self.out, target, field=f"{key} copy", where=self.where)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
             self.copied.add(target)
         return target
 
@@ -111,12 +112,13 @@ class _Context:
         target = f"{folder}/{row['base_id']}-figure.png"
         if target in self.copied:
             return target
-        png = _figure_png(self.run_dir, row)
+        dest = inside(self.out, target, field="figure copy", where=self.where)
+        png = _figure_png(self.run_dir, row, self.where)
         if png is None:
             self.notes[f"figure kind {fig['kind']!r} has no drawer and no box on the page"] += 1
             return None
-        (self.out / folder).mkdir(parents=True, exist_ok=True)
-        (self.out / target).write_bytes(png)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(png)
         self.copied.add(target)
         return target
 
@@ -128,8 +130,8 @@ class _Context:
         return self.copy(row["image"], folder), "page" if row["image"] else "none"
 
 
-def _figure_png(run_dir: Path, row: dict[str, Any]) -> bytes | None:
-    from PIL import Image
+def _figure_png(run_dir: Path, row: dict[str, Any], where: str = "") -> bytes | None:
+    from PIL import Image, UnidentifiedImageError
 
     from render.figures import draw_figure
 
@@ -143,7 +145,12 @@ def _figure_png(run_dir: Path, row: dict[str, Any]) -> bytes | None:
         if not fig.get("bbox") or not row.get("clean_image"):
             return None
         x0, y0, x1, y1 = (round(v) for v in fig["bbox"])
-        image = Image.open(run_dir / row["clean_image"]).convert("RGB").crop((x0, y0, x1, y1))
+        page = inside(run_dir, row["clean_image"], field="clean_image", where=where)
+        try:
+            image = Image.open(page).convert("RGB").crop((x0, y0, x1, y1))
+        except (OSError, UnidentifiedImageError, Image.DecompressionBombError) as exc:
+            raise RunError(f"{where}: clean_image {row['clean_image']!r} is not a readable image "
+                           f"({type(exc).__name__}); regenerate the run") from None
     buf = io.BytesIO()
     image.save(buf, format="PNG")
     return buf.getvalue()
@@ -299,7 +306,7 @@ def mathreal_records(ctx: _Context, row: dict[str, Any]) -> Records:
         return ("not a photo (MathReal items are photos; clean pages travel as the ImgClean twin)"
                 if row["variant"] == "clean" else "solution variant (MathReal poses the clean problem)")
     real = ctx.copy(row["image"], "img/real")
-    clean = ctx.copy(row["clean_image"], "img/clean", f"{row['base_id']}.png")
+    clean = ctx.copy(row["clean_image"], "img/clean", f"{row['base_id']}.png", key="clean_image")
     extras = [{"subtype": d["subtype"], "severity": d["severity"]} for d in row["degradations"]
               if d["subtype"] not in MATHREAL_SUBTYPES]
     if extras:
@@ -409,22 +416,35 @@ class FormSummary:
     images: int
 
 
-def _rows(run_dir: Path, progress: ProgressFn | None) -> Iterator[dict[str, Any]]:
+def _rows(run_dir: Path, progress: ProgressFn | None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, row) per manifest row, ids checked: they name the files an export writes."""
     total = sum(1 for _ in read_manifest(run_dir)) if progress else 0
     for n, row in enumerate(read_manifest(run_dir), start=1):
-        yield row
+        where = f"{run_dir / 'manifest.jsonl'} row {n}"
+        check_row_ids(row, where=where)
+        yield where, row
         if progress:
             progress(n, total)
 
 
+def form_layout(form: Form) -> Layout:
+    """What a form export writes at its top (how an unmarked earlier export is recognised)."""
+    return layout(entries=(form.data_file.split("/")[0], "summary.json", "images", "img"), proof=("summary.json",))
+
+
 def export_form(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn | None = None) -> FormSummary:
-    """Write a run in one benchmark's form under ``dest`` (replaced atomically); see ``summary.json`` there."""
+    """Write a run in one benchmark's form under ``dest``; see ``summary.json`` there.
+
+    ``dest`` must be new, empty or an earlier export of the same form; only what that export wrote is
+    replaced (a user's own files there stay), and a new export appears in one rename when it can.
+    """
     form = get_form(fmt)
     run_dir, dest = Path(run_dir), Path(dest)
     if not (run_dir / "manifest.jsonl").is_file():
         raise RunError(f"{run_dir} is not a finished mathstress run: manifest.jsonl is missing")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{fmt}-", dir=dest.parent))
+    kind, shape = f"export:{fmt}", form_layout(form)
+    prepare_output_dir(dest, kind, shape=shape)
+    staging = staging_dir(dest)
     try:
         ctx = _Context(run_dir, staging)
         skipped: Counter[str] = Counter()
@@ -433,7 +453,8 @@ def export_form(run_dir: str | Path, dest: str | Path, fmt: str, progress: Progr
         data = staging / form.data_file
         data.parent.mkdir(parents=True, exist_ok=True)
         with data.open("w", encoding="utf-8") as out:
-            for row in _rows(run_dir, progress):
+            for where, row in _rows(run_dir, progress):
+                ctx.where = where
                 items += 1
                 got = form.records(ctx, row)
                 if isinstance(got, str):
@@ -453,9 +474,7 @@ def export_form(run_dir: str | Path, dest: str | Path, fmt: str, progress: Progr
             {"format": fmt, "paper": form.paper, "data": form.data_file, "items": items, "written": written,
              "skipped": summary.skipped, "notes": summary.notes, "images": summary.images}, indent=2) + "\n",
             encoding="utf-8")
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.rename(dest)
+        publish_dir(staging, dest, kind, shape=shape)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return summary
