@@ -147,12 +147,13 @@ def layout(entries: Iterable[str], proof: Iterable[str] = (), kept: Iterable[str
     return Layout(frozenset(entries), frozenset(proof), frozenset(kept))
 
 
-# A run folder (DESIGN §4). An `hf` export inside it goes with the run; evaluations and contact
-# sheets are kept (an evaluation's cache may hold paid answers).
+# A run folder (DESIGN §4; checksums.jsonl and the lock are synth.rundir's). An `hf` export inside it
+# goes with the run; evaluations and contact sheets are kept (an evaluation's cache may hold paid
+# answers), and so is the lock, which the process clearing the folder holds.
 RUN_LAYOUT = layout(
-    entries=("manifest.jsonl", "stats.json", "config.yaml", ".config.yaml.tmp", ".manifest.jsonl.tmp", "images",
-             "shards", "hf"),
-    proof=("config.yaml", "manifest.jsonl"), kept=("show", "eval"))
+    entries=("manifest.jsonl", "stats.json", "config.yaml", "checksums.jsonl", "images", "shards", "hf",
+             ".manifest.jsonl.tmp", ".stats.json.tmp", ".config.yaml.tmp", ".checksums.jsonl.tmp", f"{MARKER}.tmp"),
+    proof=("config.yaml", "manifest.jsonl"), kept=("show", "eval", ".mathstress.lock"))
 HF_LAYOUT = layout(entries=("dataset", "data", "README.md"), proof=("dataset",))
 LAYOUTS: dict[str, Layout] = {"run": RUN_LAYOUT, "export:hf": HF_LAYOUT}
 # Files an export of an earlier version left at its top (a form's summary.json, ProcessBench's JSONL, hf's dataset).
@@ -280,8 +281,8 @@ def prepare_output_dir(path: str | Path, kind: str, *, overwrite: bool = False,
         raise UnsafePathError(f"{path} holds mathstress output of another kind ({marker['kind']}, not {kind}); "
                               f"{fix}")
     if marker is None and not _legacy(path, kind, shape):
-        raise UnsafePathError(f"{path} is not empty and was not written by mathstress (no {MARKER}, and files "
-                              f"a {kind} does not write); {fix}")
+        raise UnsafePathError(f"{path} is not empty and was not written by mathstress (no {MARKER}, and it holds "
+                              f"files mathstress does not write there); {fix}")
     _check_writable_parent(path)
     if overwrite:
         _clear(path, kind, shape, marker)

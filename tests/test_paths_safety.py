@@ -1,0 +1,312 @@
+"""Paths derived from manifests stay in their folder; mathstress deletes only what it wrote (issue 16)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from PIL import Image
+from typer.testing import CliRunner
+
+from synth import __version__
+from synth.cli import app
+from synth.errors import ConfigError, UnsafePathError
+from synth.export import export_run
+from synth.forms import export_form
+from synth.manifest import read_manifest
+from synth.pipeline import run
+from synth.safepath import (
+    MARKER,
+    check_id,
+    folder_kind,
+    inside,
+    prepare_output_dir,
+    read_marker,
+    write_marker,
+)
+from tests.conftest import folder_hashes, tiny_config, tiny_config_data
+
+SMALL = {"count": 2, "inject": {"variants_per_base": 1, "subtypes": {"final_number": 1.0}},
+         "degrade": {"ops": [{"subtype": "blur", "severities": [2]}]}}
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two bases, each a clean page, an error variant and a photo (six items)."""
+    out = tmp_path_factory.mktemp("paths") / "run"
+    run(tiny_config(**SMALL), out)
+    return out
+
+
+def _copy_run(src: Path, dest: Path, edit: Callable[[int, dict[str, Any]], dict[str, Any]] | None = None) -> Path:
+    shutil.copytree(src, dest, symlinks=True)
+    if edit is not None:
+        rows = [edit(n, row) for n, row in enumerate(read_manifest(src))]
+        (dest / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return dest
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def _one_line_error(result: Any, code: int = 2) -> str:
+    """The CLI's last output line, asserted to be its one-line error (no traceback)."""
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("error: "), result.output
+    return last
+
+
+# -- ids and paths read from a manifest ---------------------------------------------------------------
+
+
+def test_every_id_the_pipeline_writes_passes_the_id_check(small_run: Path) -> None:
+    rows = list(read_manifest(small_run))
+    assert {r["variant"] for r in rows} == {"clean", "error", "degraded"}
+    for row in rows:
+        assert check_id(row["id"]) == row["id"]
+        assert check_id(row["base_id"], base=True) == row["base_id"]
+
+
+@pytest.mark.parametrize("value", ["../tiny-000000", "tiny-000000/../../x", "/etc/passwd", "tiny-000000-e1/..",
+                                   "..", "tiny-000000-x1", "tiny-000000\n", "", 7, None, "a" * 300 + "-000000"])
+def test_ids_of_any_other_shape_are_refused_naming_the_field(value: Any) -> None:
+    with pytest.raises(UnsafePathError, match="base_id") as err:
+        check_id(value, field="base_id", where="manifest.jsonl row 3")
+    message = str(err.value)
+    assert "row 3" in message and "\n" not in message and len(message) < 300
+
+
+@pytest.mark.parametrize("fmt", ["mathreal", "seeing", "errorradar", "processbench"])
+def test_export_refuses_an_id_with_parent_steps_and_writes_nothing_outside(small_run: Path, tmp_path: Path,
+                                                                           fmt: str) -> None:
+    def escape(n: int, row: dict[str, Any]) -> dict[str, Any]:
+        # The first base's rows name a crafted base: mathreal would copy its clean page to img/clean/<base_id>.png,
+        # seeing and errorradar its figure to images/<base_id>-figure.png.
+        return {**row, "base_id": "../../escape-000000"} if n < 3 else row
+
+    crafted = _copy_run(small_run, tmp_path / "deep" / "run", escape)
+    before = _files(tmp_path)
+    result = CliRunner().invoke(app, ["export", str(crafted), "--format", fmt, "--out", str(tmp_path / "deep" / "x")])
+    line = _one_line_error(result)
+    assert "row 1: base_id '../../escape-000000'" in line
+    assert _files(tmp_path) == before  # no export folder, no escaped file, no staging left behind
+
+
+def test_hf_export_refuses_a_crafted_id_with_one_line(small_run: Path, tmp_path: Path) -> None:
+    crafted = _copy_run(small_run, tmp_path / "run",
+                        lambda n, row: {**row, "id": "x/../../y"} if n == 4 else row)
+    result = CliRunner().invoke(app, ["export", str(crafted), "--format", "hf", "--out", str(tmp_path / "hf")])
+    line = _one_line_error(result)
+    assert "row 5" in line and "'x/../../y'" in line
+    assert not (tmp_path / "hf").exists()
+
+
+@pytest.mark.parametrize("fmt", ["mathreal", "hf"])
+def test_export_refuses_an_absolute_image_path(small_run: Path, tmp_path: Path, fmt: str) -> None:
+    outside = tmp_path / "secret.png"
+    shutil.copyfile(small_run / next(read_manifest(small_run))["image"], outside)
+    crafted = _copy_run(small_run, tmp_path / "run", lambda n, row: {**row, "clean_image": str(outside)})
+    with pytest.raises(UnsafePathError, match="clean_image .*is absolute"):
+        export_run(crafted, fmt, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "tmp"])
+def test_export_and_show_refuse_an_image_symlinked_outside_the_run(small_run: Path, tmp_path: Path,
+                                                                   target: str) -> None:
+    crafted = _copy_run(small_run, tmp_path / "run")
+    photo = next(r for r in read_manifest(crafted) if r["variant"] == "degraded")
+    if target == "tmp":
+        outside = tmp_path / "outside.png"
+        shutil.copyfile(crafted / photo["image"], outside)  # a real image, so only its place is wrong
+        target = str(outside)
+    (crafted / photo["image"]).unlink()
+    os.symlink(target, crafted / photo["image"])
+    with pytest.raises(UnsafePathError, match="image .*points outside"):
+        export_form(crafted, tmp_path / "mathreal", "mathreal")
+    result = CliRunner().invoke(app, ["show", str(crafted), photo["id"], "--out", str(tmp_path / "sheet.png")])
+    assert photo["image"] in _one_line_error(result)
+    assert not (tmp_path / "sheet.png").exists() and not (tmp_path / "mathreal").exists()
+
+
+def test_a_symlink_inside_the_run_that_stays_inside_is_followed(small_run: Path, tmp_path: Path) -> None:
+    crafted = _copy_run(small_run, tmp_path / "run")
+    photo = next(r for r in read_manifest(crafted) if r["variant"] == "degraded")
+    (crafted / photo["image"]).unlink()
+    os.symlink(crafted / photo["clean_image"], crafted / photo["image"])
+    assert export_form(crafted, tmp_path / "mathreal", "mathreal").written == 2
+
+
+def test_inside_refuses_escapes_and_proves_containment(tmp_path: Path) -> None:
+    (tmp_path / "root" / "images").mkdir(parents=True)
+    (tmp_path / "root" / "link").symlink_to(tmp_path)
+    root = tmp_path / "root"
+    assert inside(root, "images/a.png") == root.resolve() / "images" / "a.png"
+    for bad, why in [("../x", "outside"), ("images/../../x", "outside"), ("link/x", "outside"), (".", "outside"),
+                     ("/etc/passwd", "absolute"), ("C:\\x", "absolute"), ("~/x", "absolute"), ("a\x00b", "NUL")]:
+        with pytest.raises(UnsafePathError, match=why):
+            inside(root, bad, field="image")
+
+
+def test_show_refuses_a_crafted_id_whose_default_sheet_would_leave_the_run(small_run: Path, tmp_path: Path) -> None:
+    crafted = _copy_run(small_run, tmp_path / "run",
+                        lambda n, row: {**row, "id": "../../../sheet"} if n == 1 else row)
+    before = _files(tmp_path)
+    result = CliRunner().invoke(app, ["show", str(crafted), "../../../sheet"])
+    assert "'../../../sheet'" in _one_line_error(result)
+    assert _files(tmp_path) == before
+
+
+def test_show_writes_its_default_sheet_inside_the_run_and_an_explicit_out_anywhere(small_run: Path,
+                                                                                  tmp_path: Path) -> None:
+    crafted = _copy_run(small_run, tmp_path / "run")
+    item = next(r for r in read_manifest(crafted) if r["variant"] == "error")["id"]
+    assert CliRunner().invoke(app, ["show", str(crafted), item]).exit_code == 0
+    assert Image.open(crafted / "show" / f"{item}.png").width > 0
+    mine = tmp_path / "elsewhere" / "mine.png"
+    assert CliRunner().invoke(app, ["show", str(crafted), item, "--out", str(mine)]).exit_code == 0
+    assert mine.is_file()
+
+
+def test_show_on_an_image_path_that_is_a_text_file_is_one_line_exit_2(small_run: Path, tmp_path: Path) -> None:
+    crafted = _copy_run(small_run, tmp_path / "run")
+    row = next(read_manifest(crafted))
+    (crafted / row["image"]).write_text("not a picture\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["show", str(crafted), row["id"], "--out", str(tmp_path / "s.png")])
+    line = _one_line_error(result)
+    assert "not an image" in line and row["image"] in line
+
+
+# -- output folders: never delete what mathstress did not create ---------------------------------------
+
+
+def test_export_refuses_a_users_folder_and_keeps_its_files(small_run: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    (mine / "images").mkdir(parents=True)
+    (mine / "thesis.tex").write_text("years of work", encoding="utf-8")
+    for fmt in ("errorradar", "hf", "processbench"):
+        result = CliRunner().invoke(app, ["export", str(small_run), "--format", fmt, "--out", str(mine)])
+        line = _one_line_error(result)
+        assert str(mine) in line and "choose another --out or delete it yourself" in line
+    assert (mine / "thesis.tex").read_text(encoding="utf-8") == "years of work"
+    assert _files(mine) == {"images", "thesis.tex"}
+    assert not any(p.name.startswith(".mathstress-staging") for p in tmp_path.iterdir())
+
+
+def test_export_out_an_existing_file_is_one_line_exit_2(small_run: Path, tmp_path: Path) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("keep me", encoding="utf-8")
+    result = CliRunner().invoke(app, ["export", str(small_run), "--format", "seeing", "--out", str(target)])
+    assert "is a file" in _one_line_error(result)
+    assert target.read_text(encoding="utf-8") == "keep me"
+
+
+def test_export_into_the_run_folder_itself_is_refused_and_the_run_survives(small_run: Path, tmp_path: Path) -> None:
+    crafted = _copy_run(small_run, tmp_path / "run")
+    before = folder_hashes(crafted)
+    result = CliRunner().invoke(app, ["export", str(crafted), "--format", "fermat", "--out", str(crafted)])
+    assert "holds mathstress output of another kind (run" in _one_line_error(result)
+    assert folder_hashes(crafted) == before
+
+
+def test_export_uses_an_empty_folder_and_marks_it(small_run: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "empty"
+    dest.mkdir()
+    export_form(small_run, dest, "errorradar")
+    marker = read_marker(dest)
+    assert marker is not None and marker["kind"] == "export:errorradar"
+    assert set(marker["entries"]) == {p.name for p in dest.iterdir()} - {MARKER}
+
+
+def test_re_export_replaces_only_what_the_export_wrote(small_run: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "mr"
+    export_form(small_run, dest, "mathreal")
+    (dest / "img" / "real" / "stale.png").write_bytes(b"old")  # inside an entry the export owns: replaced
+    (dest / "my-notes.md").write_text("mine", encoding="utf-8")  # beside it: the user's, kept
+    export_form(small_run, dest, "mathreal")
+    assert (dest / "my-notes.md").read_text(encoding="utf-8") == "mine"
+    assert not (dest / "img" / "real" / "stale.png").exists()
+    assert json.loads((dest / "summary.json").read_text())["written"] == 2
+    with pytest.raises(UnsafePathError, match="another kind"):
+        export_form(small_run, dest, "seeing")  # an export of another form is not replaced either
+
+
+def test_an_unmarked_export_of_an_earlier_version_is_replaced(small_run: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "er"
+    export_form(small_run, dest, "errorradar")
+    (dest / MARKER).unlink()
+    export_form(small_run, dest, "errorradar")
+    assert read_marker(dest)["kind"] == "export:errorradar"  # type: ignore[index]
+
+
+def _config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "small.yaml"
+    path.write_text(yaml.safe_dump(tiny_config_data(**{**SMALL, "count": 1})), encoding="utf-8")
+    return path
+
+
+def test_generate_overwrite_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
+    mine = tmp_path / "photos"
+    for sub in ("images", "hf", "shards"):
+        (mine / sub).mkdir(parents=True)
+        (mine / sub / "holiday.jpg").write_bytes(b"\xff\xd8 not ours")
+    (mine / "config.yaml").write_text("camera: mine\n", encoding="utf-8")
+    (mine / "notes.txt").write_text("mine", encoding="utf-8")
+    before = _files(mine)
+    result = CliRunner().invoke(app, ["generate", str(_config_file(tmp_path)), "--out", str(mine), "--overwrite"])
+    line = _one_line_error(result)
+    assert str(mine) in line and "choose another --out or delete it yourself" in line
+    assert _files(mine) == before
+
+
+def test_overwriting_a_marked_run_keeps_a_users_extra_file_and_the_same_bytes(tmp_path: Path) -> None:
+    config = tiny_config(**{**SMALL, "count": 1})
+    out = tmp_path / "run"
+    run(config, out)
+    first = folder_hashes(out)
+    assert read_marker(out) == {"kind": "run", "version": __version__}
+    (out / "README-mine.md").write_text("mine", encoding="utf-8")
+    (out / "images" / "stray.png").write_bytes(b"x")  # images/ is the run's: cleared
+    run(config, out, overwrite=True)
+    assert (out / "README-mine.md").read_text(encoding="utf-8") == "mine"
+    assert folder_hashes(out) == first
+
+
+def test_an_unmarked_run_is_ours_only_while_it_holds_nothing_but_a_runs_files(small_run: Path, tmp_path: Path) -> None:
+    legacy = _copy_run(small_run, tmp_path / "old")
+    (legacy / MARKER).unlink()
+    assert folder_kind(legacy) == "run"
+    (legacy / "notes.txt").write_text("mine", encoding="utf-8")
+    assert folder_kind(legacy) is None
+    with pytest.raises(UnsafePathError, match="not written by mathstress"):
+        prepare_output_dir(legacy, "run", overwrite=True)
+    assert (legacy / "manifest.jsonl").is_file() and (legacy / "notes.txt").is_file()
+    (legacy / "notes.txt").unlink()
+    prepare_output_dir(legacy, "run", overwrite=True)
+    assert _files(legacy) == set()
+
+
+def test_overwrite_clears_the_runs_own_hf_export_but_not_a_users_hf_folder(small_run: Path, tmp_path: Path) -> None:
+    ours = _copy_run(small_run, tmp_path / "ours")
+    (ours / "hf" / "dataset").mkdir(parents=True)
+    write_marker(ours / "hf", "export:hf", entries=["dataset"])
+    (ours / "hf" / "mine.txt").write_text("mine", encoding="utf-8")
+    prepare_output_dir(ours, "run", overwrite=True)
+    assert _files(ours) == {"hf", "hf/mine.txt"}
+
+
+def test_output_path_that_is_a_file_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x", encoding="utf-8")
+    with pytest.raises(ConfigError, match="is a file"):
+        prepare_output_dir(tmp_path / "f", "run", overwrite=True)
+    with pytest.raises(ConfigError, match="is a file"):
+        prepare_output_dir(tmp_path / "f" / "sub", "export:hf")
