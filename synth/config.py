@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from synth.errors import ConfigError
 from synth.resources import packaged_config
+from synth.yamlsafe import preview, read_yaml_file
 
 Severity = Annotated[int, Field(ge=0, le=3)]
 Weight = Annotated[float, Field(gt=0, le=1e6)]
@@ -20,7 +21,9 @@ ImageRole = Literal["required", "useful", "not_required", "insufficient"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: no coercion. Counts are ints (not true, 2.0 or "2"), weights are int or float numbers (not
+    # "1.0" or true), flags are true/false (not 1 or "yes"), text is text.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class GenerateConfig(_Strict):
@@ -34,7 +37,7 @@ class GenerateConfig(_Strict):
     # quota: the run is planned so their shares (and image_roles', and degrade.per_base's) are exact
     # (synth/allocation.py); a subtype is then only given to families it applies to.
     allocation: Literal["weighted", "quota"] = "weighted"
-    image_roles: dict[ImageRole, Weight] | None = None
+    image_roles: Annotated[dict[ImageRole, Weight], Field(min_length=1)] | None = None
 
     @field_validator("families")
     @classmethod
@@ -44,7 +47,7 @@ class GenerateConfig(_Strict):
         unknown = [f for f in value if f not in REGISTRY]
         if unknown:
             raise ValueError(
-                f"unknown family id(s) {unknown}; known families: {sorted(REGISTRY)}"
+                f"unknown family id(s) {preview(unknown)}; known families: {sorted(REGISTRY)}"
                 " (`mathstress taxonomy --families` lists them)"
             )
         return value
@@ -84,10 +87,14 @@ class InjectConfig(_Strict):
     def _known_subtypes(cls, value: dict[str, float]) -> dict[str, float]:
         from perturb.reasoning import REGISTRY
 
+        if not value:
+            raise ValueError("is empty, so no variant could be given an error or a superficial change; to make"
+                             " clean controls only, set inject.variants_per_base: 0 and leave subtypes out;"
+                             " otherwise list at least one subtype with its weight")
         unknown = [s for s in value if s not in REGISTRY]
         if unknown:
             raise ValueError(
-                f"unknown or not yet available error subtype(s) {unknown}; available: {sorted(REGISTRY)}"
+                f"unknown or not yet available error subtype(s) {preview(unknown)}; available: {sorted(REGISTRY)}"
             )
         return value
 
@@ -146,7 +153,7 @@ def _known_degradation(value: str) -> str:
     from perturb.photo import REGISTRY
 
     if value not in REGISTRY:
-        raise ValueError(f"unknown degradation {value!r}; available: {sorted(REGISTRY)}")
+        raise ValueError(f"unknown degradation {preview(value)}; available: {sorted(REGISTRY)}")
     return value
 
 
@@ -239,30 +246,40 @@ class RunConfig(_Strict):
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
 
 
+# What to write instead when strict validation refuses a coercible value ("2", 2.0, true, 1).
+_TYPE_HINTS = {
+    "int_type": "write a whole number without quotes or a decimal point, e.g. 3",
+    "float_type": "write a number without quotes, e.g. 0.5 or 1",
+    "bool_type": "write true or false, without quotes",
+    "string_type": "write text; quote it if it looks like a number or true/false, e.g. '2024'",
+}
+_MAX_LISTED = 20
+
+
 def _describe(err: dict[str, Any]) -> str:
-    path = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    path = ".".join(preview(p) if isinstance(p, str) and len(p) > 60 else str(p) for p in err["loc"]) or "(top level)"
     kind = err["type"]
-    given = err.get("input")
-    shown = repr(given) if not isinstance(given, dict) else "a mapping"
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
+    shown = preview(err.get("input"))
     if kind == "extra_forbidden":
         return f"{path}: unknown key (given {shown}); remove it or check its spelling"
     if kind == "missing":
         return f"{path}: required field is missing; add it"
-    msg = err["msg"]
-    msg = re.sub(r"^Value error, ", "", msg)
-    return f"{path}: {msg} (given {shown})"
+    msg = re.sub(r"^Value error, ", "", err["msg"])
+    hint = f"; {_TYPE_HINTS[kind]}" if kind in _TYPE_HINTS else ""
+    return f"{path}: {msg} (given {shown}){hint}"
 
 
 def validate_config(data: Any, *, source: str = "config") -> RunConfig:
-    """Validate a parsed YAML mapping; raise ConfigError listing every bad field."""
+    """Validate a parsed YAML mapping; raise ConfigError listing every bad field (the first 20)."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of keys, got {type(data).__name__}")
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
-        lines = [_describe(e) for e in exc.errors(include_url=False)]
+        errors = exc.errors(include_url=False)
+        lines = [_describe(e) for e in errors[:_MAX_LISTED]]
+        if len(errors) > _MAX_LISTED:
+            lines.append(f"... and {len(errors) - _MAX_LISTED:,} more")
         raise ConfigError(f"{source} is invalid:\n  " + "\n  ".join(lines)) from None
 
 
@@ -279,12 +296,4 @@ def load_config(path_or_name: str | Path) -> RunConfig:
         path = packaged
     if path.is_dir():
         raise ConfigError(f"config {str(path)!r} is a folder; pass a YAML file")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a UTF-8 text file") from None
-    return validate_config(data, source=str(path))
+    return validate_config(read_yaml_file(path), source=str(path))
