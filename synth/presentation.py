@@ -24,13 +24,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from math import gcd
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import sympy
+from sympy.core.relational import Relational
 
-if TYPE_CHECKING:
-    from synth.generators.base import Family
-    from synth.records import Problem
+from synth.records import Problem
 
 Same = Callable[[sympy.Basic, sympy.Basic], bool]
 T = TypeVar("T")
@@ -260,17 +259,18 @@ class ShownLine:
     correct: bool  # locally valid and globally correct
 
 
-def presentation_faults(problem: Problem, family: Family, shown: Sequence[ShownLine | None],
-                        same: Same) -> tuple[str, ...]:
+def presentation_faults(problem: Problem, shown: Sequence[ShownLine | None], same: Same, *,
+                        vocabulary: Vocabulary | None, initial: sympy.Basic) -> tuple[str, ...]:
     """Per line, "" when its presentation is fine, else the presentation subtype it shows.
 
     Labels, units and variable names are judged on every line, the requested form on the
     final one, order against the problem's clean solution. Only lines whose math is right are
     judged: a miscalculated line is already an error, and its form, unit or label says nothing
     more (a slipped ``3/5`` written ``6/10`` is a computational error, not a format one).
+    ``vocabulary`` and ``initial`` are the family's for this problem (see ``synth.verification.Worked``).
     """
     params = problem.params
-    vocab = family.vocabulary(params)
+    vocab = vocabulary
     unit, form = params.get("answer_unit"), params.get("answer_form")
     chain = [i for i, s in enumerate(shown) if s is not None]
     found: list[list[str]] = [[] for _ in shown]
@@ -285,7 +285,7 @@ def presentation_faults(problem: Problem, family: Family, shown: Sequence[ShownL
         assert last is not None
         found[chain[-1]].append(form_fault(last.line.math, form) or "")
     var = params.get("var")
-    if isinstance(var, str) and one_variable_relation(family.initial(params), var):
+    if isinstance(var, str) and one_variable_relation(initial, var):
         names = [frozenset(str(x) for x in s.value.free_symbols) if s is not None and s.value is not None else None
                  for s in shown]
         for i, bad in enumerate(name_faults(names, var)):
@@ -299,8 +299,6 @@ def presentation_faults(problem: Problem, family: Family, shown: Sequence[ShownL
 
 def one_variable_relation(initial: sympy.Basic, var: str) -> bool:
     """Whether the question is an equation or inequality in ``var`` alone (where names are checked)."""
-    from sympy.core.relational import Relational
-
     return isinstance(initial, Relational) and {str(x) for x in initial.free_symbols} == {var}
 
 

@@ -1,22 +1,40 @@
-"""The single source of truth for labels: re-checks every shown step against the problem."""
+"""The single source of truth for labels: re-checks every shown step against the problem, given its family.
+
+Core layer: it knows the family only through :class:`SolutionFamily` (what a generator family
+offers), so it imports no generator. ``synth.verifier`` is the same API with the family looked up
+by the problem's id for callers that have none at hand.
+"""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any, Protocol
 
 import sympy
 from sympy.core.relational import Relational
 
-from synth.generators import get_family
-from synth.generators.base import Family
 from synth.mathparse import MathParseError, _clearly_differ, equivalent, parse_math
 from synth.polynomials import exact_form, expand_difference, monic_square_free, rational_part, to_sympy, univariate
-from synth.presentation import ShownLine, presentation_faults, read_line
+from synth.presentation import ShownLine, Vocabulary, presentation_faults, read_line
 from synth.records import Problem, Step
+
+
+class SolutionFamily(Protocol):
+    """What the verifier asks of a problem's family (``synth.generators.base.Family`` provides it all)."""
+
+    def initial(self, params: dict[str, Any]) -> sympy.Basic: ...
+
+    def target(self, params: dict[str, Any]) -> sympy.Basic: ...
+
+    def answer_of(self, value: sympy.Basic) -> sympy.Basic: ...
+
+    def judge_step(self, params: dict[str, Any], value: sympy.Basic, previous: sympy.Basic,
+                   earlier: tuple[sympy.Basic, ...]) -> tuple[bool, bool] | None: ...
+
+    def vocabulary(self, params: dict[str, Any]) -> Vocabulary | None: ...
 
 
 @dataclass(frozen=True)
@@ -355,25 +373,32 @@ def is_true_statement(rel: sympy.Basic | None) -> bool:
     return bool(holds is sympy.true)
 
 
-# An injector verifies up to eight attempts on one problem, and a figure family's `initial` derives the whole
-# clean solution: remember the question's value and the independent answer for the last problems (by identity).
-_KNOWN: OrderedDict[int, tuple[Problem, Family, sympy.Basic, sympy.Basic]] = OrderedDict()
-_KNOWN_KEPT = 32
+@dataclass(frozen=True)
+class Worked:
+    """What every check of one problem's solutions starts from, derived once from its parameters.
+
+    ``start`` is what the question states (``family.initial``), ``truth`` the answer by the
+    independent route (``family.target``), ``vocabulary`` the labels its lines may carry. A caller
+    verifying several attempts at one problem (an injector's resampling) derives it once with
+    :func:`worked` and passes it to each :func:`verify`; a figure family's ``initial`` works the
+    whole clean solution, so that saves one derivation per attempt.
+    """
+
+    problem: Problem
+    family: SolutionFamily
+    start: sympy.Basic
+    truth: sympy.Basic
+    vocabulary: Vocabulary | None
 
 
-def _start_and_truth(problem: Problem, family: Family) -> tuple[sympy.Basic, sympy.Basic]:
-    """``family.initial`` and ``family.target`` of the problem's parameters, each computed once per problem."""
-    hit = _KNOWN.get(id(problem))
-    if hit is not None and hit[0] is problem and hit[1] is family:
-        return hit[2], hit[3]
-    start, truth = family.initial(problem.params), family.target(problem.params)
-    _KNOWN[id(problem)] = (problem, family, start, truth)
-    while len(_KNOWN) > _KNOWN_KEPT:
-        _KNOWN.popitem(last=False)
-    return start, truth
+def worked(problem: Problem, family: SolutionFamily) -> Worked:
+    """The :class:`Worked` context of ``problem`` (``family`` is the problem's family)."""
+    params = problem.params
+    return Worked(problem, family, family.initial(params), family.target(params), family.vocabulary(params))
 
 
-def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = None) -> Verdict:
+def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,
+           context: Worked | None = None) -> Verdict:
     """Label a shown solution from its text alone, against the problem's parameters.
 
     Each line is judged by what it says: when its text parses to something other than its
@@ -381,9 +406,14 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
     text counts, so that line is wrong and the next one, carrying on from the meant value, does
     not follow from it. Lines starting ``Note: `` are side remarks (a true but irrelevant fact):
     they must be true closed statements and are left out of the chain.
+
+    ``context`` is :func:`worked` of this problem and family, when the caller derived it already.
     """
-    family = family or get_family(problem.family)
-    start, truth = _start_and_truth(problem, family)
+    if context is None:
+        context = worked(problem, family)
+    elif context.problem is not problem or context.family is not family:
+        raise ValueError("verify: context was worked for another problem or family; pass worked(problem, family)")
+    start, truth = context.start, context.truth
     parses, local, glob = [], [], []
     shown_lines: list[ShownLine | None] = []
     previous = start
@@ -420,5 +450,5 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: Family | None = N
         earlier.append(value)
     answer = family.answer_of(value) if value is not None else None
     correct = answer is not None and equal_answers(answer, truth)
-    faults = presentation_faults(problem, family, shown_lines, same_value)
+    faults = presentation_faults(problem, shown_lines, same_value, vocabulary=context.vocabulary, initial=start)
     return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults)

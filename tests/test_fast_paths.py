@@ -14,7 +14,7 @@ from synth.generators import get_family
 from synth.generators.calculus_rules import _divide_out
 from synth.generators.solids import _integral
 from synth.polynomials import definite_integral, exact_form
-from synth.verifier import _exact_equal, equal_answers, parse_step, same_value
+from synth.verification import _exact_equal, equal_answers, parse_step, same_value
 
 x, y, t = sympy.symbols("x y t")
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -211,15 +211,18 @@ def test_a_problems_computed_steps_are_derived_once_and_are_the_clean_derivation
     assert _computed_steps(family, other) != first  # another problem is derived afresh
 
 
-def test_the_verifier_computes_a_problems_question_value_and_answer_once() -> None:
-    from synth.verifier import _start_and_truth, verify
+def test_a_worked_context_carries_the_question_value_and_answer_each_verify_of_the_problem_reuses() -> None:
+    from synth.verification import verify, worked
 
     family = get_family("solid.cone.volume")
     problem = family.build(np.random.default_rng(5), difficulty="hard", question_type="free", problem_id="c")
-    first = _start_and_truth(problem, family)
-    assert _start_and_truth(problem, family)[0] is first[0]  # remembered for the problem's next attempt
-    assert first == (family.initial(problem.params), family.target(problem.params))
-    assert verify(problem, problem.steps, family=family).fully_correct
+    context = worked(problem, family)
+    assert (context.start, context.truth) == (family.initial(problem.params), family.target(problem.params))
+    assert verify(problem, problem.steps, family=family, context=context).fully_correct
     last = problem.steps[-1]
     wrong = problem.steps[:-1] + (replace(last, text=last.text.replace(last.text.split("π")[0], "999", 1)),)
-    assert not verify(problem, wrong, family=family).answer_correct
+    assert not verify(problem, wrong, family=family, context=context).answer_correct
+    assert verify(problem, wrong, family=family) == verify(problem, wrong, family=family, context=context)
+    other = family.build(np.random.default_rng(6), difficulty="hard", question_type="free", problem_id="d")
+    with pytest.raises(ValueError, match="another problem"):
+        verify(other, other.steps, family=family, context=context)

@@ -19,7 +19,7 @@ from synth.generators.systems import (
     linear_form,
 )
 from synth.polynomials import expand_exact, monic_square_free, to_sympy, univariate
-from synth.verifier import (
+from synth.verification import (
     _UNDECIDED,
     _exact_polynomial_key,
     _multivariate_key,

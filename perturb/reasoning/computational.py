@@ -11,9 +11,9 @@ import sympy
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step, first_changed_step, replay_attempt
-from perturb.reasoning.slips import COMMON_SLIPS, apply_slip
 from synth.generators.base import Family, finalize, format_number
 from synth.records import Problem
+from synth.slips import COMMON_SLIPS, apply_slip
 
 # applies() and every propose() attempt ask for the same problem's computed steps (up to nine clean
 # derivations of one problem per slot): remember the last problems' (by identity, as visual.figure_readings).

@@ -1,51 +1,21 @@
-"""Problem families, looked up by id (``algebra.linear.two_step``)."""
+"""Problem families, looked up by id (``algebra.linear.two_step``): one module per family, found by discovery.
+
+A family module defines a ``Family`` subclass decorated with ``@register``; the registry imports every
+module of this package whose name does not start with ``_`` the first time it is read, so adding a
+family is adding one file. Helpers several families share live in ``_``-prefixed modules
+(``_figure``, ``_data``) under public names.
+"""
 
 from __future__ import annotations
 
 from synth.generators.base import Family
+from synth.registry import Registry
 
-REGISTRY: dict[str, type[Family]] = {}
-
-
-def register(cls: type[Family]) -> type[Family]:
-    if cls.id in REGISTRY:
-        raise ValueError(f"family id {cls.id!r} registered twice")
-    REGISTRY[cls.id] = cls
-    return cls
+REGISTRY: Registry[type[Family]] = Registry("family", discover=__name__,
+                                            hint="`mathstress taxonomy --families` lists them")
+register = REGISTRY.register
 
 
 def get_family(family_id: str) -> Family:
-    try:
-        return REGISTRY[family_id]()
-    except KeyError:
-        raise KeyError(f"unknown family {family_id!r}; known: {sorted(REGISTRY)}") from None
-
-
-# Importing the domain modules registers their families.
-from synth.generators import (  # noqa: E402,F401
-    algebra,
-    arithmetic,
-    calculus,
-    calculus_rules,
-    column,
-    commonsense,
-    coordinate,
-    decimals,
-    equations,
-    exponents,
-    fraction_ops,
-    geometry,
-    inequalities,
-    one_step,
-    percent,
-    polynomials,
-    probability,
-    proportion,
-    quadratic_formula,
-    solids,
-    statistics,
-    systems,
-    trig,
-    trig_identity,
-    trig_right,
-)
+    """A fresh instance of the family registered as ``family_id`` (``UnknownIdError`` names close ids)."""
+    return REGISTRY[family_id]()

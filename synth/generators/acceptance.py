@@ -22,7 +22,7 @@ import numpy as np
 from synth.generators import get_family
 from synth.generators.base import BLANK, CHOICE_LETTERS, DIFFICULTIES, QUESTION_KEYS, Family
 from synth.records import Problem
-from synth.verifier import parse_step, same_value, verify
+from synth.verification import parse_step, same_value, verify
 
 _DIGIT = re.compile(r"\d")
 _NUMERIC = re.compile(r"[-−]?\d+(\.\d+)?(/\d+)?")

@@ -11,6 +11,7 @@ import sympy
 
 from synth.generators import register
 from synth.generators.base import Family, MalRule, StepDraft
+from synth.mathparse import parse_math
 
 # An expression tree is a nested list: a number, or [op, left, right] with op in + - * /.
 Tree = Any
@@ -173,8 +174,6 @@ def _reduce_leftmost(t: Tree) -> tuple[Tree, str, Fraction] | None:
 
 def _written_value(t: Tree) -> sympy.Rational:
     """What the flat line says under the usual precedence (its value as written, not as meant)."""
-    from synth.mathparse import parse_math
-
     return sympy.Rational(parse_math(_flat_text(t, _TEXT_OP, "−")))
 
 

@@ -13,7 +13,9 @@ import sympy
 from synth.mathparse import to_text
 from synth.presentation import Vocabulary
 from synth.records import Figure, Given, Problem, Step
+from synth.slips import COMMON_SLIPS, SLIPS
 from synth.templating import render_phrasing
+from synth.verification import equal_answers, same_value
 
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -248,8 +250,6 @@ class Family:
 
     def slip_answers(self, params: dict[str, Any], rng: np.random.Generator) -> Iterator[tuple[str, sympy.Basic]]:
         """Final answers after one computational slip at a computed step, carried forward (lazily)."""
-        from perturb.reasoning.slips import COMMON_SLIPS, SLIPS  # perturb builds on synth; import late
-
         drafts = self.derive(params)
         computed = [(i, d.result) for i, d in enumerate(drafts, start=1)
                     if isinstance(d.result, sympy.Rational)]
@@ -269,8 +269,6 @@ class Family:
         Distractors are the final answers of the family's own mal-rule solutions first (wrong
         methods a student really uses), then slips, never equal to the answer or each other.
         """
-        from synth.verifier import same_value  # the verifier imports the registry, which imports us
-
         picked: list[tuple[str, sympy.Basic, str]] = [("answer", answer, self.answer_text(params, answer)[0])]
 
         def take(candidates: Iterator[tuple[str, sympy.Basic]]) -> None:
@@ -281,7 +279,7 @@ class Family:
                     shown = self.answer_text(params, value)[0]
                 except ValueError:  # a wrong answer the family cannot state (complex roots, …)
                     continue
-                if any(shown == t or _same_answer(same_value, value, v) for _, v, t in picked):
+                if any(shown == t or _same_answer(value, v) for _, v, t in picked):
                     continue
                 picked.append((source, value, shown))
 
@@ -306,7 +304,7 @@ QUESTION_KEYS = ("answer_choice", "choice_sources")
 _AFTER_EQUALS = re.compile(r"(=\s*)([^=]+?)(?=\s+(?:or|and)\s+|,\s|$)")
 
 
-def _same_answer(same_value: Any, a: sympy.Basic, b: sympy.Basic) -> bool:
+def _same_answer(a: sympy.Basic, b: sympy.Basic) -> bool:
     try:
         return bool(same_value(a, b))
     except (TypeError, ValueError):
@@ -346,8 +344,6 @@ def _misread_working(family: Family, misread: dict[str, Any], truth: sympy.Basic
     (the params are not a valid problem, cannot be worked, or end at the true answer)."""
     if not family.valid(misread):
         return None
-    from synth.verifier import equal_answers  # the verifier imports the generators
-
     try:
         drafts = family.derive(misread)
         if equal_answers(family.answer_of(drafts[-1].value), truth):

@@ -64,7 +64,7 @@ def _collect(coeffs: Mapping[sympy.Basic, sympy.Basic], u: sympy.Symbol, v: symp
 def equation_parts(value: sympy.Basic, u: sympy.Symbol, v: sympy.Symbol) -> tuple[Form, ...] | None:
     """The linear equations a line states: one for ``3x + 2y = 12``, each part of ``x = 3 and y = 2``.
 
-    ``synth.verifier.parse_both`` writes an `and` line as a sum of squares equal to 0; its
+    ``synth.verification.parse_both`` writes an `and` line as a sum of squares equal to 0; its
     squared bases are the parts. None for anything else (an expression, a nonlinear equation).
     """
     if not isinstance(value, sympy.Eq):
@@ -181,7 +181,7 @@ def _times(k: sympy.Basic, v: sympy.Basic) -> T.Piece:
 
 
 def both(names: Sequence[str], values: Sequence[sympy.Basic]) -> sympy.Basic:
-    """``u = p and v = q`` as ``synth.verifier.parse_both`` reads it: one equation, the same point."""
+    """``u = p and v = q`` as ``synth.verification.parse_both`` reads it: one equation, the same point."""
     squares = [sympy.Pow(sympy.Symbol(n) - val, 2) for n, val in zip(names, values)]
     return sympy.Eq(sympy.Add(*squares, evaluate=False), 0, evaluate=False)
 

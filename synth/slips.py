@@ -1,4 +1,7 @@
-"""Realistic computational slips on a number: what a student's pencil actually does."""
+"""Realistic computational slips on a number: what a student's pencil actually does.
+
+Core layer: families take their MCQ distractors from these, and the computational injectors their errors.
+"""
 
 from __future__ import annotations
 
