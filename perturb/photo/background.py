@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.fusion import GeometricOp, Warp, page_outline, polygon_area
-from perturb.photo.geometry import sample_desk
+from perturb.photo.functional.geometric import Warp, page_outline, placement_warp, polygon_area
+from perturb.photo.fusion import GeometricOp, sample_desk
 from synth.records import RenderedPage
 
 # Share of the photo's area covered by the sheet: 1 edges visible, sheet fills most of the frame;
@@ -23,22 +23,6 @@ _TARGET = {1: (0.72, 0.88), 2: (0.48, 0.67), 3: (0.23, 0.42)}
 # A hand-placed sheet is never exactly square to the frame, but stays well inside tilt's level 0.
 _MAX_ANGLE_DEG = 1.0
 _MARGIN_FRAC = 0.01  # smallest gap between the sheet and the frame edge, fraction of frame width
-
-
-def _matrix(params: dict[str, Any], frame_w: float, frame_h: float) -> np.ndarray:
-    """Similarity: input point -> photo point (scale about the anchor, turn, move to the centre)."""
-    k, a = float(params["scale"]), np.deg2rad(float(params["angle_deg"]))
-    c, s = np.cos(a) * k, np.sin(a) * k
-    ax, ay = params["anchor"]
-    cx, cy = params["centre_frac"][0] * frame_w, params["centre_frac"][1] * frame_h
-    return np.array([[c, s, cx - c * ax - s * ay], [-s, c, cy + s * ax - c * ay], [0.0, 0.0, 1.0]])
-
-
-def _affine_map(m: np.ndarray):
-    def forward(p: np.ndarray) -> np.ndarray:
-        return p @ m[:2, :2].T + m[:2, 2]
-
-    return forward
 
 
 class Background(GeometricOp):
@@ -71,8 +55,7 @@ class Background(GeometricOp):
                 **sample_desk(rng)}
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
-        m = _matrix(params, page.width, page.height)
-        return Warp(page.width, page.height, _affine_map(m), _affine_map(np.linalg.inv(m)), matrix=m)
+        return placement_warp(params, page)
 
     def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
                      outline: np.ndarray) -> dict[str, Any]:

@@ -16,7 +16,8 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import DegradationError, Op
-from perturb.photo.fields import luma
+from perturb.photo.functional.ink import show_through
+from perturb.photo.measure import luma
 from synth.records import RenderedPage
 
 # Darkness of the bleed relative to the front print's contrast:
@@ -58,20 +59,8 @@ class BleedThrough(Op):
                 "tint": [1.0, round(float(rng.uniform(0.97, 1.0)), 4), round(float(rng.uniform(0.9, 0.97)), 4)]}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        h, w = image.shape[:2]
-        back, (dx, dy) = _reverse_print(image, params)
-        shift = np.float32([[1, 0, dx * w], [0, 1, dy * h]])
-        back = cv2.warpAffine(back, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        sigma = float(params["diffusion_px"])
-        back = cv2.GaussianBlur(back, (0, 0), sigmaX=sigma, sigmaY=sigma).astype(np.float32)
-        paper = float(np.percentile(back[:: 8, :: 8], 90))
-        dark = np.clip(1.0 - back / max(paper, 1.0), 0.0, 1.0)
-        # Normalise by the reverse print's own darkest strokes, so strength means the same at any dpi.
-        peak = max(float(dark.max()), 0.05)
-        ink = np.minimum(dark / peak, 1.0) * np.float32(params["strength"])
-        tint = np.asarray(params["tint"], np.float32)  # light through paper fibres is warm
-        gain = 1.0 - ink[..., None] * (2.0 - tint)
-        return cv2.multiply(image, gain, dtype=cv2.CV_8U), page
+        back, offset = _reverse_print(image, params)
+        return show_through(image, back, offset, params), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

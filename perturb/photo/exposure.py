@@ -9,7 +9,8 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import Light, content_mask, grid, median_u8, sparse_luma
+from perturb.photo.functional.lighting import expose
+from perturb.photo.measure import content_mask, median_u8, sparse_luma
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -24,13 +25,6 @@ def _curve_contrast(kind: str, k: float, gamma: float) -> float:
     if kind == "under":
         return k * (_PAPER**gamma - _INK**gamma) / (_PAPER - _INK)
     return k * ((1 - _INK) ** gamma - (1 - _PAPER) ** gamma) / (_PAPER - _INK)
-
-
-def vignette(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
-    """Metering falls off from an off-centre hot spot, as phone exposure does across a page."""
-    cx, cy = params["hotspot_frac"]
-    d2 = ((xs / width - cx) ** 2 + (ys / height - cy) ** 2) / 0.5
-    return (1.0 - float(params["falloff"]) * d2).astype(np.float32)
 
 
 class Exposure(Op):
@@ -49,19 +43,7 @@ class Exposure(Op):
                 "falloff": round(float(rng.uniform(0.02, 0.08)), 4)}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        k, gamma = float(params["k"]), float(params["gamma"])
-        x = np.arange(256, dtype=np.float64) / 255
-        light = vignette(params, *grid(page.height, page.width), page.width, page.height)
-        # The vignette scales the curved print (under) or its remaining darkness (over, so the wash stays
-        # bright). Through a power curve that is the same as scaling the input by the vignette to the power
-        # 1/gamma first: k (g^(1/gamma) v)^gamma = g k v^gamma. So one lighting pass, then one lookup.
-        lit = Light().times(light ** (1.0 / gamma))
-        if params["kind"] == "under":
-            return lit.apply(image, np.clip(k * x**gamma * 255 + 0.5, 0, 255).astype(np.uint8)), page
-        # Over-exposure lifts everything towards white; the vignette darkens the wash less at the edges. It
-        # scales the darkness d = 255 - v, and the curve is written in d too: v' = 255 (1 - k (d/255)^gamma).
-        curve = np.clip((1 - k * x**gamma) * 255 + 0.5, 0, 255).astype(np.uint8)
-        return lit.apply(cv2.bitwise_not(image), curve), page
+        return expose(image, params, page.width, page.height), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

@@ -19,7 +19,8 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import DegradationError, Op
-from perturb.photo.fields import luma
+from perturb.photo.functional.ink import mark_figure
+from perturb.photo.measure import luma, pen_mask
 from synth.records import Box, RenderedPage
 
 # Number of separate marks on the figure: 1 one marked element; 2 several, partly obscuring;
@@ -135,70 +136,6 @@ def _fill_with_spares(page: RenderedPage, chosen: list[dict[str, Any]], lo: int,
         kept.remove(max(kept, key=lambda m: (m["radius"], m["element"])))
 
 
-def _stroke(mark: dict[str, Any], rng: np.random.Generator) -> list[np.ndarray]:
-    """Polylines of one mark in page units."""
-    cx, cy = mark["centre"]
-    r = float(mark["radius"])
-    kind = mark["kind"]
-    if kind == "circle":
-        start = rng.uniform(0, 2 * np.pi)
-        t = np.linspace(start, start + 2 * np.pi + rng.uniform(0.25, 0.6), 72)
-        wob = 0.78 + 0.04 * np.sin(3 * t + rng.uniform(0, 6)) + np.linspace(0, 0.08, t.size)
-        squash = rng.uniform(0.85, 1.0)
-        return [np.stack([cx + r * wob * np.cos(t), cy + r * squash * wob * np.sin(t)], 1)]
-    if kind == "arc":
-        mid = np.deg2rad(float(mark["toward_deg"]))
-        span = np.deg2rad(rng.uniform(55, 85))
-        t = np.linspace(mid - span / 2, mid + span / 2, 32)
-        rr = 0.8 * r * (1 + 0.03 * np.sin(t * 5 + rng.uniform(0, 6)))
-        return [np.stack([cx + rr * np.cos(t), cy + rr * np.sin(t)], 1)]
-    if kind == "tick":
-        a = np.deg2rad(float(mark["tick_deg"]))
-        u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])  # across, along the side
-        n = int(mark.get("count", 2))
-        lines = []
-        for i in range(n):
-            off = (i - (n - 1) / 2) * 0.35 * r
-            base = np.array([cx, cy]) + v * off
-            t = np.linspace(-0.8 * r, 0.8 * r, 8)[:, None]
-            lines.append(base + t * u + v * rng.uniform(-0.04, 0.04) * r * t / r)
-        return lines
-    # scribble: back-and-forth hatching over the shape, one continuous pen path
-    a = rng.uniform(0, np.pi)
-    u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
-    passes = int(rng.integers(6, 11))
-    pts = []
-    for i in range(passes + 1):
-        s = -1 + 2 * i / passes
-        half = np.sqrt(max(0.0, 1 - s * s)) * rng.uniform(0.85, 1.0)
-        end = half if i % 2 == 0 else -half
-        pts.append(np.array([cx, cy]) + r * (s * v + end * u))
-    path = np.array(pts)
-    # Round the turns a little: a real scribble is a smooth zig-zag, not a polygon.
-    fine = np.concatenate([np.linspace(path[i], path[i + 1], 8, endpoint=False) for i in range(len(path) - 1)])
-    return [cv2.GaussianBlur(fine.astype(np.float64).reshape(-1, 1, 2), (1, 5), 1.0).reshape(-1, 2)]
-
-
-def _segment_angle(image: np.ndarray, box: list[float], sx: float, sy: float) -> float | None:
-    """Direction of the printed side near the box centre (principal axis of its ink), degrees."""
-    x0, y0, x1, y1 = box
-    cx, cy = (x0 + x1) / 2 * sx, (y0 + y1) / 2 * sy
-    rad = max(4, int(0.05 * max((x1 - x0) * sx, (y1 - y0) * sy, 40)))
-    win = image[max(0, int(cy) - rad):int(cy) + rad + 1, max(0, int(cx) - rad):int(cx) + rad + 1]
-    ys, xs = np.nonzero(win.min(axis=2) < 128)
-    if xs.size < 4:
-        return None
-    cov = np.cov(np.stack([xs, ys]).astype(np.float64))
-    vals, vecs = np.linalg.eigh(cov)
-    d = vecs[:, 1]
-    return float(np.degrees(np.arctan2(d[1], d[0])))
-
-
-def pen_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """Pixels where pen ink was added: clearly darker than before (pen over black print adds nothing)."""
-    return cv2.subtract(luma(before), luma(after)) > 13
-
-
 class FigureMarking(Op):
     subtype = "figure_marking"
     family = "interference"
@@ -230,28 +167,7 @@ class FigureMarking(Op):
                 "width_px": round(float(rng.uniform(0.4, 0.7)) * page.dpi / 25.4, 3), "marks": chosen}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        h, w = image.shape[:2]
-        sx, sy = w / page.width, h / page.height
-        mask = np.zeros((h, w), np.uint8)
-        shift = 4  # anti-aliased polylines with sub-pixel coordinates in 1/16 px
-        thick = max(1, round(float(params["width_px"]) * sx))
-        for mark in params["marks"]:
-            mark = dict(mark)
-            if mark["kind"] == "tick":
-                seg = _segment_angle(image, mark["box"], sx, sy)
-                mark["tick_deg"] = 90.0 + (seg if seg is not None else 0.0)
-            for line in _stroke(mark, np.random.default_rng(int(mark["seed"]))):
-                pts = np.round(line * [sx, sy] * (1 << shift)).astype(np.int32)
-                cv2.polylines(mask, [pts], False, 255, thickness=thick, lineType=cv2.LINE_AA, shift=shift)
-        ys, xs = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
-        out = image.copy()
-        if ys.size == 0:
-            return out, page
-        region = np.s_[ys[0]:ys[-1] + 1, xs[0]:xs[-1] + 1]
-        alpha = mask[region].astype(np.float32) / 255.0
-        ink = 1.0 - np.asarray(params["rgb"], np.float32) / 255.0
-        out[region] = cv2.multiply(image[region], 1.0 - alpha[..., None] * ink, dtype=cv2.CV_8U)
-        return out, page
+        return mark_figure(image, params, page), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

@@ -7,15 +7,9 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.fields import (
-    Light,
-    LightOp,
-    bisect_coverage,
-    coarse_content,
-    content_mask,
-    grid,
-    luma,
-)
+from perturb.photo.fields import LightOp, bisect_coverage, coarse_content
+from perturb.photo.functional.lighting import Light, glare_field, glare_light, grid
+from perturb.photo.measure import content_mask, luma
 from synth.records import RenderedPage
 
 # Share of the text ink washed out by more than half. 1 small spots, text legible;
@@ -23,20 +17,6 @@ from synth.records import RenderedPage
 BINS = {1: (0.0, 0.12), 2: (0.12, 0.45), 3: (0.45, 1.0)}
 _TARGET_AREA = {1: (0.02, 0.06), 2: (0.21, 0.32), 3: (0.6, 0.9)}
 _PEAK = {1: (0.62, 0.8), 2: (0.85, 0.95), 3: (0.98, 1.0)}
-
-
-def glare_field(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int) -> np.ndarray:
-    """Wash-out 0..1: a saturated elliptical core with a soft halo, radii as fractions of width."""
-    cx, cy = params["centre_frac"]
-    a = np.deg2rad(float(params["angle_deg"]))
-    u, v = xs / width - cx, ys / width - cy
-    r = float(params["radius_frac"])
-    du = (u * np.cos(a) + v * np.sin(a)) / (r * float(params["aspect"]))
-    dv = (-u * np.sin(a) + v * np.cos(a)) / r
-    d2 = du * du + dv * dv
-    core = np.clip(1.35 * np.exp(-d2), 0.0, 1.0) * float(params["peak"])
-    halo = float(params["halo"]) * np.exp(-d2 / 6.0)
-    return np.clip(core + halo * (1 - core), 0.0, 1.0).astype(np.float32)
 
 
 class Glare(LightOp):
@@ -71,9 +51,7 @@ class Glare(LightOp):
         return params
 
     def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
-        # v + (255 - v) * g == 255 - (255 - v) * (1 - g): the glare washes the darkness out.
-        xs, ys = grid(page.height, page.width)
-        return Light().wash(1.0 - glare_field(params, xs, ys, page.width))
+        return glare_light(params, page.width, page.height)
 
     def measure_half(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                      page: RenderedPage) -> dict[str, Any]:

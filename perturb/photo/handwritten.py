@@ -22,37 +22,33 @@ hand (the page's font and ink) does the writing; on a printed page a writer is s
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
 import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import DegradationError, Op, PageText, strip_private
-from perturb.photo.fields import luma
-from render.handwriting import NEATNESS, WRITER_NAMES, Hand, Writer, sample_line, sample_writer
-from render.typeset import (
-    InkGlyph,
-    InkLayer,
-    InkMark,
-    InkRect,
-    InkStroke,
-    Laid,
-    Row,
-    Sym,
-    TypesetError,
-    lay_ink,
-    layout,
-    mark_bounds,
-    moved,
-    parse,
-    parse_inline,
+from perturb.photo.base import DegradationError, Op, PageText
+from perturb.photo.functional.handwriting import (
+    LINE_GAP_EM,
+    answer_marks,
+    cover_px,
+    extent,
+    laid_latex,
+    paper_under,
+    question_marks,
+    working_marks,
+    write_answer,
+    write_question,
+    write_working,
+    writer_of,
 )
+from perturb.photo.measure import luma, pen_mask
+from render.handwriting import NEATNESS, WRITER_NAMES, Hand, Writer, sample_writer
+from render.page import question_tokens
+from render.typeset import mark_bounds
 from synth.records import Box, Problem, RenderedPage, Variant
 from synth.seeding import stable_hash
 
@@ -63,10 +59,8 @@ ANSWER_BINS = {1: (1, 1)}
 WORKING_BINS = {1: (1, 1), 2: (2, 3), 3: (4, 10_000)}
 _WORKING_LINES = {1: (1, 1), 2: (2, 3), 3: (4, 6)}
 HAND_EM_IN = 0.19  # em of handwriting in inches (render.page writes at this size)
-_LINE_GAP_EM = 0.7  # clear ink-free rows between lines of working, so lines can be counted back
 _MERGE_EM = 0.45  # ink rows closer than this belong to one line (a fraction's bar, an exponent)
 _CLEAR_IN = 0.1  # clearance kept around every layout box
-_INK_LUMA = 13  # a pixel got pen ink when it got at least this much darker
 
 
 # ------------------------------------------------------------------------------ page words
@@ -78,8 +72,6 @@ def page_text(problem: Problem, variant: Variant) -> PageText:
     >>> text = page_text(problem, clean_variant(problem))
     >>> degrade(pixels, page, "handwritten_answer", 1, rng, text=text)
     """
-    from render.page import question_tokens
-
     correct = variant.shown_answer == problem.answer_value
     answer = problem.answer_latex if correct or not variant.steps else variant.steps[-1].latex
     choice = None
@@ -113,85 +105,21 @@ def _sample_writer(neatness: int, page: RenderedPage) -> dict[str, Any]:
             "ink": ink, "pressure": round(w.pressure, 4), "pen": round(w.pen, 5)}
 
 
-def _writer(params: dict[str, Any]) -> Writer:
-    return Writer(neatness=int(params["neatness"]), **params["writer"])
+
 
 
 def _hand_em(page: RenderedPage, writer: Writer) -> float:
     return HAND_EM_IN * page.dpi * writer.size
 
 
-# Symbols no writer font has and the hand does not draw, written the way students write them.
-_BY_HAND = str.maketrans({"∥": "||"})
 
-
-def _laid_token(token: str, hand: Hand, size: float) -> Laid:
-    """A question token as the page lays it out: keyboard math (``t^2``, ``3/4``, ``√2``) as math."""
-    token = token.translate(_BY_HAND)
-    try:
-        row = parse_inline(token)
-    except TypesetError:
-        row = None
-    return layout(row if row is not None else Row((Sym(token, "text"),)), hand.face, size)
-
-
-def _laid_latex(latex: str, hand: Hand, size: float) -> Laid:
-    try:
-        return layout(parse(latex), hand.face, size)
-    except TypesetError as exc:
-        raise DegradationError(f"cannot write {latex!r} by hand: {exc}") from None
-
-
-def _place(marks: list[tuple[str, InkMark]], x: float, y_top: float) -> tuple[list[tuple[str, InkMark]], float]:
-    """Marks drawn at baseline 0 moved so their ink starts at ``y_top`` (and by ``x``); returns the ink bottom."""
-    bounds = [mark_bounds(m) for _, m in marks]
-    top, bottom = min(b[1] for b in bounds), max(b[3] for b in bounds)
-    dy = float(math.ceil(y_top - top))
-    return [(k, moved(m, x, dy)) for k, m in marks], dy + bottom + 1
-
-
-def _extent(marks: list[tuple[str, InkMark]]) -> tuple[float, float, float, float]:
-    b = np.array([mark_bounds(m) for _, m in marks])
-    return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
-
-
-def _scaled(mark: InkMark, s: float) -> InkMark:
-    if s == 1.0:
-        return mark
-    if isinstance(mark, InkGlyph):
-        return replace(mark, x=mark.x * s, y=mark.y * s, size=mark.size * s)
-    if isinstance(mark, InkStroke):
-        return replace(mark, points=tuple((x * s, y * s) for x, y in mark.points), width=mark.width * s)
-    assert isinstance(mark, InkRect)
-    return replace(mark, x0=mark.x0 * s, y0=mark.y0 * s, x1=mark.x1 * s, y1=mark.y1 * s)
-
-
-def _draw(image: np.ndarray, marks: list[tuple[str, InkMark]], writer: Writer,
-          page: RenderedPage) -> tuple[np.ndarray, dict[str, tuple[float, float, float, float]]]:
-    """Ink the marks (page px) onto ``image`` (any raster of the page); boxes of each key in page px."""
-    h, w = image.shape[:2]
-    s = w / page.width
-    layer = InkLayer(h, w)
-    for key, mark in marks:
-        layer.draw(key, _scaled(mark, s))
-    boxes = {k: tuple(round(v / s, 2) for v in ext) for k, ext in layer.boxes().items()}
-    return lay_ink(image, layer.a, writer.rgb), boxes  # type: ignore[return-value]
-
-
-def pen_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """Pixels that got pen ink: clearly darker than before."""
-    return cv2.subtract(luma(before), luma(after)) > _INK_LUMA
 
 
 def _boxes(page: RenderedPage, *kinds: str) -> list[Box]:
     return [b for b in page.layout if b.kind in kinds]
 
 
-def _with_boxes(page: RenderedPage, drop: set[str],
-                boxes: dict[str, tuple[float, float, float, float]]) -> RenderedPage:
-    keep = tuple(b for b in page.layout if b.kind not in drop)
-    new = tuple(Box(*key.split(":", 1), *ext) for key, ext in boxes.items())
-    return replace(page, layout=keep + new)
+
 
 
 # ------------------------------------------------------------------------------ free space
@@ -239,21 +167,7 @@ class _Free:
 # ------------------------------------------------------------------------------ handwritten_question
 
 
-def _paper_under(image: np.ndarray, rects: list[tuple[int, int, int, int]]) -> np.ndarray:
-    """``image`` with ``rects`` painted as the bare sheet: per row the median across the page (ruled
-    lines), per column the median over ink-free rows (grid lines), the darker of the two.
 
-    Ink covers far less than half of any row, so the medians see only paper and rules."""
-    small = cv2.resize(luma(image), None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
-    blank_rows = np.flatnonzero(small.min(axis=1) >= 150) * 4
-    out = image.copy()
-    for x0, y0, x1, y1 in rects:
-        x0, y0 = max(0, x0), max(0, y0)
-        row = np.median(image[y0:y1], axis=1)
-        col = (np.median(image[blank_rows, x0:x1], axis=0) if blank_rows.size >= 8
-               else np.full((x1 - x0, 3), 255.0))
-        out[y0:y1, x0:x1] = np.minimum(row[:, None, :], col[None, :, :]).astype(np.uint8)
-    return out
 
 
 class HandwrittenQuestion(Op):
@@ -279,36 +193,33 @@ class HandwrittenQuestion(Op):
                 "tokens": list(text.question_tokens), "choices": list(text.choices or []),
                 "left": region["left"], "right": region["right"], "top": region["top"],
                 "cover": region["cover"]}
-        em = _hand_em(page, _writer(base))
+        em = _hand_em(page, writer_of(base))
         for shrink in (1.0, 0.9, 0.8, 0.72, 0.65, 0.58, 0.52):
             params = {**base, "size_px": round(em * shrink, 3)}
-            marks = _question_marks(params)
-            if _extent(marks)[3] <= region["bottom"]:
+            marks = question_marks(params)
+            if extent(marks)[3] <= region["bottom"]:
                 return params
         raise DegradationError(f"handwritten_question: the question does not fit between y={region['top']:.0f} and"
                                f" y={region['bottom']:.0f} px even at half the handwriting size")
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        covered = _paper_under(image, _cover_px(params, image.shape[1] / page.width))
-        out, boxes = _draw(covered, _question_marks(params), _writer(params), page)
-        new = _with_boxes(page, {"question_token", "question_line", "choice"}, boxes)
-        return out, replace(new, handwritten_question=True) if hasattr(new, "handwritten_question") else new
+        return write_question(image, params, page)
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
         s = before.shape[1] / page.width
         printed = left = 0
-        for x0, y0, x1, y1 in _cover_px(params, s):
+        for x0, y0, x1, y1 in cover_px(params, s):
             region = np.s_[max(0, y0):y1, max(0, x0):x1]
             dark = luma(before[region]) < 128
             printed += int(dark.sum())
             left += int((dark & (before[region] == after[region]).all(axis=2)).sum())
         # A token counts as written when pen ink landed where its handwritten marks are, against the
         # covered sheet (the hand often writes where print was, which is no darker than before).
-        pen = pen_mask(_paper_under(before, _cover_px(params, s)), after)
+        pen = pen_mask(paper_under(before, cover_px(params, s)), after)
         spans: dict[str, list[float]] = {}
         lines = set()
-        for key, mark in _question_marks(params):
+        for key, mark in question_marks(params):
             token = key.split("|")[0]
             lines.update(k for k in key.split("|") if k.startswith("question_line"))
             b = mark_bounds(mark)
@@ -324,9 +235,7 @@ class HandwrittenQuestion(Op):
                 "size_px": params["size_px"]}
 
 
-def _cover_px(params: dict[str, Any], s: float) -> list[tuple[int, int, int, int]]:
-    return [(int(x0 * s), int(y0 * s), int(math.ceil(x1 * s)), int(math.ceil(y1 * s)))
-            for x0, y0, x1, y1 in params["cover"]]
+
 
 
 def _question_region(page: RenderedPage) -> dict[str, Any]:
@@ -346,48 +255,7 @@ def _question_region(page: RenderedPage) -> dict[str, Any]:
             "bottom": round(max(limit, bottom), 2), "cover": cover}
 
 
-def _question_marks(params: dict[str, Any]) -> list[tuple[str, InkMark]]:
-    """The handwritten question: tokens wrapped between left and right, then one line per option."""
-    return list(_question_marks_of(json.dumps(strip_private(params), sort_keys=True)))
 
-
-@lru_cache(maxsize=8)  # sample, apply and measure of one application ask for the same marks
-def _question_marks_of(key: str) -> tuple[tuple[str, InkMark], ...]:
-    params = json.loads(key)
-    writer = _writer(params)
-    hand = Hand(writer, np.random.default_rng(int(params["seed"])))
-    size = float(params["size_px"])
-    space = hand.face.metrics(" ", "text")[0] * size * 1.15
-    left, right = float(params["left"]), float(params["right"])
-    lines: list[list[tuple[int, Laid, float]]] = [[]]
-    x = left
-    for i, token in enumerate(params["tokens"]):
-        laid = _laid_token(token, hand, size)
-        if lines[-1] and x + laid.width > right:
-            lines.append([])
-            x = left
-        lines[-1].append((i, laid, x))
-        x += laid.width + space
-    out: list[tuple[str, InkMark]] = []
-    y = float(params["top"])
-    gap = 0.22 * size
-    for n, line in enumerate(lines, start=1):
-        drift = sample_line(hand.rng, writer)
-        marks = [(f"question_token:{i}|question_line:{n}", m)
-                 for i, laid, x0 in line for m in hand.marks(laid.ops, x0, 0.0, size, drift)]
-        placed, y = _place(marks, 0.0, y + (gap if n > 1 else 0.0))
-        out.extend(placed)
-    for letter, choice in zip("ABCDE", params["choices"]):
-        drift = sample_line(hand.rng, writer)
-        x = left + size
-        marks = []
-        for token in (f"({letter})", *choice.split()):  # keyboard math (4m^3) written as a student writes it
-            laid = _laid_token(token, hand, size)
-            marks.extend((f"choice:{letter}", m) for m in hand.marks(laid.ops, x, 0.0, size, drift))
-            x += laid.width + space
-        placed, y = _place(marks, 0.0, y + gap)
-        out.extend(placed)
-    return tuple(out)
 
 
 # ------------------------------------------------------------------------------ handwritten_answer
@@ -409,7 +277,7 @@ class HandwrittenAnswer(Op):
                       text: PageText) -> dict[str, Any]:
         params: dict[str, Any] = {"neatness": int(rng.integers(1, 4)), "writer": _sample_writer(1, page),
                                   "seed": int(rng.integers(2**31 - 1)), "answer_correct": text.answer_correct}
-        writer = _writer(params)
+        writer = writer_of(params)
         em = _hand_em(page, writer)
         choices = {b.ref: b for b in _boxes(page, "choice")}
         area = next(iter(_boxes(page, "answer_area")), None)
@@ -435,16 +303,15 @@ class HandwrittenAnswer(Op):
             size = em * shrink
             p = {**params, "placement": "blank", "choice": text.choice, "written": content, "size_px": round(size, 3),
                  "x": round(x0, 2), "baseline": round(area.y1 - max(3.0, 0.12 * size), 2)}
-            x_0, y_0, x_1, _ = _extent(_answer_marks(p))
+            x_0, y_0, x_1, _ = extent(answer_marks(p))
             if y_0 >= top - 0.25 * size and x_1 <= right:
-                x_0, y_0, x_1, y_1 = _extent(_answer_marks(p))  # the blank and wherever the writing reaches
+                x_0, y_0, x_1, y_1 = extent(answer_marks(p))  # the blank and wherever the writing reaches
                 return {**p, "target": [round(min(area.x0, x_0), 2), round(min(area.y0, y_0), 2),
                                         round(max(area.x1, x_1), 2), round(max(area.y1, y_1), 2)]}
         raise DegradationError(f"handwritten_answer: the answer {content!r} does not fit in the answer blank")
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        out, boxes = _draw(image, _answer_marks(params), _writer(params), page)
-        return out, _with_boxes(page, set(), boxes)
+        return write_answer(image, params, page)
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
@@ -474,27 +341,7 @@ def _clear(page: RenderedPage, rect: tuple[float, float, float, float], pad: flo
                    for b in page.layout if b.kind != "working_area")
 
 
-def _answer_marks(params: dict[str, Any]) -> list[tuple[str, InkMark]]:
-    writer = _writer(params)
-    hand = Hand(writer, np.random.default_rng(int(params["seed"])))
-    size = float(params["size_px"])
-    if params["placement"] == "tick":
-        x0, y0, x1, y1 = params["tick"]
-        r = hand.rng
-        low = np.array([x0 + 0.38 * size, y1 - 0.12 * size]) + np.clip(r.normal(0, 0.04 * size, 2), -0.1 * size,
-                                                                       0.1 * size)
-        t = np.linspace(0, 1, 6)[:, None]
-        down = np.array([x0 + 0.08 * size, y0 + 0.7 * size]) * (1 - t) + low * t  # short stroke down
-        up = low * (1 - t) + np.array([x1 - 0.05 * size, y0 + 0.05 * size + abs(r.normal(0, 0.06 * size))]) * t
-        pts = np.vstack([down, up[1:]])
-        pts[:, 1] += 0.05 * size * np.sin(np.linspace(0, np.pi, len(pts)) * r.uniform(0.5, 1.5))  # a hand's curve
-        stroke = InkStroke(tuple(map(tuple, pts.tolist())), max(1.2, writer.pen * size), writer.pressure)
-        return [("handwritten_answer:tick", stroke)]
-    content = str(params["written"])
-    laid = (_laid_latex(content, hand, size) if params.get("choice") is None
-            else layout(Row((Sym(content, "text"),)), hand.face, size))
-    marks = hand.marks(laid.ops, float(params["x"]), float(params["baseline"]), size, sample_line(hand.rng, writer))
-    return [("handwritten_answer:answer", m) for m in marks]
+
 
 
 # ------------------------------------------------------------------------------ handwritten_working
@@ -542,7 +389,7 @@ class HandwrittenWorking(Op):
         if not page.layout:
             return False
         em = 0.55 * HAND_EM_IN * page.dpi
-        return len(_Free(page).fits(1.6 * page.dpi, 4 * (1.6 + _LINE_GAP_EM) * em)) > 0
+        return len(_Free(page).fits(1.6 * page.dpi, 4 * (1.6 + LINE_GAP_EM) * em)) > 0
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage, *,
                       text: PageText) -> dict[str, Any]:
@@ -555,17 +402,17 @@ class HandwrittenWorking(Op):
         pool = steps + sums if not page.show_solution else sums + steps  # a shown solution needs no copy
         area = next(iter(_boxes(page, "working_area")), None)  # a question-only page: work in its space
         frees = [_Free(page, within=area), _Free(page)] if area is not None else [_Free(page)]
-        em = _hand_em(page, _writer(base))
+        em = _hand_em(page, writer_of(base))
         max_w = min(3.6 * page.dpi, 0.8 * page.width)
         for shrink in (0.85, 0.75, 0.66, 0.58, 0.5):
             size = em * shrink
-            hand = Hand(_writer(base), np.random.default_rng(0))
-            chosen = [(src, s) for src, s in pool if _laid_latex(s, hand, size).width <= max_w][:want]
+            hand = Hand(writer_of(base), np.random.default_rng(0))
+            chosen = [(src, s) for src, s in pool if laid_latex(s, hand, size).width <= max_w][:want]
             if len(chosen) < lo:
                 continue
             p = {**base, "size_px": round(size, 3), "lines": [s for _, s in chosen],
                  "sources": [src for src, _ in chosen], "x": 0.0, "y": 0.0}
-            x0, y0, x1, y1 = _extent(_working_marks(p))
+            x0, y0, x1, y1 = extent(working_marks(p))
             for free in frees:
                 spots = free.fits(x1 - x0, y1 - y0)
                 if len(spots):
@@ -577,8 +424,7 @@ class HandwrittenWorking(Op):
                                " lines of working, even at half the handwriting size")
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        out, boxes = _draw(image, _working_marks(params), _writer(params), page)
-        return out, _with_boxes(page, set(), boxes)
+        return write_working(image, params, page)
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
@@ -627,21 +473,7 @@ def _runs(flags: np.ndarray, merge: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in runs]
 
 
-def _working_marks(params: dict[str, Any]) -> list[tuple[str, InkMark]]:
-    """Lines of working stacked with clear rows between them, the block's origin at (x, y)."""
-    writer = _writer(params)
-    hand = Hand(writer, np.random.default_rng(int(params["seed"])))
-    size = float(params["size_px"])
-    out: list[tuple[str, InkMark]] = []
-    y = float(params["y"])
-    for n, latex in enumerate(params["lines"], start=1):
-        laid = _laid_latex(latex, hand, size)
-        indent = float(hand.rng.normal(0, 0.15 * writer.neatness)) * size
-        marks = [(f"handwritten_working:{n}", m) for m in hand.marks(laid.ops, float(params["x"]) + indent, 0.0,
-                                                                       size, sample_line(hand.rng, writer))]
-        placed, y = _place(marks, 0.0, y + (_LINE_GAP_EM * size if n > 1 else 0.0))
-        out.extend(placed)
-    return out
+
 
 
 register(HandwrittenQuestion())

@@ -10,14 +10,13 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op
-from perturb.photo.fields import psnr
-from perturb.photo.worker import in_halves
+from perturb.photo.functional.camera import NOISE_PAPER, add_noise
+from perturb.photo.measure import psnr
 from synth.records import RenderedPage
 
 # PSNR against the clean page, in dB: 1 visible grain, 2 heavy grain, 3 grain swamps thin strokes.
 BINS = {1: (30.0, 40.0), 2: (24.0, 30.0), 3: (15.0, 24.0)}
 _TARGET = {1: (31.5, 37.0), 2: (25.3, 28.7), 3: (17.5, 22.5)}
-_PAPER = 249.0  # nominal paper level the noise is calibrated on; most pixels of a page are paper
 
 
 @cache
@@ -26,7 +25,7 @@ def _z() -> np.ndarray:
 
 
 def _paper_psnr(sigma: float) -> float:
-    err = np.clip(_PAPER + sigma * _z(), 0, 255) - _PAPER
+    err = np.clip(NOISE_PAPER + sigma * _z(), 0, 255) - NOISE_PAPER
     return float(20 * np.log10(255 / np.sqrt(np.mean(err**2))))
 
 
@@ -43,20 +42,6 @@ def sigma_for_psnr(target_db: float) -> float:
     return float(np.interp(-target_db, -db, sigmas))
 
 
-def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray, out: np.ndarray, rows: slice, seed: int,
-           luma_share: float) -> None:
-    """``rows`` of the noisy image into ``out``: luminance grain of spread ``scale`` plus ``colour``."""
-    # OpenCV's generator fills a page four times faster than numpy's; it is per thread, so it is seeded here,
-    # from the recorded noise_seed and the band, right before use: the grain depends on the params alone.
-    cv2.setRNGSeed((seed + 7919 * (rows.start + 1)) % (2**31 - 1))
-    lum = np.empty((rows.stop - rows.start, image.shape[1]), np.float32)
-    cv2.randn(lum, 0.0, 1.0)
-    # Grain in whole grey levels as int16 (rounding adds 1/12 of a level squared to the variance, under
-    # 1% of the faintest grain): half the memory traffic of float32, and one saturating add at the end.
-    lum = cv2.multiply(lum, scale[rows], scale=luma_share, dtype=cv2.CV_16S)
-    cv2.add(image[rows], cv2.add(colour[rows], cv2.merge([lum, lum, lum])), dst=out[rows], dtype=cv2.CV_8U)
-
-
 class Noise(Op):
     subtype = "noise"
     family = "camera"
@@ -70,29 +55,7 @@ class Noise(Op):
                 "noise_seed": int(rng.integers(2**31 - 1))}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        h, w = image.shape[:2]
-        sigma, chroma = float(params["sigma_paper"]), float(params["chroma_frac"])
-        # Shot noise: variance grows with the signal; read noise keeps dark pixels noisy too. The
-        # per-pixel spread comes from the pixel's grey level through a 256-entry table.
-        levels = np.arange(256, dtype=np.float32)
-        table = (sigma * np.sqrt(0.3 + 0.7 * levels / _PAPER)).astype(np.float32)
-        scale = cv2.LUT(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), table)
-        # Colour noise is demosaiced and smoothed by the phone's noise reduction, so it comes in blotches
-        # a few pixels across: drawn (and scaled) at quarter resolution and upsampled.
-        seed = int(params["noise_seed"])
-        cv2.setRNGSeed(seed)
-        qh, qw = max(1, h // 4), max(1, w // 4)
-        col = np.empty((qh, qw, 3), np.float32)
-        spread = chroma * 1.52  # bilinear 4x upsampling keeps 1/1.52 of the std
-        cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
-        col *= np.ascontiguousarray(scale[2::4, 2::4][:qh, :qw])[..., None]  # the spread at each blotch's centre
-        colour = cv2.resize(np.rint(col).astype(np.int16), (w, h), interpolation=cv2.INTER_LINEAR)
-        # The per-pixel grain is OpenCV's serial generator and arithmetic: the top and bottom halves of the
-        # page are grained on two threads, each generator seeded from noise_seed and its half.
-        out = np.empty_like(image)
-        luma_share = float(np.sqrt(1 - chroma**2))
-        in_halves(lambda rows: _grain(image, scale, colour, out, rows, seed, luma_share), h)
-        return out, page
+        return add_noise(image, params), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

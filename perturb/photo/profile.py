@@ -9,7 +9,7 @@ the recorded params.
 
 Consecutive lighting ops (shadow, glare) are fused too: their ``Light`` maps compose into one, applied
 in one pass together with a bent sheet's shading when geometry follows. Each is still measured from
-pixels: the run is replayed stage by stage on every other pixel of every other row (``fields.half``),
+pixels: the run is replayed stage by stage on every other pixel of every other row (``measure.half``),
 which is what the lighting measures sample.
 
 Measuring is off the pixels' path: each op's effect is measured on a worker thread (``worker``) while the
@@ -43,9 +43,11 @@ from perturb.photo.base import (
     strip_private,
     with_reverse,
 )
-from perturb.photo.fields import Light, LightOp, half
-from perturb.photo.fusion import GeometricOp, desk_of, moved_page, page_outline, remap_chain
-from perturb.photo.geometry import move_boxes
+from perturb.photo.fields import LightOp
+from perturb.photo.functional.geometric import move_boxes, moved_page, page_outline, remap_chain
+from perturb.photo.functional.lighting import Light
+from perturb.photo.fusion import GeometricOp, desk_of
+from perturb.photo.measure import half
 from perturb.photo.worker import done, later
 from synth.records import DegradationRecord, RenderedPage
 from synth.seeding import stable_hash

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
 import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import DegradationError, Op
+from perturb.photo.functional.ink import mark_question, question_token_lines
 from synth.records import Box, RenderedPage
 
 # Number of marked question tokens: 1 a few marks; 2 frequent; 3 most of the text heavily marked.
@@ -22,16 +22,6 @@ KIND_WEIGHTS = {1: (0.7, 0.3, 0.0, 0.0), 2: (0.35, 0.3, 0.35, 0.0), 3: (0.0, 0.1
 PEN_MM = {1: (0.35, 0.5), 2: (0.4, 0.6), 3: (0.55, 0.8)}
 # A token counts as marked when pen ink spans at least this share of its columns near its line.
 _MARKED_SPAN = 0.5
-
-
-def _tokens(page: RenderedPage) -> list[tuple[Box, Box]]:
-    """Question tokens in reading order, each with the question line that holds it."""
-    lines = [b for b in page.layout if b.kind == "question_line"]
-    out = []
-    for t in sorted((b for b in page.layout if b.kind == "question_token"), key=lambda b: int(b.ref)):
-        line = next((ln for ln in lines if ln.y0 <= (t.y0 + t.y1) / 2 <= ln.y1), t)
-        out.append((t, line))
-    return out
 
 
 def _groups(rng: np.random.Generator, tokens: list[tuple[Box, Box]], count: int) -> list[list[int]]:
@@ -50,29 +40,6 @@ def _groups(rng: np.random.Generator, tokens: list[tuple[Box, Box]], count: int)
     return groups
 
 
-def _stroke(kind: str, x0: float, x1: float, y0: float, y1: float, rng: np.random.Generator) -> np.ndarray:
-    h = y1 - y0
-    if kind == "circle":
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        rx, ry = (x1 - x0) / 2 + 0.3 * h, h / 2 + 0.12 * h
-        start = rng.uniform(0, 2 * np.pi)
-        t = np.linspace(start, start + 2 * np.pi + rng.uniform(0.2, 0.5), 60)
-        wob = 1 + 0.04 * np.sin(3 * t + rng.uniform(0, 6)) + np.linspace(0, 0.06, t.size)
-        return np.stack([cx + rx * wob * np.cos(t), cy + ry * wob * np.sin(t)], 1)
-    if kind == "scribble":
-        # Back-and-forth zigzag across the word's height, as when a student scratches a word out.
-        n = max(3, int(round((x1 - x0) / (0.38 * h))))
-        t = np.linspace(0, 1, 2 * n + 1)
-        xs = x0 - 0.1 * h + (x1 - x0 + 0.2 * h) * t + rng.uniform(-0.06, 0.06, t.size) * h
-        ys = np.where(np.arange(t.size) % 2 == 0, y0 + 0.12 * h, y1 - 0.1 * h) + rng.uniform(-0.08, 0.08, t.size) * h
-        return np.stack([xs, ys], 1)
-    y = y1 + 0.1 * h if kind == "underline" else (y0 + y1) / 2 - 0.05 * h
-    t = np.linspace(0, 1, 24)
-    xs = x0 - 0.15 * h + (x1 - x0 + 0.3 * h) * t
-    ys = y + (rng.uniform(-0.08, 0.08) * h) * (t - 0.5) * 2 + 0.04 * h * np.sin(t * rng.uniform(4, 9))
-    return np.stack([xs, ys], 1)
-
-
 class QuestionMarking(Op):
     subtype = "question_marking"
     family = "interference"
@@ -82,9 +49,8 @@ class QuestionMarking(Op):
     def applies(self, page: RenderedPage) -> bool:
         return any(b.kind == "question_token" for b in page.layout)
 
-
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
-        tokens = _tokens(page)
+        tokens = question_token_lines(page)
         if not tokens:
             raise DegradationError("question_marking needs question_token boxes in the page layout; got none")
         n = len(tokens)
@@ -101,28 +67,7 @@ class QuestionMarking(Op):
                 "width_px": round(float(rng.uniform(*PEN_MM[severity])) * page.dpi / 25.4, 3), "marks": marks}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        by_ref = {t.ref: (t, line) for t, line in _tokens(page)}
-        h, w = image.shape[:2]
-        sx, sy = w / page.width, h / page.height
-        mask = np.zeros((h, w), np.uint8)
-        shift = 4  # cv2 draws anti-aliased polylines with sub-pixel coordinates in 1/16 px
-        for mark in params["marks"]:
-            boxes = [by_ref[r] for r in mark["tokens"]]
-            x0, x1 = min(t.x0 for t, _ in boxes) * sx, max(t.x1 for t, _ in boxes) * sx
-            y0, y1 = boxes[0][1].y0 * sy, boxes[0][1].y1 * sy
-            pts = _stroke(mark["kind"], x0, x1, y0, y1, np.random.default_rng(int(mark["seed"])))
-            cv2.polylines(mask, [np.round(pts * (1 << shift)).astype(np.int32)], False, 255,
-                          thickness=max(1, round(float(params["width_px"]) * sx)), lineType=cv2.LINE_AA, shift=shift)
-        out = image.copy()
-        ys, xs = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
-        if ys.size == 0:
-            return out, page
-        region = np.s_[ys[0]:ys[-1] + 1, xs[0]:xs[-1] + 1]  # only the marked band is touched
-        alpha = mask[region].astype(np.float32) / 255.0
-        pen = 1.0 - np.asarray(params["rgb"], np.float32) / 255.0
-        gain = 1.0 - alpha[..., None] * pen  # pen ink multiplies with the print under it
-        out[region] = cv2.multiply(image[region], gain, dtype=cv2.CV_8U)
-        return out, page
+        return mark_question(image, params, page), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
@@ -135,7 +80,7 @@ class QuestionMarking(Op):
             pen[rows] = ((b - a).sum(axis=2) > 40) & (a.max(axis=2) - a.min(axis=2) > 30)
         sx, sy = before.shape[1] / page.width, before.shape[0] / page.height
         marked = []
-        for t, line in _tokens(page):
+        for t, line in question_token_lines(page):
             lh = line.y1 - line.y0
             band = pen[max(0, int((line.y0 - 0.25 * lh) * sy)):int((line.y1 + 0.3 * lh) * sy) + 1,
                        int(t.x0 * sx):max(int(t.x0 * sx) + 1, int(t.x1 * sx))]

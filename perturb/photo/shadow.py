@@ -7,16 +7,9 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.fields import (
-    Light,
-    LightOp,
-    bisect_coverage,
-    block_means,
-    coarse_content,
-    content_mask,
-    grid,
-    luma,
-)
+from perturb.photo.fields import LightOp, bisect_coverage, coarse_content
+from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
+from perturb.photo.measure import block_means, content_mask, luma
 from synth.records import RenderedPage
 
 # MathReal bins on the share of the content (text boxes) in shadow: 1-30 / 30-60 / >60 %.
@@ -32,42 +25,6 @@ _PENUMBRA_NEAR = (0.03, 0.06)
 _PENUMBRA_GROWTH = (2.5, 4.5)
 # A pixel counts as shadowed where its light drops by more than half the shadow's depth.
 _HALF = 0.5
-
-
-def _shadow_field(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int,
-                  height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The parts of the shadow that do not move with its offset: position across the edge (before the
-    offset), penumbra width, and the light leak. Sampling slides the offset over them many times."""
-    a = np.deg2rad(float(params["direction_deg"]))
-    u, v = xs / width - 0.5, ys / width - 0.5 * height / width  # width-relative coordinates
-    along = u * np.cos(a) + v * np.sin(a)
-    across = -u * np.sin(a) + v * np.cos(a)
-    edge = sum(amp * np.sin(freq * across + phase) for amp, freq, phase in params["edge_waves"])
-    # The penumbra widens from the end of the edge nearest the occluder to the far end.
-    reach = 0.5 * float(np.hypot(1.0, height / width))  # half the diagonal: |across| stays below it on the page
-    t = np.clip((float(params["near_end"]) * across / reach + 1.0) / 2.0, 0.0, 1.0)
-    near = float(params["penumbra_near"])
-    width_at = near * (1.0 + (float(params["penumbra_growth"]) - 1.0) * t)
-    # Light leaking round the occluder makes the shadow uneven, lighter in broad low-frequency patches.
-    leak = 1.0 - float(params["unevenness"]) * (0.5 + 0.5 * np.sin(2.2 * across + 1.3 * along
-                                                                  + float(params["leak_phase"])))
-    return along + edge, 2.0 / width_at, leak
-
-
-def _strength(position: np.ndarray, inv_half_width: np.ndarray, leak: np.ndarray, offset: float) -> np.ndarray:
-    # An area light's penumbra falls off smoothly with long tails (tanh), not with a hard ramp.
-    return ((0.5 + 0.5 * np.tanh((position - offset) * inv_half_width)) * leak).astype(np.float32)
-
-
-def shadow_strength(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
-    """0 (lit) .. 1 (full shadow) at page pixel coordinates."""
-    return _strength(*_shadow_field(params, xs, ys, width, height), float(params["offset"]))
-
-
-def shadow_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
-    s = shadow_strength(params, xs, ys, width, height)
-    tint = np.asarray(params["tint"], np.float32)  # shadows in room light are slightly cool
-    return (1.0 - float(params["depth"]) * s[..., None] * tint).astype(np.float32)
 
 
 class Shadow(LightOp):
@@ -90,15 +47,14 @@ class Shadow(LightOp):
             "tint": [round(float(rng.uniform(1.0, 1.06)), 4), 1.0, round(float(rng.uniform(0.9, 0.97)), 4)],
         }
         # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
-        field = _shadow_field(params, xs, ys, page.width, page.height)
-        offset = bisect_coverage(lambda o: _strength(*field, o), mask, target, -1.5, 1.5, grows=False)
+        field = shadow_parts(params, xs, ys, page.width, page.height)
+        offset = bisect_coverage(lambda o: strength_at(*field, o), mask, target, -1.5, 1.5, grows=False)
         params["offset"] = round(offset, 5)
         params["target_content_coverage"] = round(target, 4)
         return params
 
     def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
-        xs, ys = grid(page.height, page.width)
-        return Light(shadow_gain(params, xs, ys, page.width, page.height))
+        return shadow_light(params, page.width, page.height)
 
     def measure_half(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                      page: RenderedPage) -> dict[str, Any]:

@@ -13,36 +13,14 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.fusion import GeometricOp, Warp
-from perturb.photo.geometry import homography_map, page_corners, sample_desk
+from perturb.photo.functional.geometric import Warp, page_corners, tilt_matrix, tilt_warp
+from perturb.photo.fusion import GeometricOp, sample_desk
+from perturb.photo.measure import corner_angle_deg
 from synth.records import RenderedPage
 
 # |angle| in degrees per severity, inside MathReal's bins <=15 / 15-30 / >30 with a safety margin.
 ANGLE_DEG = {1: (2.0, 14.0), 2: (16.5, 29.0), 3: (31.5, 45.0)}
 BINS = {1: (0.0, 15.0), 2: (15.0, 30.0), 3: (30.0, 90.0)}
-
-
-def tilt_matrix(params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, int, int, float]:
-    """Homography page -> photo (counter-clockwise for positive angles), the photo size and the print scale."""
-    a = np.deg2rad(float(params["angle_deg"]))
-    c, s = np.cos(a), np.sin(a)
-    rot = np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]])  # counter-clockwise on screen (y points down)
-    centre = np.array([page.width / 2, page.height / 2])
-    corners = (page_corners(page) - centre) @ rot[:2, :2].T
-    margin = float(params["margin_frac"]) * page.width
-    half = np.abs(corners).max(axis=0) + margin
-    # Scale the turned sheet and its margin to the page's pixel count (never enlarge it).
-    scale = min(1.0, float(np.sqrt(page.width * page.height / (4 * half[0] * half[1]))))
-    width, height = int(np.ceil(2 * half[0] * scale)), int(np.ceil(2 * half[1] * scale))
-    to_origin = np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1]])
-    to_canvas = np.array([[scale, 0, width / 2], [0, scale, height / 2], [0, 0, 1]])
-    return to_canvas @ rot @ to_origin, width, height, scale
-
-
-def corner_angle_deg(corners: np.ndarray) -> float:
-    """Counter-clockwise angle of the page's top edge (corners in TL, TR, BR, BL order)."""
-    dx, dy = corners[1] - corners[0]
-    return float(np.degrees(np.arctan2(-dy, dx)))
 
 
 class Tilt(GeometricOp):
@@ -57,8 +35,7 @@ class Tilt(GeometricOp):
                 **sample_desk(rng)}
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
-        m, w, h, _ = tilt_matrix(params, page)
-        return Warp(w, h, homography_map(m), homography_map(np.linalg.inv(m)), matrix=m)
+        return tilt_warp(params, page)
 
     def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
                      outline: np.ndarray) -> dict[str, Any]:

@@ -3,9 +3,9 @@
 OpenCV runs its filters and warps on every core but its arithmetic, random generator and codecs on
 one; numpy runs on one. A capture keeps the second core busy with work that does not feed the next
 op at once: measuring the op just applied (``profile``), the composed map while the page is lit
-(``fusion``), half of the sensor noise (``noise``). Everything run here is a pure function of its
-arguments (OpenCV's random generator is per thread and seeded right before use), so the bytes are
-the same as running it inline.
+(``functional.geometric``), half of the sensor noise (``functional.camera``). Everything run here is a
+pure function of its arguments (OpenCV's random generator is per thread and seeded right before use),
+so the bytes are the same as running it inline.
 """
 
 from __future__ import annotations

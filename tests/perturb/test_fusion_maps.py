@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-import perturb.photo.fusion as fusion
-import perturb.photo.paper_warp as paper_warp
+import perturb.photo.functional.geometric as fusion
+import perturb.photo.functional.geometric as paper_warp
 from perturb.photo import REGISTRY
 from synth.records import RenderedPage
 

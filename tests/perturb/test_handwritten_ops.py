@@ -12,8 +12,8 @@ import pytest
 
 from perturb.photo import REGISTRY, degrade
 from perturb.photo.base import DegradationError, NotApplicableError
-from perturb.photo.fields import luma
-from perturb.photo.handwritten import QUESTION_BINS, WORKING_BINS, page_text, pen_mask
+from perturb.photo.handwritten import QUESTION_BINS, WORKING_BINS, page_text
+from perturb.photo.measure import luma, pen_mask
 from perturb.photo.profile import degrade_profile
 from perturb.reasoning import inject
 from perturb.reasoning.base import clean_variant

@@ -27,6 +27,7 @@ from perturb.photo import (
     tilt,
 )
 from perturb.photo.base import DegradationError
+from perturb.photo.functional import lighting
 from perturb.photo.jpeg import QUALITY
 from perturb.photo.rotation import ROTATION_BY_SEVERITY
 from perturb.reasoning.base import clean_variant
@@ -232,7 +233,7 @@ def test_shadow_penumbra_is_soft_and_widens_away_from_the_occluder() -> None:
     xs = np.arange(width, dtype=np.float32)
 
     def transition_px(y: float) -> float:  # 10 % -> 90 % of the shadow across the edge
-        s = shadow.shadow_strength(params, xs, np.full_like(xs, y), width, height)
+        s = lighting.shadow_strength(params, xs, np.full_like(xs, y), width, height)
         return float(np.argmax(s > 0.9) - np.argmax(s > 0.1))
 
     near, far = transition_px(100.0), transition_px(1300.0)

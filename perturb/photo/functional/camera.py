@@ -1,0 +1,147 @@
+"""Camera kernels: the phone's own processing of the photo (lens blur, resolution, sensor noise, JPEG)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo.base import DegradationError
+from perturb.photo.worker import in_halves
+
+# ------------------------------------------------------------------------------ blur
+
+_SUPERSAMPLE = 8
+
+
+def disk_kernel(radius: float) -> np.ndarray:
+    """Anti-aliased uniform disk (out-of-focus lens), normalised to sum 1."""
+    half = int(np.ceil(radius))
+    n = (2 * half + 1) * _SUPERSAMPLE
+    c = (np.arange(n) + 0.5) / _SUPERSAMPLE - (half + 0.5)
+    inside = (c[None, :] ** 2 + c[:, None] ** 2 <= radius**2).astype(np.float32)
+    k = inside.reshape(2 * half + 1, _SUPERSAMPLE, 2 * half + 1, _SUPERSAMPLE).mean(axis=(1, 3))
+    return k / k.sum()
+
+
+def line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    """Anti-aliased straight streak (camera shake during exposure), normalised to sum 1."""
+    half = int(np.ceil(length / 2)) + 1
+    size = 2 * half + 1
+    t = np.linspace(-length / 2, length / 2, max(2, int(length * 16)))
+    a = np.deg2rad(angle_deg)
+    x, y = half + t * np.cos(a), half - t * np.sin(a)
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    fx, fy = x - x0, y - y0
+    k = np.zeros((size + 1, size + 1), np.float64)
+    for dx, dy, wgt in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
+        np.add.at(k, (y0 + dy, x0 + dx), wgt)
+    k = k[:size, :size].astype(np.float32)
+    return k / k.sum()
+
+
+def kernel_for(params: dict[str, Any]) -> np.ndarray | None:
+    if params["kind"] == "defocus":
+        return disk_kernel(float(params["radius_px"]))
+    if params["kind"] == "motion":
+        return line_kernel(float(params["length_px"]), float(params["angle_deg"]))
+    return None
+
+
+def blur(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+    """Gaussian, defocus (disk) or motion (line) blur of the recorded spread."""
+    kernel = kernel_for(params)
+    if kernel is None:
+        sigma = float(params["sigma_px"])
+        return cv2.GaussianBlur(image, (0, 0), sigmaX=sigma, sigmaY=sigma)
+    return cv2.filter2D(image, -1, kernel, borderType=cv2.BORDER_REFLECT)
+
+
+# ------------------------------------------------------------------------------ resolution
+
+
+def small_size(params: dict[str, Any], width: int, height: int) -> tuple[int, int]:
+    s = float(params["scale"])
+    return max(8, round(width * s)), max(8, round(height * s))
+
+
+def resample(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+    """Captured at ``scale`` of the page's resolution and scaled back up to its size (the detail stays lost)."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, small_size(params, w, h), interpolation=cv2.INTER_AREA)
+    up = cv2.INTER_CUBIC if params["upscale"] == "cubic" else cv2.INTER_LINEAR
+    return cv2.resize(small, (w, h), interpolation=up)
+
+
+# ------------------------------------------------------------------------------ noise
+
+
+NOISE_PAPER = 249.0  # nominal paper level the noise is calibrated on; most pixels of a page are paper
+
+
+def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray, out: np.ndarray, rows: slice, seed: int,
+           luma_share: float) -> None:
+    """``rows`` of the noisy image into ``out``: luminance grain of spread ``scale`` plus ``colour``."""
+    # OpenCV's generator fills a page four times faster than numpy's; it is per thread, so it is seeded here,
+    # from the recorded noise_seed and the band, right before use: the grain depends on the params alone.
+    cv2.setRNGSeed((seed + 7919 * (rows.start + 1)) % (2**31 - 1))
+    lum = np.empty((rows.stop - rows.start, image.shape[1]), np.float32)
+    cv2.randn(lum, 0.0, 1.0)
+    # Grain in whole grey levels as int16 (rounding adds 1/12 of a level squared to the variance, under
+    # 1% of the faintest grain): half the memory traffic of float32, and one saturating add at the end.
+    lum = cv2.multiply(lum, scale[rows], scale=luma_share, dtype=cv2.CV_16S)
+    cv2.add(image[rows], cv2.add(colour[rows], cv2.merge([lum, lum, lum])), dst=out[rows], dtype=cv2.CV_8U)
+
+
+def add_noise(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+    """Shot and read noise of spread ``sigma_paper`` on paper, plus blotchy colour noise, from ``noise_seed``."""
+    h, w = image.shape[:2]
+    sigma, chroma = float(params["sigma_paper"]), float(params["chroma_frac"])
+    # Shot noise: variance grows with the signal; read noise keeps dark pixels noisy too. The
+    # per-pixel spread comes from the pixel's grey level through a 256-entry table.
+    levels = np.arange(256, dtype=np.float32)
+    table = (sigma * np.sqrt(0.3 + 0.7 * levels / NOISE_PAPER)).astype(np.float32)
+    scale = cv2.LUT(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), table)
+    # Colour noise is demosaiced and smoothed by the phone's noise reduction, so it comes in blotches
+    # a few pixels across: drawn (and scaled) at quarter resolution and upsampled.
+    seed = int(params["noise_seed"])
+    cv2.setRNGSeed(seed)
+    qh, qw = max(1, h // 4), max(1, w // 4)
+    col = np.empty((qh, qw, 3), np.float32)
+    spread = chroma * 1.52  # bilinear 4x upsampling keeps 1/1.52 of the std
+    cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
+    col *= np.ascontiguousarray(scale[2::4, 2::4][:qh, :qw])[..., None]  # the spread at each blotch's centre
+    colour = cv2.resize(np.rint(col).astype(np.int16), (w, h), interpolation=cv2.INTER_LINEAR)
+    # The per-pixel grain is OpenCV's serial generator and arithmetic: the top and bottom halves of the
+    # page are grained on two threads, each generator seeded from noise_seed and its half.
+    out = np.empty_like(image)
+    luma_share = float(np.sqrt(1 - chroma**2))
+    in_halves(lambda rows: _grain(image, scale, colour, out, rows, seed, luma_share), h)
+    return out
+
+
+# ------------------------------------------------------------------------------ jpeg
+
+
+def encode(image: np.ndarray, quality: int) -> bytes:
+    """The JPEG file of an RGB image at ``quality`` (OpenCV's encoder: deterministic)."""
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise DegradationError(f"jpeg: OpenCV could not encode at quality {quality}")
+    return buf.tobytes()
+
+
+# OpenCV >= 4.11 decodes straight to RGB (libjpeg's own output order, no second pass over the image).
+_READ_RGB = getattr(cv2, "IMREAD_COLOR_RGB", None)
+
+
+def decode(data: bytes) -> np.ndarray:
+    buf = np.frombuffer(data, np.uint8)
+    if _READ_RGB is not None:
+        return cv2.imdecode(buf, _READ_RGB)
+    return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
+def compress(image: np.ndarray, quality: int) -> np.ndarray:
+    return decode(encode(image, quality))

@@ -1,0 +1,216 @@
+"""Lighting kernels: light falling on the flat sheet as one affine map per pixel, built at low resolution.
+
+Shadow and glare are fields on a coarse grid of the page (``grid``), composed into one ``Light`` and
+applied in one pass; the exposure's vignette goes through the same pass before its tone curve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo.worker import in_halves
+
+# Lighting varies slowly across a page, so fields are built on a grid this many times coarser.
+FIELD_STEP = 8
+
+
+def grid(height: int, width: int, step: int = FIELD_STEP) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates (x, y) of a coarse grid covering the image, cell centres included."""
+    gh, gw = max(2, -(-height // step)), max(2, -(-width // step))
+    ys = (np.arange(gh, dtype=np.float32) + 0.5) * (height / gh) - 0.5
+    xs = (np.arange(gw, dtype=np.float32) + 0.5) * (width / gw) - 0.5
+    return np.meshgrid(xs, ys)
+
+
+def upsample(field: np.ndarray, height: int, width: int) -> np.ndarray:
+    return cv2.resize(field.astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def gain_u8(gain: np.ndarray) -> tuple[np.ndarray, float]:
+    """A gain field as 8-bit fixed point and the scale that turns it back into gains.
+
+    8-bit gains make the full-size multiply (and upsampling) several times cheaper than float32
+    ones. The largest gain maps to 255 (gains up to 1 map 1 to 255): steps of 1/255 of the largest
+    gain, about one grey level on white paper for the gains the ops use (at most 1.03, a sheet
+    turned to the light; a gain of 2 would step by two levels).
+    """
+    unit = float(int(255.0 / max(1.0, float(gain.max()))))  # whole, so a plane of gain 1 is exactly `unit`
+    return np.clip(gain * unit + 0.5, 0, 255).astype(np.uint8), 1.0 / unit
+
+
+@dataclass(frozen=True)
+class Light:
+    """Pointwise lighting as one affine map per pixel and channel: ``y = gain * x + 255 * lift``.
+
+    Both fields live on a coarse grid of the page (``grid``), as (gh, gw) or (gh, gw, 3) arrays; None
+    means gain 1 or lift 0. A lamp's shadow scales the light (``times``); glare and over-exposure wash
+    the print out towards white, scaling each pixel's darkness 255 - v (``wash``). Consecutive lighting
+    composes into one such map (``then``), so a shadow, a glare and a bent sheet's shading cost one
+    upsampled multiply and one add on the page, however many there are.
+    """
+
+    gain: np.ndarray | None = None
+    lift: np.ndarray | None = None
+
+    def then(self, after: Light) -> Light:
+        """This lighting, then ``after``: g2 (g1 x + 255 l1) + 255 l2."""
+        gain = _product(self.gain, after.gain)
+        lift = self.lift if after.gain is None or self.lift is None else _product(self.lift, after.gain)
+        lift = after.lift if lift is None else lift if after.lift is None else _sum(lift, after.lift)
+        return Light(gain, lift)
+
+    def times(self, gain: np.ndarray) -> Light:
+        return self.then(Light(np.asarray(gain, np.float32)))
+
+    def wash(self, gain: np.ndarray) -> Light:
+        """Scale the darkness (255 - v) by ``gain``: v -> gain v + 255 (1 - gain)."""
+        g = np.asarray(gain, np.float32)
+        return self.then(Light(g, 1.0 - g))
+
+    def apply(self, image: np.ndarray, curve: np.ndarray | None = None) -> np.ndarray:
+        """The lit image: the fields upsampled to it in 8-bit (see ``gain_u8``), one multiply and one add.
+
+        ``curve`` (256 uint8 levels) is a tone curve looked up after the lighting (exposure's).
+        """
+        h, w = image.shape[:2]
+        if self.gain is None and self.lift is None:
+            return image if curve is None else cv2.LUT(image, curve)
+        gain, scale = (None, 1.0) if self.gain is None else gain_u8(self.gain)
+        gain = None if gain is None else _full(gain, h, w)
+        lift = None if self.lift is None else _full(np.clip(self.lift * 255.0 + 0.5, 0, 255).astype(np.uint8), h, w)
+        out = np.empty_like(image)
+
+        def rows(r: slice) -> None:  # the per-pixel arithmetic is serial in OpenCV: two halves side by side
+            if gain is None:
+                cv2.add(image[r], lift[r], dst=out[r])
+            elif lift is None:
+                cv2.multiply(image[r], gain[r], dst=out[r], scale=scale)
+            else:
+                cv2.add(cv2.multiply(image[r], gain[r], scale=scale), lift[r], dst=out[r])
+            if curve is not None:
+                cv2.LUT(out[r], curve, dst=out[r])
+
+        in_halves(rows, h)
+        return out
+
+
+def _product(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    if a is None or b is None:
+        return b if a is None else a
+    a, b = (a[..., None], b) if a.ndim < b.ndim else (a, b[..., None]) if b.ndim < a.ndim else (a, b)
+    return (a * b).astype(np.float32)
+
+
+def _sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = (a[..., None], b) if a.ndim < b.ndim else (a, b[..., None]) if b.ndim < a.ndim else (a, b)
+    return (a + b).astype(np.float32)
+
+
+def _full(small: np.ndarray, height: int, width: int) -> np.ndarray:
+    """An 8-bit field upsampled to three full-size planes; a grey field is upsampled as one plane and
+    then copied into three (a third of the interpolation)."""
+    if small.ndim == 3:
+        return cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+    return cv2.cvtColor(cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR), cv2.COLOR_GRAY2RGB)
+
+
+# ------------------------------------------------------------------------------ shadow
+
+
+def shadow_parts(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int,
+                  height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The parts of the shadow that do not move with its offset: position across the edge (before the
+    offset), penumbra width, and the light leak. Sampling slides the offset over them many times."""
+    a = np.deg2rad(float(params["direction_deg"]))
+    u, v = xs / width - 0.5, ys / width - 0.5 * height / width  # width-relative coordinates
+    along = u * np.cos(a) + v * np.sin(a)
+    across = -u * np.sin(a) + v * np.cos(a)
+    edge = sum(amp * np.sin(freq * across + phase) for amp, freq, phase in params["edge_waves"])
+    # The penumbra widens from the end of the edge nearest the occluder to the far end.
+    reach = 0.5 * float(np.hypot(1.0, height / width))  # half the diagonal: |across| stays below it on the page
+    t = np.clip((float(params["near_end"]) * across / reach + 1.0) / 2.0, 0.0, 1.0)
+    near = float(params["penumbra_near"])
+    width_at = near * (1.0 + (float(params["penumbra_growth"]) - 1.0) * t)
+    # Light leaking round the occluder makes the shadow uneven, lighter in broad low-frequency patches.
+    leak = 1.0 - float(params["unevenness"]) * (0.5 + 0.5 * np.sin(2.2 * across + 1.3 * along
+                                                                  + float(params["leak_phase"])))
+    return along + edge, 2.0 / width_at, leak
+
+
+def strength_at(position: np.ndarray, inv_half_width: np.ndarray, leak: np.ndarray, offset: float) -> np.ndarray:
+    """Shadow strength where the edge sits at ``offset``, from ``shadow_parts``."""
+    # An area light's penumbra falls off smoothly with long tails (tanh), not with a hard ramp.
+    return ((0.5 + 0.5 * np.tanh((position - offset) * inv_half_width)) * leak).astype(np.float32)
+
+
+def shadow_strength(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    """0 (lit) .. 1 (full shadow) at page pixel coordinates."""
+    return strength_at(*shadow_parts(params, xs, ys, width, height), float(params["offset"]))
+
+
+def shadow_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    s = shadow_strength(params, xs, ys, width, height)
+    tint = np.asarray(params["tint"], np.float32)  # shadows in room light are slightly cool
+    return (1.0 - float(params["depth"]) * s[..., None] * tint).astype(np.float32)
+
+
+def shadow_light(params: dict[str, Any], width: int, height: int) -> Light:
+    """The shadow as lighting of a ``width`` x ``height`` page: a (cool-tinted) gain on the field grid."""
+    xs, ys = grid(height, width)
+    return Light(shadow_gain(params, xs, ys, width, height))
+
+
+# ------------------------------------------------------------------------------ glare
+
+
+def glare_field(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int) -> np.ndarray:
+    """Wash-out 0..1: a saturated elliptical core with a soft halo, radii as fractions of width."""
+    cx, cy = params["centre_frac"]
+    a = np.deg2rad(float(params["angle_deg"]))
+    u, v = xs / width - cx, ys / width - cy
+    r = float(params["radius_frac"])
+    du = (u * np.cos(a) + v * np.sin(a)) / (r * float(params["aspect"]))
+    dv = (-u * np.sin(a) + v * np.cos(a)) / r
+    d2 = du * du + dv * dv
+    core = np.clip(1.35 * np.exp(-d2), 0.0, 1.0) * float(params["peak"])
+    halo = float(params["halo"]) * np.exp(-d2 / 6.0)
+    return np.clip(core + halo * (1 - core), 0.0, 1.0).astype(np.float32)
+
+
+def glare_light(params: dict[str, Any], width: int, height: int) -> Light:
+    """The glare as lighting of a ``width`` x ``height`` page: it washes the print's darkness out."""
+    # v + (255 - v) * g == 255 - (255 - v) * (1 - g): the glare washes the darkness out.
+    xs, ys = grid(height, width)
+    return Light().wash(1.0 - glare_field(params, xs, ys, width))
+
+
+# ------------------------------------------------------------------------------ exposure
+
+
+def vignette(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Metering falls off from an off-centre hot spot, as phone exposure does across a page."""
+    cx, cy = params["hotspot_frac"]
+    d2 = ((xs / width - cx) ** 2 + (ys / height - cy) ** 2) / 0.5
+    return (1.0 - float(params["falloff"]) * d2).astype(np.float32)
+
+
+def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -> np.ndarray:
+    """The photo of ``image`` (a raster of a ``width`` x ``height`` page) metered under or over: a
+    vignetted tone curve of strength ``k`` and power ``gamma``."""
+    k, gamma = float(params["k"]), float(params["gamma"])
+    x = np.arange(256, dtype=np.float64) / 255
+    light = vignette(params, *grid(height, width), width, height)
+    # The vignette scales the curved print (under) or its remaining darkness (over, so the wash stays
+    # bright). Through a power curve that is the same as scaling the input by the vignette to the power
+    # 1/gamma first: k (g^(1/gamma) v)^gamma = g k v^gamma. So one lighting pass, then one lookup.
+    lit = Light().times(light ** (1.0 / gamma))
+    if params["kind"] == "under":
+        return lit.apply(image, np.clip(k * x**gamma * 255 + 0.5, 0, 255).astype(np.uint8))
+    # Over-exposure lifts everything towards white; the vignette darkens the wash less at the edges. It
+    # scales the darkness d = 255 - v, and the curve is written in d too: v' = 255 (1 - k (d/255)^gamma).
+    curve = np.clip((1 - k * x**gamma) * 255 + 0.5, 0, 255).astype(np.uint8)
+    return lit.apply(cv2.bitwise_not(image), curve)
