@@ -282,14 +282,21 @@ def eval_command(
     base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, max=512, help="Model calls in flight.")] = 8,
     runs: Annotated[int, typer.Option(min=1, max=100, help="Repeats per item (run index is in the cache key).")] = 1,
-    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Re-call stored failures.")] = False,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors/--no-retry-errors", help=(
+        "Call again the failures an earlier run stored (failures are never scored as answers)."))] = True,
+    fail_on_error: Annotated[float, typer.Option("--fail-on-error", min=0, help=(
+        "Exit 4 when a task's failed calls reach this: a proportion of its calls if < 1, a count if >= 1 "
+        "(as inspect-ai). Default 1: any call left failed."))] = 1.0,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output folder (default: RUN/eval/<model>).")] = None,
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items of the manifest.")] = None,
     input_mode: Annotated[str, typer.Option("--input", help=(
         "image (the page) or text (no image: steps as text; question only for solve and solvable)."))] = "image",
     seed: Annotated[int, typer.Option(help="Seed of the random baseline and of the bootstrap.")] = 0,
     max_retries: Annotated[int, typer.Option(min=0, max=50, help="HTTP retries per call (openai client).")] = 6,
-    timeout: Annotated[float, typer.Option(min=1, help="Seconds per HTTP request (openai client).")] = 120.0,
+    timeout: Annotated[float, typer.Option(min=1, help=(
+        "Seconds the endpoint may stay silent (connecting, each read) before the client retries."))] = 120.0,
+    deadline: Annotated[float, typer.Option(min=1, help=(
+        "Seconds one call may take in all: retries and their waits, and reading the reply."))] = 300.0,
     price_in: Annotated[Optional[float], typer.Option(
         "--price-in", min=0, help="US dollars per million prompt tokens (cost when the endpoint reports none).")
     ] = None,
@@ -299,15 +306,18 @@ def eval_command(
     """Evaluate a model on a run folder; re-running the same command resumes from the cache.
 
     Writes cache.sqlite, responses/<task>.jsonl and results.json. The API key is read from
-    OPENAI_API_KEY only.
+    OPENAI_API_KEY only and never written. Exits 4 when more calls are left failed than
+    --fail-on-error tolerates; their reasons are printed and stored.
     """
     from synth.evaluate import evaluate_run, get_model, get_task
+    from synth.evaluate.runner import check_failures, failure_limit
 
     try:
+        failure_limit(fail_on_error, 1)   # a bad tolerance is refused before any call is made
         task_ids = [t.strip() for value in task for t in value.split(",") if t.strip()]
         tasks = [get_task(t) for t in dict.fromkeys(task_ids)]
         adapter = get_model(model, base_url=base_url, seed=seed, max_retries=max_retries, timeout=timeout,
-                            price_in=price_in, price_out=price_out)
+                            deadline=deadline, price_in=price_in, price_out=price_out)
         with progress_bar() as bar:
             bars: dict[str, int] = {}
 
@@ -339,6 +349,18 @@ def eval_command(
                       str(m.get("unparsed", 0)), "—" if c.get("cost") is None else f"${c['cost']:.4f}")
     out.print(table)
     out.print(f"wrote {result.out_dir / 'results.json'} (report: mathstress report {result.out_dir})")
+    for tid in result.counts:
+        reasons = result.failures(tid)
+        if reasons:
+            console.print(f"[yellow]{tid}: failed calls by reason[/]")
+            for reason, n in reasons[:8]:
+                console.print(f"  {n} x {escape(reason)}", highlight=False, soft_wrap=True)
+            if len(reasons) > 8:
+                console.print(f"  ... and {len(reasons) - 8} more reasons (responses/{tid}.jsonl)")
+    try:
+        check_failures(result, fail_on_error=fail_on_error)
+    except MathstressError as exc:
+        _fail(exc)
 
 
 @app.command("report")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -40,6 +42,37 @@ CREATE TABLE IF NOT EXISTS ocr (
     created_at   REAL NOT NULL
 )
 """
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with non-finite numbers as None and lone surrogates as U+FFFD, so strict JSON can hold it."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return _SURROGATES.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {json_ready(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):   # numpy scalars
+        return json_ready(value.item())
+    return value
+
+
+def strict_json(value: Any, **options: Any) -> str:
+    """JSON that strict parsers accept: no NaN or Infinity (written as null), valid UTF-8 throughout."""
+    return json.dumps(json_ready(value), allow_nan=False, ensure_ascii=False, **options)
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else _SURROGATES.sub("\ufffd", value)
+
+
+def _number(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None
 
 
 def request_key(*, model: str, endpoint: str, prompt: str, image_sha256: str | None, params: dict[str, Any],
@@ -120,8 +153,8 @@ class ResponseCache:
             " truncated=excluded.truncated, latency_s=excluded.latency_s, prompt_tokens=excluded.prompt_tokens,"
             " completion_tokens=excluded.completion_tokens, cost=excluded.cost, attempts=attempts+1,"
             " created_at=excluded.created_at",
-            (key, model, endpoint, task, item_id, run_index, response, int(truncated), latency_s, prompt_tokens,
-             completion_tokens, cost, time.time()))
+            (key, model, endpoint, task, item_id, run_index, _text(response), int(truncated), latency_s,
+             prompt_tokens, completion_tokens, _number(cost), time.time()))
 
     def put_error(self, key: str, *, model: str, endpoint: str, task: str, item_id: str, run_index: int,
                   error: str, latency_s: float) -> None:
@@ -131,7 +164,7 @@ class ResponseCache:
             " latency_s, created_at) VALUES (?, ?, ?, ?, ?, ?, 'error', NULL, ?, ?, ?)"
             " ON CONFLICT(key) DO UPDATE SET error=excluded.error, latency_s=excluded.latency_s,"
             " attempts=attempts+1, created_at=excluded.created_at WHERE status = 'error'",
-            (key, model, endpoint, task, item_id, run_index, error[:2000], latency_s, time.time()))
+            (key, model, endpoint, task, item_id, run_index, _text(error[:2000]), latency_s, time.time()))
 
     def counts(self) -> dict[str, int]:
         return dict(self._db.execute("SELECT status, COUNT(*) FROM responses GROUP BY status").fetchall())
@@ -149,7 +182,7 @@ class ResponseCache:
         self._db.execute(
             "INSERT OR REPLACE INTO ocr (key, engine, image_sha256, lines, seconds, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (key, engine, image_sha256, json.dumps(lines, ensure_ascii=False), seconds, time.time()))
+            (key, engine, image_sha256, strict_json(lines), seconds, time.time()))
 
     def ocr_seconds(self, engine: str) -> list[float]:
         """Seconds each stored page took to read with ``engine`` (for per-page timing reports)."""

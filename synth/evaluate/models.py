@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import dataclasses
+import functools
 import hashlib
+import json
+import math
 import os
+import re
+import sys
+import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 import numpy as np
 
@@ -178,28 +186,181 @@ class Majority(_Offline):
 
 _IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp"}
 
+# A chat completion is a few kilobytes; anything past this, decoded, is refused as it streams in.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+# The key is also removed in these spellings: the raw key covers "Bearer <key>" and quoted echoes.
+_REDACTED = "[redacted]"
+_MIN_SECRET_CHARS = 8    # shorter "keys" (EMPTY, ollama) are placeholders, and scrubbing them would edit answers
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class ReplyRejected(Exception):
+    """A reply refused while it was read (too large, an encoding we did not ask for)."""
+
+
+def secret_pattern(secret: str | None) -> re.Pattern[str] | None:
+    """A pattern matching ``secret`` as sent and as a server may echo it: raw, URL-, JSON- and base64-encoded."""
+    if not secret or len(secret) < _MIN_SECRET_CHARS:
+        return None
+    forms = {secret, quote(secret, safe=""), json.dumps(secret)[1:-1],
+             base64.b64encode(secret.encode("utf-8")).decode("ascii").rstrip("=")}
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.IGNORECASE)
+
+
+class _InflatedSize:
+    """Counts the decoded size of a body from its raw chunks (gzip and deflate decoded in 1 MiB pieces, output
+    dropped) and raises ReplyRejected past the limit, before the HTTP client decodes the same chunk."""
+
+    _PIECE = 1 << 20
+
+    def __init__(self, content_encoding: str, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self.refused: str | None = None
+        self.stages: list[list[Any]] = []   # [decompressor, first chunk still to come] in the order they apply
+        for coding in reversed([c.strip().lower() for c in content_encoding.split(",") if c.strip()]):
+            if coding == "gzip":
+                self.stages.append([zlib.decompressobj(zlib.MAX_WBITS | 16), False])
+            elif coding == "deflate":
+                self.stages.append([zlib.decompressobj(), True])
+            elif coding in ("br", "zstd"):   # we ask for gzip or deflate; these cannot be counted here
+                self.refused = f"reply used content-encoding {coding}, which was not asked for"
+            # identity and unknown codings reach the client undecoded: counted as they are
+
+    def feed(self, chunk: bytes, stage: int = 0) -> None:
+        if self.refused is not None:
+            raise ReplyRejected(self.refused)
+        if stage == len(self.stages):
+            self.size += len(chunk)
+            if self.size > self.limit:
+                raise ReplyRejected(f"response larger than {self.limit} bytes (decoded)")
+            return
+        entry = self.stages[stage]
+        data = chunk
+        while data:
+            try:
+                out = entry[0].decompress(data, self._PIECE)
+            except zlib.error:
+                if entry[1]:   # deflate without its zlib header, as the HTTP client also retries it
+                    entry[:] = [zlib.decompressobj(-zlib.MAX_WBITS), False]
+                    continue
+                self.stages = self.stages[:stage]   # broken data: the client's own decoder reports it
+                return self.feed(chunk, stage)
+            entry[1] = False
+            self.feed(out, stage + 1)
+            data = entry[0].unconsumed_tail
+
+
+@functools.cache
+def _capped_stream_type(base: type) -> type:
+    """A byte stream of the client's HTTP library (httpx or httpx2) that counts what it passes on."""
+
+    class CappedStream(base):  # type: ignore[valid-type, misc]
+        def __init__(self, inner: Any, counter: _InflatedSize) -> None:
+            self._inner = inner
+            self._counter = counter
+
+        async def __aiter__(self):  # type: ignore[no-untyped-def]
+            async for chunk in self._inner:
+                self._counter.feed(chunk)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+        @property
+        def elapsed(self) -> Any:
+            return getattr(self._inner, "elapsed", None)
+
+    return CappedStream
+
+
+def _reply_cap(limit: int) -> Callable[[Any], Any]:
+    """An HTTP response hook: every body the client reads (answers, error bodies, redirects) stops at ``limit``."""
+
+    async def cap(response: Any) -> None:
+        http = sys.modules[type(response).__module__.partition(".")[0]]
+        counter = _InflatedSize(response.headers.get("content-encoding", ""), limit)
+        response.stream = _capped_stream_type(http.AsyncByteStream)(response.stream, counter)
+
+    return cap
+
+
+def _one_line(text: object, limit: int = 200) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+def _kind(value: object) -> str:
+    kinds = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string",
+             list: "a list", dict: "an object"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _error_message(body: object) -> str:
+    """The human part of an error body: OpenAI's error.message, vLLM's message, FastAPI's detail, or the text."""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, str):
+            return _one_line(inner)
+        if isinstance(inner, dict):
+            for name in ("message", "detail"):
+                if isinstance(inner.get(name), str) and inner[name].strip():
+                    return _one_line(inner[name])
+        return _one_line(json.dumps(body, default=str))
+    return "" if body is None else _one_line(body)
+
+
+def _failure_reason(exc: BaseException, timeout: float) -> str:
+    """One line saying why a call produced no reply; equal causes give equal lines, so they group."""
+    import openai
+
+    if isinstance(exc, ReplyRejected):
+        return str(exc)
+    if isinstance(exc, openai.APIStatusError):
+        message = _error_message(exc.body)
+        return f"HTTP {exc.status_code}: {message}" if message else f"HTTP {exc.status_code}"
+    if isinstance(exc, openai.APITimeoutError) or "Timeout" in type(exc).__name__:
+        return f"timeout: the endpoint sent nothing for {timeout:g} s (--timeout)"
+    if isinstance(exc, openai.APIConnectionError):
+        # The innermost cause names it (ConnectionRefusedError, gaierror, SSLCertVerificationError...).
+        root: BaseException = exc
+        for _ in range(10):
+            nxt = root.__cause__ or root.__context__
+            if nxt is None:
+                break
+            root = nxt
+        return f"connection failed: {type(root).__name__}: {_one_line(root)}"
+    return f"{type(exc).__name__}: {_one_line(exc)}"
+
 
 @dataclass
 class OpenAIChat:
     """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio) through the openai client.
 
-    The API key comes only from OPENAI_API_KEY. HTTP retries (429, 5xx, dropped connections)
-    are the client's own, honouring Retry-After; what still fails is raised as ModelCallError.
+    The API key comes only from OPENAI_API_KEY and is scrubbed from everything the adapter returns.
+    HTTP retries (429, 5xx, dropped connections) are the client's own, honouring Retry-After. Each
+    call is bounded: ``deadline`` seconds in all (retries and reading included) and ``max_reply_bytes``
+    of decoded body (error bodies too). Whatever the endpoint sends back, a call either returns a Reply
+    or raises ModelCallError with the reason.
     """
 
     model: str
     base_url: str | None = None
     max_retries: int = 6
-    timeout: float = 120.0
+    timeout: float = 120.0      # seconds the endpoint may stay silent (per connect / read), the client's timeout
+    deadline: float = 300.0     # seconds for the whole call, retries and their waits included
     temperature: float = 0.0
     max_tokens: int = 1024
     seed: int | None = None
     price_in: float | None = None    # US dollars per million prompt tokens (cost when the endpoint reports none)
     price_out: float | None = None   # US dollars per million completion tokens
+    max_reply_bytes: int = MAX_REPLY_BYTES
     id: str = field(init=False)
     endpoint: str = field(init=False)
     params: dict[str, Any] = field(init=False)
     _client: Any = field(init=False, default=None, repr=False)
+    _secret: re.Pattern[str] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -208,55 +369,111 @@ class OpenAIChat:
             raise ConfigError("give both --price-in and --price-out (US dollars per million tokens, >= 0), or neither")
         if self.max_retries < 0 or self.timeout <= 0:
             raise ConfigError(f"max_retries must be >= 0 and timeout > 0, got {self.max_retries}, {self.timeout}")
+        if not self.deadline > 0 or self.max_reply_bytes < 1024:
+            raise ConfigError(f"--deadline must be > 0 seconds and max_reply_bytes >= 1024, got {self.deadline}, "
+                              f"{self.max_reply_bytes}")
         self.id = f"openai:{self.model}"
         self.endpoint = (self.base_url or "https://api.openai.com/v1").rstrip("/")
         self.params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
         if self.base_url is None and not os.environ.get("OPENAI_API_KEY"):
             raise ConfigError("set OPENAI_API_KEY in the environment (or --base-url for a local server)")
+        self._secret = secret_pattern(os.environ.get("OPENAI_API_KEY"))
 
     def prepare(self, task: Task, items: Sequence[Item]) -> None:
         return None
 
+    def scrub(self, text: str) -> str:
+        """``text`` without the API key in any spelling a server might echo it in."""
+        return text if self._secret is None else self._secret.sub(_REDACTED, text)
+
     def _get_client(self) -> Any:
         if self._client is None:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
             # Local servers usually ignore the key; the client insists on one being set.
             key = os.environ.get("OPENAI_API_KEY") or "not-needed"
+            self._secret = secret_pattern(os.environ.get("OPENAI_API_KEY")) or self._secret
+            http = DefaultAsyncHttpxClient(event_hooks={"response": [_reply_cap(self.max_reply_bytes)]},
+                                           headers={"Accept-Encoding": "gzip, deflate"})
             self._client = AsyncOpenAI(api_key=key, base_url=self.endpoint, max_retries=self.max_retries,
-                                       timeout=self.timeout)
+                                       timeout=self.timeout, http_client=http)
         return self._client
 
     async def respond(self, request: Request) -> Reply:
-        import openai
-
         content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
         if request.image_path is not None:
             content.append({"type": "image_url", "image_url": {"url": image_data_url(request.image_path)}})
         extra = {} if self.seed is None else {"seed": self.seed + request.run_index}
+        limit = asyncio.timeout(self.deadline)
         try:
-            reply = await self._get_client().chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": content}],
-                temperature=self.temperature, max_tokens=self.max_tokens, **extra)
-        except openai.OpenAIError as exc:
-            raise ModelCallError(f"{type(exc).__name__}: {str(exc)[:500]}") from exc
-        choices = getattr(reply, "choices", None) or []
-        text = choices[0].message.content if choices and choices[0].message is not None else None
-        if not isinstance(text, str) or not text.strip():
-            raise ModelCallError("empty response")
-        return self._with_usage(text, getattr(reply, "usage", None))
+            async with limit:
+                # The raw body, read through the cap: the client's own parser accepts any shape of JSON.
+                async with self._get_client().chat.completions.with_streaming_response.create(
+                        model=self.model, messages=[{"role": "user", "content": content}],
+                        temperature=self.temperature, max_tokens=self.max_tokens, **extra) as response:
+                    body = await response.read()
+        except Exception as exc:   # every way the network and the endpoint can fail is a stored reason
+            if limit.expired():
+                raise ModelCallError(f"deadline: no complete reply within {self.deadline:g} s (--deadline)") from None
+            raise ModelCallError(self.scrub(_failure_reason(exc, self.timeout))) from None
+        return self._parse_reply(body)
+
+    def _parse_reply(self, body: bytes) -> Reply:
+        """The assistant text and usage of a chat.completion body, or ModelCallError naming what is wrong."""
+        def fail(reason: str) -> ModelCallError:
+            return ModelCallError(self.scrub(reason))
+
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError) as exc:   # ValueError covers bad JSON and bad UTF-8
+            raise fail(f"reply is not JSON ({type(exc).__name__}: {_one_line(exc, 120)}); it starts "
+                       f"{_one_line(body[:60].decode('utf-8', 'replace'), 80)!r}") from None
+        if not isinstance(data, dict):
+            raise fail(f"reply is {_kind(data)}, expected a chat.completion object")
+        if "choices" not in data and "error" in data:
+            raise fail(f"endpoint error in a 200 reply: {_error_message(data)}")
+        choices = data.get("choices")
+        if not isinstance(choices, list):
+            raise fail(f"reply 'choices' is {_kind(choices)}, expected a list")
+        if not choices:
+            raise fail("reply has no choices")
+        if not isinstance(choices[0], dict):
+            raise fail(f"reply choices[0] is {_kind(choices[0])}, expected an object")
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
+            raise fail(f"reply choices[0].message is {_kind(message)}, expected an object")
+        text = message.get("content")
+        if text is None and isinstance(message.get("refusal"), str):
+            raise fail(f"model refused: {_one_line(message['refusal'], 120)}")
+        if not isinstance(text, str):
+            raise fail("empty response" if text is None else f"reply message content is {_kind(text)}, "
+                       "expected a string")
+        bad = _SURROGATE.search(text)
+        if bad is not None:
+            raise fail(f"reply content is not valid Unicode (lone surrogate U+{ord(bad.group()):04X} at "
+                       f"character {bad.start()})")
+        if not text.strip():
+            raise fail("empty response")
+        return self._with_usage(self.scrub(text), data.get("usage"))
 
     def _with_usage(self, text: str, usage: Any) -> Reply:
-        def count(name: str) -> int | None:
+        def read(name: str) -> Any:
+            if isinstance(usage, dict):
+                return usage.get(name)
             value = getattr(usage, name, None)
-            return value if isinstance(value, int) and value >= 0 else None
+            extra = getattr(usage, "model_extra", None)
+            return extra.get(name) if value is None and isinstance(extra, dict) else value
+
+        def count(name: str) -> int | None:
+            value = read(name)
+            return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
         prompt, completion = count("prompt_tokens"), count("completion_tokens")
         # Some gateways (OpenRouter, LiteLLM proxies) report the charge; otherwise use the user's prices.
-        reported = getattr(usage, "cost", None)
-        if reported is None and isinstance(getattr(usage, "model_extra", None), dict):
-            reported = usage.model_extra.get("cost")
+        reported = read("cost")
         cost = float(reported) if isinstance(reported, (int, float)) and not isinstance(reported, bool) else None
+        if cost is not None and not (math.isfinite(cost) and cost >= 0):   # 1e999 parses as inf
+            cost = None
         if cost is None and self.price_in is not None and prompt is not None and completion is not None:
             cost = (prompt * self.price_in + completion * (self.price_out or 0.0)) / 1e6
         return Reply(text, prompt, completion, cost)

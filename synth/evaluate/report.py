@@ -7,6 +7,7 @@ import json
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import numpy as np
 
 from synth import __version__
 from synth.errors import RunError
+from synth.evaluate.cache import json_ready, strict_json
 from synth.evaluate.metrics import Scored, paired_deltas, run_stability, score, summarize
 from synth.evaluate.tasks import Task
 from synth.templating import render_template
@@ -79,7 +81,7 @@ def write_results(out_dir: Path, *, run_dir: Path, model: Any,
     results |= header | {"mathstress": __version__, "updated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     results.setdefault("tasks", {})
     for task_id, (scored, records) in scored_by_task.items():
-        lines = "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
+        lines = "".join(strict_json(r, default=str) + "\n" for r in records)
         _write_atomic(out_dir / "responses" / f"{task_id}.jsonl", lines)
         c = counts[task_id]
         results["tasks"][task_id] = {
@@ -90,9 +92,17 @@ def write_results(out_dir: Path, *, run_dir: Path, model: Any,
             "metrics": summarize_task(task_id, scored),
             "deltas": paired_deltas(scored, seed=seed, n_boot=n_boot),
             "stability": run_stability(scored),
+            "failures": failure_reasons(records),
         }
-    _write_atomic(path, json.dumps(results, indent=2, ensure_ascii=False, default=str) + "\n")
+    results = json_ready(results)   # what is returned is what results.json holds (non-finite numbers as null)
+    _write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
     return results
+
+
+def failure_reasons(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The failed calls' reasons, equal ones grouped, most frequent first."""
+    counts = Counter(str(r.get("error")) for r in records if r.get("status") == "error")
+    return [{"reason": reason, "count": n} for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def summarize_task(task_id: str, scored: Sequence[Scored]) -> dict[str, Any]:
@@ -238,7 +248,7 @@ def write_report(eval_dir: str | Path, *, compare: Sequence[str | Path] = ()) ->
     results = _read_json(path)
     if compare:
         results["comparisons"] = compare_models(eval_dir, compare)
-        _write_atomic(path, json.dumps(results, indent=2, ensure_ascii=False, default=str) + "\n")
+        _write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
     _write_atomic(eval_dir / HTML_FILE, render_html(results))
     report = eval_dir / REPORT_FILE
     _write_atomic(report, render_report(results))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from synth.errors import ConfigError, RunError
+from synth.errors import ConfigError, EvalFailuresError, RunError
 from synth.evaluate.cache import ResponseCache, request_key
 from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Reply, Request
 from synth.evaluate.tasks import Task, prompt_for
@@ -18,6 +19,7 @@ from synth.manifest import from_row, read_manifest
 from synth.records import Item
 
 InputMode = Literal["image", "text"]
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,18 @@ def plan(run_dir: str | Path, task: Task, items: Sequence[Item], *, runs: int = 
     return requests
 
 
+def _storable(model: Model) -> Callable[[str], str]:
+    """What is stored of a model's text: lone surrogates replaced (SQLite and JSON need valid UTF-8), and
+    the model's secrets scrubbed when it has any (``scrub``, as the openai adapter does)."""
+    scrub = getattr(model, "scrub", None)
+
+    def storable(text: str) -> str:
+        text = _SURROGATES.sub("\ufffd", text)
+        return scrub(text) if scrub is not None else text
+
+    return storable
+
+
 def bound_response(text: str) -> tuple[str, bool]:
     """Keep the head and the tail of an over-long response (the verdict is usually at the end)."""
     if len(text) <= MAX_RESPONSE_CHARS:
@@ -157,37 +171,48 @@ async def collect(requests: Sequence[Request], model: Model, cache: ResponseCach
 
     gate = asyncio.Semaphore(concurrency)
     meta_of = {}
+    crashed: list[Exception] = []
+    storable = _storable(model)
 
     async def call(i: int) -> None:
         req, key = requests[i], keys[i]
         meta = meta_of.setdefault(i, {"model": model.id, "endpoint": model.endpoint, "task": req.task.id,
                                       "item_id": req.item.id, "run_index": req.run_index})
         async with gate:
+            if crashed:   # a sibling hit a bug: start nothing new, let the calls in flight finish and be stored
+                return
             state["called"] += 1
             start = time.perf_counter()
             try:
-                answer = await model.respond(req)
-                reply = answer if isinstance(answer, Reply) else Reply(answer)
-                text = reply.text
-                if not isinstance(text, str) or not text.strip():
-                    raise ModelCallError("empty response")
-            except ModelCallError as exc:
-                latency = time.perf_counter() - start
-                cache.put_error(key, error=str(exc), latency_s=latency, **meta)
-                outcomes[i] = Outcome(req, key, "error", None, str(exc), cached=False)
-                state["failed"] += 1
-            else:
-                latency = time.perf_counter() - start
-                text, truncated = bound_response(text)
-                usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                         "cost": reply.cost}
-                cache.put_ok(key, response=text, truncated=truncated, latency_s=latency, **usage, **meta)
-                outcomes[i] = Outcome(req, key, "ok", text, None, cached=False, **usage)
-                add_usage(outcomes[i])
+                try:
+                    answer = await model.respond(req)
+                    reply = answer if isinstance(answer, Reply) else Reply(answer)
+                    text = reply.text
+                    if not isinstance(text, str) or not text.strip():
+                        raise ModelCallError("empty response")
+                except ModelCallError as exc:
+                    latency = time.perf_counter() - start
+                    error = storable(str(exc))
+                    cache.put_error(key, error=error, latency_s=latency, **meta)
+                    outcomes[i] = Outcome(req, key, "error", None, error, cached=False)
+                    state["failed"] += 1
+                else:
+                    latency = time.perf_counter() - start
+                    text, truncated = bound_response(storable(text))
+                    usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                             "cost": reply.cost}
+                    cache.put_ok(key, response=text, truncated=truncated, latency_s=latency, **usage, **meta)
+                    outcomes[i] = Outcome(req, key, "ok", text, None, cached=False, **usage)
+                    add_usage(outcomes[i])
+            except Exception as exc:   # not a model failure but a fault of ours: re-raised once siblings are stored
+                crashed.append(exc)
+                return
         state["done"] += 1
         report()
 
     await asyncio.gather(*(call(i) for i in pending))
+    if crashed:
+        raise crashed[0]
     return [o for o in outcomes if o is not None]
 
 
@@ -212,6 +237,33 @@ class EvalResult:
     out_dir: Path
     results: dict
     counts: dict[str, Counts]   # per result key (see result_key)
+
+    def failures(self, key: str) -> list[tuple[str, int]]:
+        """(reason, count) of the task's failed calls, most frequent first (as in results.json)."""
+        return [(f["reason"], f["count"]) for f in self.results["tasks"][key].get("failures", [])]
+
+
+def failure_limit(fail_on_error: float, total: int) -> float:
+    """How many failed calls fail a task, as inspect-ai reads --fail-on-error: a proportion of the
+    task's calls when below 1, a count from 1 up."""
+    if not 0 <= fail_on_error < float("inf"):
+        raise ConfigError(f"--fail-on-error must be a proportion (0-1) or a count (>= 1), got {fail_on_error}")
+    return fail_on_error * total if fail_on_error < 1 else fail_on_error
+
+
+def check_failures(result: EvalResult, *, fail_on_error: float = 1) -> None:
+    """Raise EvalFailuresError when a task's failed calls reach ``fail_on_error`` (see failure_limit);
+    the default, 1, fails on any call left failed. results.json and the stored reasons are already written."""
+    over = []
+    for key, c in result.counts.items():
+        limit = failure_limit(fail_on_error, c.total)
+        if c.failed and c.failed >= limit:
+            reasons = result.failures(key)
+            top = f"; most often {reasons[0][1]} x {reasons[0][0]}" if reasons else ""
+            over.append(f"{c.failed} of {c.total} {key} calls failed{top}")
+    if over:
+        raise EvalFailuresError(f"{'; '.join(over)} (--fail-on-error {fail_on_error:g}); reasons are stored in "
+                                f"{result.out_dir / 'cache.sqlite'}; re-run the same command to retry them")
 
 
 def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, out_dir: str | Path | None = None,
