@@ -7,6 +7,7 @@ import functools
 import json
 import socket
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.errors import ConfigError
 from synth.evaluate import ResponseCache, evaluate_run, get_model, get_task
-from synth.evaluate.models import MAX_REPLY_BYTES, RandomGuess, Reply, Request
+from synth.evaluate.models import MAX_REPLY_BYTES, RandomGuess, Reply, ReplyRejected, Request, _InflatedSize
 from synth.evaluate.runner import EvalResult, failure_limit
 from tests.evaluate._http import (
     ReplyFn,
@@ -235,3 +236,24 @@ def test_a_bug_in_one_call_lets_the_calls_in_flight_finish_and_be_stored(tiny_ru
         evaluate_run(tiny_run, OneBug(), [get_task("detect")], out_dir=tmp_path, limit=4, concurrency=4)
     rows = stored(tmp_path)
     assert len(rows) == 3 and all(r.status == "ok" for r in rows)
+
+
+@pytest.mark.parametrize(("encoding", "wbits"), [("gzip", zlib.MAX_WBITS | 16), ("deflate", zlib.MAX_WBITS),
+                                                 ("deflate", -zlib.MAX_WBITS)], ids=["gzip", "deflate", "raw-deflate"])
+def test_the_size_cap_counts_decoded_bytes_in_every_encoding_the_client_decodes(encoding: str, wbits: int) -> None:
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    data = packer.compress(bytes(5000)) + packer.flush()
+    chunks = [data[i:i + 7] for i in range(0, len(data), 7)]
+    exact = _InflatedSize(encoding, 5000)
+    for chunk in chunks:
+        exact.feed(chunk)
+    assert exact.size == 5000
+    small = _InflatedSize(encoding, 4999)
+    with pytest.raises(ReplyRejected, match="response larger than 4999 bytes"):
+        for chunk in chunks:
+            small.feed(chunk)
+
+
+def test_an_encoding_we_did_not_ask_for_is_refused() -> None:
+    with pytest.raises(ReplyRejected, match="content-encoding br"):
+        _InflatedSize("br", 1 << 20).feed(b"\x0b\x02\x80hello\x03")
