@@ -88,8 +88,27 @@ def generate(
         raise typer.Exit(130) from None
     except MathstressError as exc:
         _fail(exc)
+    grouped: dict[str, list[int]] = {}
+    for shard, why in result.redone.items():  # one line per reason: a lost checksums file names every shard
+        grouped.setdefault(why, []).append(shard)
+    for why, shards in grouped.items():
+        console.print(f"[yellow]redone:[/] {_shard_list(shards)}: {escape(why)}", highlight=False, soft_wrap=True)
+    for note in result.notes:
+        console.print(f"[yellow]repaired:[/] {escape(note)}", highlight=False, soft_wrap=True)
     resumed = f" ({result.resumed_shards} of {result.shards} shards resumed)" if result.resumed_shards else ""
     out.print(f"wrote {result.items} items to {result.run_dir}{resumed} in {result.seconds:.1f} s")
+
+
+def _shard_list(shards: list[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``shards 0-2, 5``."""
+    spans: list[list[int]] = []
+    for s in sorted(shards):
+        if spans and s == spans[-1][1] + 1:
+            spans[-1][1] = s
+        else:
+            spans.append([s, s])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+    return f"shard {text}" if len(shards) == 1 else f"shards {text}"
 
 
 @app.command()

@@ -5,7 +5,8 @@ writes to the run folder, through the same ``commit_shard`` the local pool uses,
 is byte-identical to a local run and the run folder need not be on storage the workers share.
 A worker that dies mid-task is handled by Dask's scheduler, which reruns the task elsewhere
 (up to ``distributed.scheduler.allowed-failures`` times); a shard is committed once, when its
-result arrives, so no item is lost or written twice.
+result arrives, so no item is lost or written twice. When workers keep dying on a shard, the run
+stops with a ResumableError and the shards committed so far are kept.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from synth.errors import RunError
+from synth.errors import ResumableError, RunError
+from synth.rundir import RESUME_HINT
 from synth.seeding import stable_hash
 
 CONNECT_TIMEOUT = "20s"  # how long to wait for a remote scheduler before giving up
@@ -73,7 +75,11 @@ def run_on_dask(config_data: dict[str, Any], run_dir: Path, shards: Iterable[int
         while queue and pending.count() < 2 * slots:
             submit_next()
         for future in pending:
-            output = future.result()
+            try:
+                output = future.result()
+            except distributed.KilledWorker as exc:
+                raise ResumableError(f"Dask workers kept dying while making a shard ({exc}); the shards committed "
+                                     f"so far are kept; {RESUME_HINT}") from exc
             future.release()
             on_shard(commit_shard(run_dir, output))
             if queue:

@@ -6,14 +6,13 @@ any order, and resume after a crash without changing a byte of the output.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
-import shutil
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -35,11 +34,13 @@ from perturb.reasoning.base import Funnel, clean_variant
 from perturb.reasoning.multi import stack, stackable
 from synth.allocation import BasePlan, plan_base
 from synth.config import RunConfig, validate_config
-from synth.errors import ConfigError, RunError
+from synth.errors import ConfigError, ResumableError, RunError
 from synth.generators import get_family
+from synth.lifeline import pool_worker_init
 from synth.manifest import dumps_row, to_row
 from synth.memory import keep_image_buffers
 from synth.records import Item, Problem, Variant
+from synth.rundir import LOCK_NAME, RESUME_HINT, ResumePlan, RunDir, ShardOutput, sha256, stage_image
 from synth.safepath import prepare_output_dir, read_marker, write_marker
 from synth.seeding import item_seed, stage_rng
 from synth.verifier import verify
@@ -328,37 +329,11 @@ def shard_ranges(count: int, shard_size: int) -> list[range]:
     return [range(s, min(s + shard_size, count)) for s in range(0, count, shard_size)]
 
 
-@dataclass(frozen=True)
-class ShardOutput:
-    """Everything one shard produced: manifest rows, image names, stage stats, and image bytes.
-
-    Producing a shard (config and shard number in, bytes out) is separate from committing it to
-    the run folder, so a remote worker can produce and the client commit; either way the bytes on
-    disk are the same. ``images`` holds the encoded images that were not already staged on disk:
-    the local executor streams each image to the shard's staging folder as soon as it is encoded
-    (memory stays flat however large the shard), a Dask worker returns them with the rows.
-    """
-
-    shard: int
-    rows: tuple[str, ...]
-    names: tuple[str, ...]
-    images: tuple[tuple[str, bytes], ...]
-    stats: dict[str, Any]
-
-
 def _png_bytes(name: str, pixels: np.ndarray) -> bytes:
     ok, buf = cv2.imencode(".png", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if not ok:
         raise RunError(f"could not encode {name} as PNG")
     return buf.tobytes()
-
-
-def _staging(run_dir: str | Path, shard: int, *, fresh: bool) -> Path:
-    tmp = Path(run_dir) / "images" / f".tmp-{shard:05d}"
-    if fresh:
-        shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True, exist_ok=True)
-    return tmp
 
 
 def produce_shard(config_data: dict[str, Any], shard: int, stage: Path | None = None) -> ShardOutput:
@@ -387,6 +362,7 @@ def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
     stats = ShardStats()
     rows: list[str] = []
     names: list[str] = []
+    digests: list[str] = []  # taken from the bytes as they are encoded: committing needs no second read
     images: list[tuple[str, bytes]] = []
     for index in indices:
         for item, image in build_items(config, index, stats):
@@ -395,8 +371,9 @@ def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
                     name = Path(item.image or f"{item.id}.png").name
                     data = image if isinstance(image, bytes) else _png_bytes(name, image)
                     names.append(name)
+                    digests.append(sha256(data))
                     if stage is not None:
-                        (stage / name).write_bytes(data)
+                        stage_image(stage, name, data)
                     else:
                         images.append((name, data))
                 rows.append(dumps_row(to_row(item)))
@@ -407,35 +384,21 @@ def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
                 stats.subtypes[label.subtype] += 1
             for d in item.degradations:
                 stats.degradations[f"{d.subtype}:{d.severity}"] += 1
-    return ShardOutput(shard, tuple(rows), tuple(names), tuple(images), stats.as_dict())
+    return ShardOutput(shard, tuple(rows), tuple(names), tuple(digests), tuple(images), stats.as_dict())
 
 
 def commit_shard(run_dir: str | Path, output: ShardOutput) -> int:
-    """Write a produced shard into the run folder: images first, then its rows, atomically.
+    """Write a produced shard into the run folder (``RunDir.commit``: images, rows, then its checksummed record).
 
-    A shard whose rows file exists is complete; committing the same shard twice (a retried
-    task) rewrites identical bytes, so nothing is lost or duplicated.
+    A shard is complete when its record exists; committing the same shard twice (a retried
+    task) rewrites identical bytes, so nothing is lost or duplicated. Returns its row count.
     """
-    run = Path(run_dir)
-    shard = output.shard
-    tmp_images = _staging(run, shard, fresh=False)
-    for name, data in output.images:
-        (tmp_images / name).write_bytes(data)
-    for name in output.names:
-        os.replace(tmp_images / name, run / "images" / name)
-    shutil.rmtree(tmp_images, ignore_errors=True)
-    shards = run / "shards"
-    part = shards / f"{shard:05d}.jsonl"
-    tmp = shards / f".{shard:05d}.jsonl.tmp"
-    tmp.write_text("".join(r + "\n" for r in output.rows), encoding="utf-8")
-    (shards / f"{shard:05d}.stats.json").write_text(json.dumps(output.stats), encoding="utf-8")
-    os.replace(tmp, part)
-    return len(output.rows)
+    return RunDir(run_dir).commit(output).lines
 
 
 def run_shard(config_data: dict[str, Any], run_dir: str, shard: int) -> dict[str, Any]:
     """Produce one shard, streaming its images to a staging folder, and commit it."""
-    stage = _staging(run_dir, shard, fresh=True)
+    stage = RunDir(run_dir).staging(shard, fresh=True)
     return {"shard": shard, "items": commit_shard(run_dir, produce_shard(config_data, shard, stage))}
 
 
@@ -454,8 +417,10 @@ class RunResult:
     run_dir: Path
     items: int
     shards: int
-    resumed_shards: int
+    resumed_shards: int  # committed shards kept from an earlier attempt (verified against their checksums)
     seconds: float
+    redone: dict[int, str] = field(default_factory=dict)  # shards that failed verification and were redone: why
+    notes: tuple[str, ...] = ()  # what resuming repaired besides shards (a rebuilt manifest), for the user
 
 
 ProgressFn = Callable[[int, int], None]  # (items done now, items expected in total)
@@ -471,13 +436,18 @@ def check_output_dir(run_dir: Path) -> None:
         raise ConfigError(f"output folder {str(parent)!r} is not writable; choose another with --out")
 
 
-def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bool = False) -> list[int]:
-    """Create or reopen the run folder; return the shards still to do. Writes nothing on error."""
+def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bool = False) -> ResumePlan:
+    """Create or reopen the run folder; return the shards still to do. Writes nothing on error.
+
+    The caller holds the folder's lock (``RunDir.locked``). Resuming trusts only what verifies:
+    shards whose record, rows or images do not match their checksums are redone (the plan says
+    which and why), and a finished run whose manifest or images do not match is reopened.
+    """
     check_output_dir(run_dir)
     resolved = config.to_yaml()
     n_shards = len(shard_ranges(config.count, config.output.shard_size))
     stored = run_dir / "config.yaml"
-    if run_dir.exists() and any(run_dir.iterdir()):
+    if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
         if overwrite:
             _clear_run(run_dir)
         elif not resume:
@@ -495,9 +465,7 @@ def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bo
         tmp = run_dir / ".config.yaml.tmp"
         tmp.write_text(resolved, encoding="utf-8")
         os.replace(tmp, stored)
-    if (run_dir / "manifest.jsonl").exists():
-        return []
-    return [s for s in range(n_shards) if not (run_dir / "shards" / f"{s:05d}.jsonl").exists()]
+    return RunDir(run_dir).resume(n_shards)
 
 
 def _clear_run(run_dir: Path) -> None:
@@ -506,30 +474,25 @@ def _clear_run(run_dir: Path) -> None:
 
 
 def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> int:
-    """Join shard parts into manifest.jsonl (the completion marker) and write stats.json."""
+    """Join the shards into manifest.jsonl (the completion marker), write stats.json and checksums.jsonl."""
     n_shards = len(shard_ranges(config.count, config.output.shard_size))
-    shards = run_dir / "shards"
+    folder = RunDir(run_dir)
     total: dict[str, Any] = {"items": Counter(), "families": Counter(), "subtypes": Counter(),
                              "degradations": Counter(), "generate_rejected": Counter()}
     funnel: dict[str, dict[str, Any]] = {}
     seconds: Counter[str] = Counter()
-    tmp = run_dir / ".manifest.jsonl.tmp"
     count = 0
-    with tmp.open("w", encoding="utf-8") as out:
-        for s in range(n_shards):
-            with (shards / f"{s:05d}.jsonl").open(encoding="utf-8") as fh:
-                for line in fh:
-                    out.write(line)
-                    count += 1
-            part = json.loads((shards / f"{s:05d}.stats.json").read_text(encoding="utf-8"))
-            for key in total:
-                total[key].update(part[key])
-            seconds.update(part["seconds"])
-            for inj, f in part["inject"].items():
-                agg = funnel.setdefault(inj, {"attempted": 0, "kept": 0, "rejected": Counter()})
-                agg["attempted"] += f["attempted"]
-                agg["kept"] += f["kept"]
-                agg["rejected"].update(f["rejected"])
+    for record in folder.records(n_shards):
+        part = record.stats
+        count += record.lines
+        for key in total:
+            total[key].update(part[key])
+        seconds.update(part.get("seconds", {}))  # a shard put back from a finished run's checksums has none
+        for inj, f in part["inject"].items():
+            agg = funnel.setdefault(inj, {"attempted": 0, "kept": 0, "rejected": Counter()})
+            agg["attempted"] += f["attempted"]
+            agg["kept"] += f["kept"]
+            agg["rejected"].update(f["rejected"])
     stats = {
         "name": config.name, "items": count, "base_problems": config.count, "shards": n_shards,
         "resumed_shards": resumed,
@@ -541,10 +504,8 @@ def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> i
         "wall_seconds": round(wall, 3),
         "versions": versions(),
     }
-    (run_dir / "stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, run_dir / "manifest.jsonl")
-    shutil.rmtree(shards, ignore_errors=True)
-    return count
+    folder.write_json("stats.json", stats)
+    return folder.publish(n_shards)
 
 
 EXECUTORS = ("local", "dask")
@@ -556,7 +517,9 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
     """Generate a run folder. Interrupting it leaves finished shards; ``resume=True`` continues.
 
     ``executor="dask"`` runs shards as Dask tasks (a local cluster of ``workers`` processes, or
-    the cluster at ``scheduler``); the output is byte-identical to the local executor's.
+    the cluster at ``scheduler``); the output is byte-identical to the local executor's. The run
+    holds the folder's lock throughout (a second run on it gets a LockedError). A stop part-way
+    (disk full, a killed worker) raises a ResumableError; the shards committed until then are kept.
     """
     if executor not in EXECUTORS:
         raise ConfigError(f"--executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
@@ -565,50 +528,68 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
     t0 = time.perf_counter()
     run_dir = Path(run_dir)
     n_shards = len(shard_ranges(config.count, config.output.shard_size))
-    todo = prepare_run(config, run_dir, resume=resume, overwrite=overwrite)
-    per_base = items_per_base(config)
-    expected = config.count * per_base
-    done = sum(len(r) for s, r in enumerate(shard_ranges(config.count, config.output.shard_size))
-               if s not in todo) * per_base
-    if progress:
-        progress(done, expected)
-    data = config.model_dump(mode="json")
-    if executor == "dask":
-        from synth.distributed import run_on_dask
+    check_output_dir(run_dir)
+    with RunDir(run_dir).locked():
+        plan = prepare_run(config, run_dir, resume=resume, overwrite=overwrite)
+        todo = list(plan.todo)
+        per_base = items_per_base(config)
+        expected = config.count * per_base
+        done = sum(len(r) for s, r in enumerate(shard_ranges(config.count, config.output.shard_size))
+                   if s not in todo) * per_base
+        committed = n_shards - len(todo)
+        if progress:
+            progress(done, expected)
 
         def shard_done(n: int) -> None:
-            nonlocal done
+            nonlocal done, committed
             done += n
+            committed += 1
             if progress:
                 progress(done, expected)
 
-        run_on_dask(data, run_dir, todo, scheduler=scheduler, workers=workers, on_shard=shard_done)
-    elif workers <= 1:
-        for s in todo:
-            n = run_shard(data, str(run_dir), s)["items"]
-            done += n
-            if progress:
-                progress(done, expected)
-    elif todo:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["synth.pipeline", "render.page"])
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            pending: set[Future[dict[str, Any]]] = set()
-            queue = list(todo)
-            try:
-                while queue or pending:
-                    while queue and len(pending) < 2 * workers:
-                        pending.add(pool.submit(run_shard, data, str(run_dir), queue.pop(0)))
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        done += fut.result()["items"]
-                        if progress:
-                            progress(done, expected)
-            except BaseException:
-                for fut in pending:
-                    fut.cancel()
-                raise
-    if not (run_dir / "manifest.jsonl").exists():
-        finish_run(config, run_dir, time.perf_counter() - t0, n_shards - len(todo))
-    total = sum(1 for _ in (run_dir / "manifest.jsonl").open(encoding="utf-8"))
-    return RunResult(run_dir, total, n_shards, n_shards - len(todo), time.perf_counter() - t0)
+        data = config.model_dump(mode="json")
+        try:
+            if executor == "dask":
+                from synth.distributed import run_on_dask
+
+                run_on_dask(data, run_dir, todo, scheduler=scheduler, workers=workers, on_shard=shard_done)
+            elif workers <= 1:
+                for s in todo:
+                    shard_done(run_shard(data, str(run_dir), s)["items"])
+            elif todo:
+                _run_pool(data, run_dir, todo, workers, shard_done)
+        except BrokenProcessPool as exc:
+            raise ResumableError(f"a worker process died (killed, or out of memory) before its shard was "
+                                 f"committed; {committed} of {n_shards} shards are committed and kept in "
+                                 f"{run_dir}; {RESUME_HINT}") from exc
+        except MemoryError as exc:
+            raise ResumableError(f"out of memory; {committed} of {n_shards} shards are committed and kept in "
+                                 f"{run_dir}; use fewer --workers or a smaller output.shard_size, then "
+                                 f"{RESUME_HINT}") from exc
+        if not (run_dir / "manifest.jsonl").exists():
+            finish_run(config, run_dir, time.perf_counter() - t0, n_shards - len(todo))
+        total = sum(1 for _ in (run_dir / "manifest.jsonl").open(encoding="utf-8"))
+    return RunResult(run_dir, total, n_shards, n_shards - len(todo), time.perf_counter() - t0,
+                     redone=plan.redone, notes=plan.notes)
+
+
+def _run_pool(data: dict[str, Any], run_dir: Path, todo: list[int], workers: int,
+              shard_done: Callable[[int], None]) -> None:
+    """Shards on a forkserver process pool whose workers die with the run (``synth.lifeline``)."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["synth.pipeline", "render.page", "synth.lifeline_forkserver"])
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=pool_worker_init,
+                             initargs=(os.getpid(),)) as pool:
+        pending: set[Future[dict[str, Any]]] = set()
+        queue = list(todo)
+        try:
+            while queue or pending:
+                while queue and len(pending) < 2 * workers:
+                    pending.add(pool.submit(run_shard, data, str(run_dir), queue.pop(0)))
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    shard_done(fut.result()["items"])
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise

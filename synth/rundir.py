@@ -1,0 +1,526 @@
+"""The run folder on disk: its lock, atomic shard commits with sha256 checksums, and verification on resume.
+
+Every write to a run folder goes through ``RunDir``. A shard is committed as images first, then
+its rows, then its record (``shards/NNNNN.stats.json``: the shard's stats, the sha256 of its rows
+and of every image, sealed by a checksum of its own); the record is renamed into place last, so
+a shard is committed exactly when its record exists. ``publish`` joins the shards into
+``manifest.jsonl`` and keeps their records in ``checksums.jsonl`` (the run's state: one record per
+shard without its stage timings, then the manifest's own checksum; byte-identical for the same
+config, like the manifest), so a finished run can be verified too. ``resume``
+trusts nothing it cannot verify: a shard whose record, rows or images do not match is redone
+(items are a function of (seed, index), so it comes back byte for byte), and a cut or edited
+manifest is rebuilt from the shards that verify. ``locked`` holds an flock on ``.mathstress.lock``
+for the whole run, so two processes never write one folder; the kernel drops the lock when its
+holder dies, so a killed run leaves no stale lock.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import shutil
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from synth.errors import ConfigError, LockedError, ResumableError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows has no flock; runs there are not locked
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_NAME = ".mathstress.lock"
+STATE_NAME = "checksums.jsonl"
+MANIFEST_NAME = "manifest.jsonl"
+STAGING_PREFIX = ".tmp-"  # images/.tmp-NNNNN: a shard's images until it is committed
+FORMAT = 1
+RESUME_HINT = "re-run with --resume to continue"
+_CHUNK = 1 << 20
+_DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+# ------------------------------------------------------------------------- writing
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``; every file of a run folder is written here or streamed by ``publish``."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+def stopped(exc: OSError, path: Path | str) -> ResumableError:
+    """The one-line error for a write that failed part-way (disk full, folder made read-only...)."""
+    why = f"the disk is full ({exc.strerror})" if exc.errno in _DISK_FULL else (exc.strerror or str(exc))
+    return ResumableError(f"could not write {path}: {why}; the shards committed so far are kept and will be "
+                          f"verified: fix that, then {RESUME_HINT}")
+
+
+@contextmanager
+def writing(path: Path | str) -> Iterator[None]:
+    """Turn an OSError raised while writing ``path`` into a ResumableError (exit 3) that names it."""
+    try:
+        yield
+    except OSError as exc:
+        raise stopped(exc, path) from exc
+
+
+def stage_image(stage: Path, name: str, data: bytes) -> None:
+    """Write one encoded image into a shard's staging folder (``RunDir.staging``)."""
+    with writing(stage / name):
+        write_file(stage / name, data)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def _sealed(data: dict[str, Any]) -> str:
+    """``data`` as one JSON line carrying a checksum of itself (a truncated or edited record is caught)."""
+    return _dumps({**data, "seal": sha256(_dumps(data).encode())})
+
+
+def _unseal(text: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("seal"), str):
+        return None
+    seal = data.pop("seal")
+    return data if sha256(_dumps(data).encode()) == seal else None
+
+
+# ------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class ShardOutput:
+    """Everything one shard produced: manifest rows, image names and their sha256, stage stats, image bytes.
+
+    Producing a shard (config and shard number in, bytes out) is separate from committing it to
+    the run folder, so a remote worker can produce and the client commit; either way the bytes on
+    disk are the same. ``images`` holds the encoded images that were not already staged on disk:
+    the local executor streams each image to the shard's staging folder as soon as it is encoded
+    (memory stays flat however large the shard), a Dask worker returns them with the rows.
+    ``digests[i]`` is the sha256 of image ``names[i]``, taken from the bytes when they were encoded.
+    """
+
+    shard: int
+    rows: tuple[str, ...]
+    names: tuple[str, ...]
+    digests: tuple[str, ...]
+    images: tuple[tuple[str, bytes], ...]
+    stats: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ShardRecord:
+    """What a committed shard must be: its rows' checksum, size and line count, its images' checksums."""
+
+    shard: int
+    rows_sha256: str
+    rows_bytes: int
+    lines: int
+    images: dict[str, str]
+    stats: dict[str, Any] = field(compare=False)
+
+    def line(self, *, timings: bool = True) -> str:
+        """The record as one sealed JSON line; without ``timings`` it is the same bytes for the same config."""
+        stats = self.stats if timings else {k: v for k, v in self.stats.items() if k != "seconds"}
+        return _sealed({"format": FORMAT, "shard": self.shard, "stats": stats, "images": self.images,
+                        "rows": {"sha256": self.rows_sha256, "bytes": self.rows_bytes, "lines": self.lines}})
+
+    @classmethod
+    def parse(cls, text: str, shard: int) -> ShardRecord | str:
+        """The record in ``text``, or why it cannot be trusted."""
+        data = _unseal(text)
+        if data is None:
+            try:
+                old = json.loads(text)
+            except ValueError:
+                return "its record is unreadable (cut short or not JSON)"
+            if isinstance(old, dict) and "seal" not in old:
+                return "it has no checksums (written by an earlier mathstress)"
+            return "its record does not match its own checksum (edited or damaged)"
+        rows, images = data.get("rows"), data.get("images")
+        ok = (data.get("format") == FORMAT and data.get("shard") == shard and isinstance(data.get("stats"), dict)
+              and isinstance(rows, dict) and isinstance(rows.get("sha256"), str)
+              and isinstance(rows.get("bytes"), int) and isinstance(rows.get("lines"), int)
+              and isinstance(images, dict) and all(isinstance(v, str) and _plain(k) for k, v in images.items()))
+        if not ok:
+            return f"its record is not a mathstress format-{FORMAT} record for shard {shard}"
+        return cls(shard, rows["sha256"], rows["bytes"], rows["lines"], dict(images), data["stats"])
+
+
+def _plain(name: object) -> bool:
+    """An image name as the pipeline writes them: one plain file name, never a path."""
+    return isinstance(name, str) and bool(name) and name == Path(name).name and not name.startswith(".")
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    """The shards a run still has to make, and the ones redone because they did not verify (with why)."""
+
+    todo: tuple[int, ...]
+    redone: dict[int, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------------- the folder
+
+
+class RunDir:
+    """One run folder: ``manifest.jsonl``, ``images/``, ``shards/`` while running, ``checksums.jsonl`` when done."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.images = self.path / "images"
+        self.shards = self.path / "shards"
+        self.manifest = self.path / MANIFEST_NAME
+        self.state = self.path / STATE_NAME
+
+    # -- lock
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the run folder's lock (creating the folder if needed) until the block ends.
+
+        A second process gets a LockedError at once, naming the holder's pid, host and start time.
+        A folder this call created is removed again if the block fails and leaves it empty.
+        """
+        created = not self.path.exists()
+        if self.path.exists() and not self.path.is_dir():
+            raise ConfigError(f"output path {str(self.path)!r} is a file, not a folder; choose another --out")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the run folder {str(self.path)!r} ({exc.strerror}); "
+                              "choose another --out") from None
+        fd = _acquire(self.path / LOCK_NAME, self.path)
+        ok = False
+        try:
+            yield
+            ok = True
+        finally:
+            _release(fd, self.path / LOCK_NAME)
+            if created and not ok:
+                try:
+                    self.path.rmdir()  # only when empty: nothing of the user's can be in a folder we just made
+                except OSError:
+                    pass
+
+    # -- commit
+
+    def staging(self, shard: int, *, fresh: bool) -> Path:
+        """The folder a shard's images are written to before its commit moves them into ``images/``."""
+        tmp = self.images / f"{STAGING_PREFIX}{shard:05d}"
+        with writing(tmp):
+            if fresh:
+                shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True, exist_ok=True)
+        return tmp
+
+    def commit(self, output: ShardOutput) -> ShardRecord:
+        """Write a produced shard: images first, then its rows, then its record (the commit point).
+
+        Committing the same shard twice (a retried task) rewrites identical bytes.
+        """
+        stage = self.staging(output.shard, fresh=False)
+        for name, data in output.images:
+            stage_image(stage, name, data)
+        with writing(self.images):
+            for name in output.names:
+                os.replace(stage / name, self.images / name)
+            shutil.rmtree(stage, ignore_errors=True)
+        rows = "".join(r + "\n" for r in output.rows).encode("utf-8")
+        record = ShardRecord(output.shard, sha256(rows), len(rows), len(output.rows),
+                             dict(zip(output.names, output.digests)), output.stats)
+        self._commit_record(record, rows)
+        return record
+
+    def _commit_record(self, record: ShardRecord, rows: bytes) -> None:
+        part, tmp, rec, rec_tmp = self._paths(record.shard)
+        with writing(part):
+            write_file(tmp, rows)
+            os.replace(tmp, part)
+        with writing(rec):
+            write_file(rec_tmp, (record.line() + "\n").encode("utf-8"))
+            os.replace(rec_tmp, rec)
+
+    def _paths(self, shard: int) -> tuple[Path, Path, Path, Path]:
+        stem = f"{shard:05d}"
+        return (self.shards / f"{stem}.jsonl", self.shards / f".{stem}.jsonl.tmp",
+                self.shards / f"{stem}.stats.json", self.shards / f".{stem}.stats.json.tmp")
+
+    # -- verification
+
+    def record(self, shard: int) -> ShardRecord | str | None:
+        """Shard ``shard``'s record; None when it was never committed; why not, when it cannot be trusted."""
+        rec = self._paths(shard)[2]
+        try:
+            text = rec.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError):
+            return "its record cannot be read"
+        return ShardRecord.parse(text, shard)
+
+    def check(self, shard: int) -> ShardRecord | str | None:
+        """Shard ``shard``'s record when its rows and every image match it; None if never committed; else why."""
+        record = self.record(shard)
+        if not isinstance(record, ShardRecord):
+            return record
+        part = self._paths(shard)[0]
+        try:
+            rows_ok = part.stat().st_size == record.rows_bytes and _file_sha256(part) == record.rows_sha256
+        except OSError:
+            return f"shards/{part.name} is missing"
+        if not rows_ok:
+            return f"shards/{part.name} does not match its checksum (cut short or edited)"
+        return self._check_images(record)
+
+    def _check_images(self, record: ShardRecord) -> ShardRecord | str:
+        for name, digest in record.images.items():
+            path = self.images / name
+            try:
+                if _file_sha256(path) != digest:
+                    return f"images/{name} does not match its checksum (damaged or replaced)"
+            except OSError:
+                return f"images/{name} is missing"
+        return record
+
+    def resume(self, n_shards: int) -> ResumePlan:
+        """What a resumed run must still make: shards never committed, and those that fail verification.
+
+        A finished run is verified against ``checksums.jsonl``; when its manifest or an image does
+        not match, the shards that do are put back into ``shards/`` and the rest are redone, so the
+        manifest is rebuilt. A run folder that cannot be verified at all is redone whole.
+        """
+        notes: list[str] = []
+        if self.manifest.exists():
+            finished, redone, note = self._reopen(n_shards)
+            if finished:
+                return ResumePlan(())
+            notes.append(note)
+        else:
+            with writing(self.state):
+                self.state.unlink(missing_ok=True)  # a finish that never completed: rebuilt at the next finish
+            redone = {}
+        self.shards.mkdir(exist_ok=True)
+        todo = []
+        for s in range(n_shards):
+            if s in redone:
+                todo.append(s)
+                continue
+            outcome = self.check(s)
+            if isinstance(outcome, ShardRecord):
+                continue
+            todo.append(s)
+            if outcome is not None:
+                redone[s] = outcome
+        return ResumePlan(tuple(todo), dict(sorted(redone.items())), tuple(notes))
+
+    def _reopen(self, n_shards: int) -> tuple[bool, dict[int, str], str]:
+        """Verify a finished run; when anything fails, turn it back into an unfinished one.
+
+        Returns (whether everything verified, {shard: why it is redone}, a note for the user or "").
+        """
+        records, manifest_sha, why = self._read_state(n_shards)
+        redone: dict[int, str] = {}
+        whole = hashlib.sha256()
+        with open(self.manifest, "rb") as fh:
+            for record in records:
+                data = fh.read(record.rows_bytes)
+                whole.update(data)
+                if len(data) != record.rows_bytes or sha256(data) != record.rows_sha256:
+                    redone[record.shard] = "its rows in manifest.jsonl are cut short or changed"
+                    continue
+                outcome = self._check_images(record)
+                if isinstance(outcome, str):
+                    redone[record.shard] = outcome
+            trailing = bool(fh.read(1))
+        for s in range(len(records), n_shards):
+            redone[s] = why or "checksums.jsonl has no record of it"
+        manifest_ok = why is None and not trailing and whole.hexdigest() == manifest_sha
+        if manifest_ok and not redone:
+            with writing(self.shards):
+                shutil.rmtree(self.shards, ignore_errors=True)  # left by a finish killed after its last rename
+            return True, {}, ""
+        # Unfinish: put every verified shard back into shards/, then drop the manifest and its state.
+        self.shards.mkdir(exist_ok=True)
+        with open(self.manifest, "rb") as fh:
+            for record in records:
+                data = fh.read(record.rows_bytes)
+                if record.shard not in redone:
+                    self._commit_record(record, data)
+        with writing(self.manifest):
+            self.manifest.unlink()
+            self.state.unlink(missing_ok=True)
+        if why is not None:
+            note = f"manifest.jsonl could not be verified: {why}; it is rebuilt"
+        elif not manifest_ok:
+            note = ("manifest.jsonl did not match its checksum (cut short or edited); "
+                    "it is rebuilt from the verified shards")
+        else:
+            note = "manifest.jsonl matched its checksum; it is rebuilt with the redone shards"
+        return False, redone, note
+
+    def _read_state(self, n_shards: int) -> tuple[list[ShardRecord], str, str | None]:
+        """A finished run's records in shard order, its manifest's sha256, and why records are missing (or None)."""
+        records: list[ShardRecord] = []
+        try:
+            fh = open(self.state, encoding="utf-8")
+        except FileNotFoundError:
+            return [], "", f"there is no {STATE_NAME} (written by an earlier mathstress, or deleted)"
+        except OSError as exc:
+            return [], "", f"{STATE_NAME} cannot be read ({exc.strerror})"
+        with fh:
+            try:
+                for s in range(n_shards):
+                    record = ShardRecord.parse(fh.readline(), s)
+                    if isinstance(record, str):
+                        return records, "", f"{STATE_NAME} is cut short or damaged at shard {s}"
+                    records.append(record)
+                tail = _unseal(fh.readline())
+            except (OSError, UnicodeDecodeError):
+                return records, "", f"{STATE_NAME} cannot be read"
+        if tail is None or not isinstance(tail.get("manifest"), dict) or tail.get("shards") != n_shards:
+            return records, "", f"{STATE_NAME} is cut short or damaged at its end"
+        return records, str(tail["manifest"].get("sha256")), None
+
+    # -- finish
+
+    def records(self, n_shards: int) -> Iterator[ShardRecord]:
+        """The committed shards' records in order (verified when the run resumed or as they were written)."""
+        for s in range(n_shards):
+            record = self.record(s)
+            if not isinstance(record, ShardRecord):
+                why = record or "it was never committed"
+                raise ResumableError(f"shard {s} cannot be joined: {why}; {RESUME_HINT} (it will be redone)")
+            yield record
+
+    def publish(self, n_shards: int) -> int:
+        """Join the shards into manifest.jsonl and keep their records in checksums.jsonl; return the row count.
+
+        The manifest is renamed into place last: it marks the run finished. Each shard's rows are
+        checked against their record as they are copied, so a shard changed since its commit is
+        caught here rather than published.
+        """
+        tmp_manifest = self.path / f".{MANIFEST_NAME}.tmp"
+        tmp_state = self.path / f".{STATE_NAME}.tmp"
+        whole = hashlib.sha256()
+        size = lines = 0
+        with writing(tmp_manifest), open(tmp_manifest, "wb") as out, open(tmp_state, "w", encoding="utf-8") as state:
+            for record in self.records(n_shards):
+                part = self._paths(record.shard)[0]
+                digest = _copy(part, out, whole)
+                if digest != record.rows_sha256:
+                    raise ResumableError(f"shards/{part.name} changed after it was committed; "
+                                         f"{RESUME_HINT} (it will be redone)")
+                size += record.rows_bytes
+                lines += record.lines
+                state.write(record.line(timings=False) + "\n")  # like the manifest: same config, same bytes
+            state.write(_sealed({"manifest": {"sha256": whole.hexdigest(), "bytes": size, "lines": lines},
+                                 "shards": n_shards}) + "\n")
+        with writing(self.manifest):
+            os.replace(tmp_state, self.state)
+            os.replace(tmp_manifest, self.manifest)
+        shutil.rmtree(self.shards, ignore_errors=True)
+        for leftover in self.images.glob(f"{STAGING_PREFIX}*"):  # a killed worker's half-staged shard
+            shutil.rmtree(leftover, ignore_errors=True)
+        return lines
+
+    def write_json(self, name: str, data: dict[str, Any]) -> None:
+        """Write a small top-level JSON file (stats.json) atomically."""
+        path, tmp = self.path / name, self.path / f".{name}.tmp"
+        with writing(path):
+            write_file(tmp, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+            os.replace(tmp, path)
+
+
+def _copy(part: Path, out: BinaryIO, whole: Any) -> str:
+    h = hashlib.sha256()
+    with open(part, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            h.update(chunk)
+            whole.update(chunk)
+            out.write(chunk)
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------------- lock
+
+
+def _acquire(path: Path, run_dir: Path) -> int | None:
+    """An open descriptor holding an exclusive flock on ``path``, with the holder's details written in it."""
+    if fcntl is None:  # pragma: no cover
+        return None
+    for _ in range(5):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the lock {str(path)!r} ({exc.strerror}); choose another --out") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise LockedError(f"{run_dir} is in use by another mathstress process ({holder}); wait for it to "
+                              "finish or stop it, or choose another --out") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:  # the previous holder removed the file as we opened it: lock the new one
+            os.close(fd)
+            continue
+        info = {"pid": os.getpid(), "host": socket.gethostname(),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        os.ftruncate(fd, 0)
+        os.write(fd, (json.dumps(info) + "\n").encode("utf-8"))
+        return fd
+    raise LockedError(f"{run_dir}: its lock file keeps changing hands; another mathstress process is using it")
+
+
+def _holder(fd: int) -> str:
+    try:
+        info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return f"pid {int(info['pid'])} on {info['host']}, started {info['started']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "a process that has not written its details yet"
+
+
+def _release(fd: int | None, path: Path) -> None:
+    if fd is None:  # pragma: no cover
+        return
+    try:
+        path.unlink(missing_ok=True)  # before unlocking: a waiting process then locks a fresh file
+    finally:
+        os.close(fd)
+
+
+def read_lock(run_dir: str | Path) -> dict[str, Any] | None:
+    """The details the current holder wrote in the run folder's lock (pid, host, started), if any."""
+    try:
+        return json.loads((Path(run_dir) / LOCK_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
