@@ -10,23 +10,20 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
-from synth.generators.geometry import (
+from synth.generators._display import num, pi_times, show, step
+from synth.generators._figure import (
     GRID_STEPS,
     UNITS,
     FigureFamily,
     Quantity,
-    _len,
-    _pick,
     counted,
     grid_elements,
+    length_text,
     neighbour_misreads,
-    num,
-    pi_times,
+    pick,
     radius_as_diameter,
-    show,
-    step,
 )
+from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
 from synth.polynomials import definite_integral
 from synth.records import Figure
 
@@ -124,7 +121,7 @@ class PrismVolumeSurface(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        unit = _pick(rng, UNITS)
+        unit = pick(rng, UNITS)
         if difficulty in ("easy", "medium"):
             dims = sorted((int(v) for v in rng.choice(np.arange(2, 16), size=3, replace=False)), reverse=True)
             ask = "volume" if difficulty == "easy" else "surface"
@@ -133,17 +130,17 @@ class PrismVolumeSurface(FigureFamily):
             if ask == "volume" and rng.random() < _CUBES_SHARE:
                 return self._sample_cubes(rng, unit)
             return {"shape": "cuboid", "ask": ask, "l": dims[0], "w": dims[2], "h": dims[1], "unit": unit}
-        a, b, c = _pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17)))
+        a, b, c = pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17)))
         if rng.integers(2):
             a, b = b, a
-        return {"shape": "triangular", "ask": _pick(rng, ("volume", "surface")), "b": a, "h": b, "c": c,
+        return {"shape": "triangular", "ask": pick(rng, ("volume", "surface")), "b": a, "h": b, "c": c,
                 "l": int(rng.integers(4, 21)), "unit": unit}
 
     @staticmethod
     def _sample_cubes(rng: np.random.Generator, unit: str) -> dict[str, Any]:
         """A cuboid built from equal cubes: the pupil counts cubes along each edge and scales by the key cube."""
         nl, nh, nw = sorted((int(v) for v in rng.choice(np.arange(2, 9), size=3, replace=False)), reverse=True)
-        k = int(_pick(rng, _CUBE_EDGES))
+        k = int(pick(rng, _CUBE_EDGES))
         return {"shape": "cuboid", "ask": "volume", "l": nl * k, "w": nw * k, "h": nh * k, "unit": unit,
                 "cube": k, "nl": nl, "nw": nw, "nh": nh}
 
@@ -318,7 +315,7 @@ class PrismVolumeSurface(FigureFamily):
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         u = params["unit"]
-        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)]}
+        return {"facts": [f"{q.name} {length_text(params[q.param], u)}" for q in self.quantities(params)]}
 
     def figure(self, params: dict[str, Any]) -> Figure:
         u = params["unit"]
@@ -340,7 +337,7 @@ class PrismVolumeSurface(FigureFamily):
             for e, fs in edges.items():
                 if e in named and not cubes:  # a stack of cubes is measured by counting, not by labels
                     el_id, key = named[e]
-                    els.append(_edge(el_id, e[0], e[1], list(fs), _len(params[key], u), params[key]))
+                    els.append(_edge(el_id, e[0], e[1], list(fs), length_text(params[key], u), params[key]))
                 else:
                     els.append(_edge(named[e][0] if e in named else f"edge_{e}", e[0], e[1], list(fs)))
             if cubes:
@@ -362,7 +359,7 @@ class PrismVolumeSurface(FigureFamily):
         for e, fs in edges.items():
             if e in named:
                 el_id, key = named[e]
-                els.append(_edge(el_id, e[0], e[1], list(fs), _len(params[key], u), params[key]))
+                els.append(_edge(el_id, e[0], e[1], list(fs), length_text(params[key], u), params[key]))
             else:
                 els.append(_edge(f"edge_{e}", e[0], e[1], list(fs)))
         els.append({"id": "right_A", "type": "right_angle", "at": "A", "arms": ["B", "C"]})
@@ -390,7 +387,7 @@ def _cube_stack_spec(params: dict[str, Any], points: dict[str, tuple[float, floa
         {"id": "key_front", "type": "polygon", "points": ["K0", "K1", "K2", "K3"], "tint": "side"},
         {"id": "key_top", "type": "polygon", "points": ["K3", "K2", "K5", "K4"], "tint": "top"},
         {"id": "key_right", "type": "polygon", "points": ["K1", "K6", "K5", "K2"], "tint": "side"},
-        {"id": "key_edge", "type": "segment", "from": "K0", "to": "K1", "text": _len(k, u), "value": k,
+        {"id": "key_edge", "type": "segment", "from": "K0", "to": "K1", "text": length_text(k, u), "value": k,
          "dir": [0, -1]},
         {"id": "key_caption", "type": "text", "at": "KT", "text": "1 cube", "dir": [0, 1]},
     ]
@@ -436,7 +433,7 @@ class CylinderVolumeSurface(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        unit, h = _pick(rng, UNITS), int(rng.integers(2, 31))
+        unit, h = pick(rng, UNITS), int(rng.integers(2, 31))
         if difficulty in ("easy", "medium") and rng.random() < _COINS_SHARE:
             return self._sample_coins(rng, difficulty)
         if difficulty == "hard" and rng.random() < _TUBE_SPACE_SHARE:
@@ -450,7 +447,7 @@ class CylinderVolumeSurface(FigureFamily):
     def _sample_coins(rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         """A stack of identical coins (mm): the pupil counts the coins and scales by the key coin's thickness."""
         while True:
-            n, t, r = int(rng.integers(4, 19)), int(_pick(rng, _COIN_THICKNESS)), int(rng.integers(8, 23))
+            n, t, r = int(rng.integers(4, 19)), int(pick(rng, _COIN_THICKNESS)), int(rng.integers(8, 23))
             # At least as tall as its radius (its length label clears the key coin), at most four times as tall
             # (so each coin stays thick enough on the page to count).
             if r <= n * t <= 4 * r:
@@ -628,7 +625,7 @@ class CylinderVolumeSurface(FigureFamily):
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         u = params["unit"]
-        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)],
+        return {"facts": [f"{q.name} {length_text(params[q.param], u)}" for q in self.quantities(params)],
                 "coins": params.get("coin") is not None, "tube": params["given"] == "tube"}
 
     def figure(self, params: dict[str, Any]) -> Figure:
@@ -639,12 +636,12 @@ class CylinderVolumeSurface(FigureFamily):
         if params.get("coin") is not None:
             return Figure(self.figure_kind, _coin_stack_spec(params, p, els))
         if params["given"] == "radius":
-            els.append({"id": "radius", "type": "segment", "from": "T", "to": "R1", "text": _len(params["r"], u),
+            els.append({"id": "radius", "type": "segment", "from": "T", "to": "R1", "text": length_text(params["r"], u),
                         "value": params["r"], "dir": [0, 1]})
         else:
             els.append({"id": "diameter", "type": "segment", "from": "L1", "to": "R1",
-                        "text": _len(params["d"], u), "value": params["d"], "dir": [0, 1]})
-        els.append({"id": "height", "type": "segment", "from": "R0", "to": "R1", "text": _len(params["h"], u),
+                        "text": length_text(params["d"], u), "value": params["d"], "dir": [0, 1]})
+        els.append({"id": "height", "type": "segment", "from": "R0", "to": "R1", "text": length_text(params["h"], u),
                     "value": params["h"], "dir": [1, 0]})
         return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.6)))
 
@@ -661,10 +658,10 @@ def _coin_stack_spec(params: dict[str, Any], points: dict[str, tuple[float, floa
     # The length is written just past the rim, level with the top: a stack drawn beside its key coin is too
     # narrow for the label to sit on the top face without crossing its back edge.
     if params["given"] == "radius":
-        size = {"id": "radius", "type": "segment", "from": "T", "to": "R1", "text": _len(params["r"], u),
+        size = {"id": "radius", "type": "segment", "from": "T", "to": "R1", "text": length_text(params["r"], u),
                 "value": params["r"], "dir": [1, 0], "text_at": 1.0}
     else:
-        size = {"id": "diameter", "type": "segment", "from": "L1", "to": "R1", "text": _len(params["d"], u),
+        size = {"id": "diameter", "type": "segment", "from": "L1", "to": "R1", "text": length_text(params["d"], u),
                 "value": params["d"], "dir": [1, 0], "text_at": 1.0}
     lines = {"id": "coin_lines", "type": "disc_lines", "center": "O", "top": "T", "radius": r,
              "count": params["coins"]}
@@ -678,7 +675,7 @@ def _coin_stack_spec(params: dict[str, Any], points: dict[str, tuple[float, floa
         {"id": "key_rim", "type": "polygon", "points": [f"KB{i}" for i in front] + [f"KT{i}" for i in front[::-1]],
          "tint": "side"},
         {"id": "key_top", "type": "polygon", "points": [f"KT{i}" for i in range(len(ring))], "tint": "top"},
-        {"id": "key_edge", "type": "segment", "from": "KB0", "to": "KT0", "text": _len(t, u), "value": t,
+        {"id": "key_edge", "type": "segment", "from": "KB0", "to": "KT0", "text": length_text(t, u), "value": t,
          "dir": [1, 0]},
         {"id": "key_caption", "type": "text", "at": "KC", "text": "1 coin", "dir": [0, -1]},
     ]
@@ -702,9 +699,9 @@ class ConeVolume(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        unit = _pick(rng, UNITS)
+        unit = pick(rng, UNITS)
         if difficulty == "hard":
-            r, h, slant = _pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17), (12, 16, 20),
+            r, h, slant = pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13), (9, 12, 15), (8, 15, 17), (12, 16, 20),
                                       (4, 3, 5), (8, 6, 10), (12, 5, 13), (12, 9, 15), (15, 8, 17)))
             k = int(rng.integers(1, 11))
             if rng.integers(2):
@@ -715,7 +712,7 @@ class ConeVolume(FigureFamily):
             return {"given": "diameter", "d": int(rng.integers(2, 21)) * 2, "h": h, "slant": None, "unit": unit}
         if rng.random() < _GRID_SHARE:
             # On squared paper: 2-6 squares of radius, a height of 3-9 squares and taller than the radius.
-            k, nr = int(_pick(rng, GRID_STEPS)), int(rng.integers(2, 7))
+            k, nr = int(pick(rng, GRID_STEPS)), int(rng.integers(2, 7))
             nh = int(rng.integers(max(3, nr), 10))
             return {"given": "radius", "r": nr * k, "h": nh * k, "slant": None, "unit": unit, "grid": k}
         return {"given": "radius", "r": int(rng.integers(2, 21)), "h": h, "slant": None, "unit": unit}
@@ -808,7 +805,7 @@ class ConeVolume(FigureFamily):
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         u = params["unit"]
-        return {"facts": [f"{q.name} {_len(params[q.param], u)}" for q in self.quantities(params)],
+        return {"facts": [f"{q.name} {length_text(params[q.param], u)}" for q in self.quantities(params)],
                 "grid": params.get("grid")}
 
     def figure(self, params: dict[str, Any]) -> Figure:
@@ -817,17 +814,17 @@ class ConeVolume(FigureFamily):
         if params.get("grid"):
             return Figure(self.figure_kind, _cone_on_grid_spec(params, p, els))
         if params["given"] == "radius":
-            els.append({"id": "radius", "type": "segment", "from": "O", "to": "R0", "text": _len(params["r"], u),
+            els.append({"id": "radius", "type": "segment", "from": "O", "to": "R0", "text": length_text(params["r"], u),
                         "value": params["r"], "dir": [0, -1]})
         else:
             els.append({"id": "diameter", "type": "segment", "from": "L0", "to": "R0",
-                        "text": _len(params["d"], u), "value": params["d"], "dir": [0, -1], "dashed": False})
+                        "text": length_text(params["d"], u), "value": params["d"], "dir": [0, -1], "dashed": False})
         height = {"id": "height", "type": "segment", "from": "T", "to": "O", "dashed": True, "width": 0.8}
         if params["slant"] is None:
-            height.update({"text": _len(params["h"], u), "value": params["h"], "dir": [1, 0], "text_at": 0.4})
+            height.update({"text": length_text(params["h"], u), "value": params["h"], "dir": [1, 0], "text_at": 0.4})
         else:
-            els.append({"id": "slant", "type": "segment", "from": "T", "to": "R0", "text": _len(params["slant"], u),
-                        "value": params["slant"]})
+            els.append({"id": "slant", "type": "segment", "from": "T", "to": "R0",
+                        "text": length_text(params["slant"], u), "value": params["slant"]})
         els += [height, {"id": "right_O", "type": "right_angle", "at": "O", "arms": ["T", "R0"]}]
         return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.6)))
 
@@ -869,19 +866,19 @@ class SphereVolumeSurface(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        unit = _pick(rng, UNITS)
+        unit = pick(rng, UNITS)
         if difficulty in ("easy", "medium"):
             ask = "surface" if difficulty == "easy" else "volume"
             if ask == "volume" and rng.random() < _TUBE_SHARE:
                 return {"shape": "sphere", "ask": "volume", "given": "tube", **_sample_tube(rng), "unit": unit}
             if rng.random() < _SPHERE_GRID_SHARE:
                 # On squared paper: the radius runs 2-8 squares along a grid line from the centre.
-                k = int(_pick(rng, GRID_STEPS))
+                k = int(pick(rng, GRID_STEPS))
                 return {"shape": "sphere", "ask": ask, "given": "radius", "r": int(rng.integers(2, 9)) * k,
-                        "unit": unit, "turn": _pick(rng, (0, 180)), "grid": k}
+                        "unit": unit, "turn": pick(rng, (0, 180)), "grid": k}
             return {"shape": "sphere", "ask": ask, "given": "radius", "r": int(rng.integers(2, 31)),
-                    "unit": unit, "turn": _pick(rng, _SPHERE_TURNS)}
-        ask = _pick(rng, ("volume", "surface"))
+                    "unit": unit, "turn": pick(rng, _SPHERE_TURNS)}
+        ask = pick(rng, ("volume", "surface"))
         if rng.integers(2):
             return {"shape": "hemisphere", "ask": ask, "given": "radius", "r": int(rng.integers(2, 81)),
                     "unit": unit}
@@ -1027,7 +1024,7 @@ class SphereVolumeSurface(FigureFamily):
 
     def context(self, params: dict[str, Any]) -> dict[str, Any]:
         q = self.quantities(params)[0]
-        return {"fact": f"{q.name} {_len(params[q.param], params['unit'])}", "tube": params["given"] == "tube",
+        return {"fact": f"{q.name} {length_text(params[q.param], params['unit'])}", "tube": params["given"] == "tube",
                 "grid": params.get("grid")}
 
     def figure(self, params: dict[str, Any]) -> Figure:
@@ -1039,7 +1036,7 @@ class SphereVolumeSurface(FigureFamily):
         p = {"O": (0, 0, 0), "R": (r * math.cos(t), 0, r * math.sin(t)), "L": (-r, 0, 0)}
         els: list[dict[str, Any]] = [{"id": "point_O", "type": "point", "at": "O"}]
         if params["shape"] == "sphere":
-            radius = {"id": "radius", "type": "segment", "from": "O", "to": "R", "text": _len(params["r"], u),
+            radius = {"id": "radius", "type": "segment", "from": "O", "to": "R", "text": length_text(params["r"], u),
                       "value": params["r"], "dir": [0, 1]}
             els += [{"id": "outline", "type": "circle", "center": "O", "radius": r, "plane": "screen"},
                     {"id": "equator", "type": "circle", "center": "O", "radius": r, "hidden_back": True}]
@@ -1054,11 +1051,11 @@ class SphereVolumeSurface(FigureFamily):
         els += [{"id": "dome", "type": "arc", "center": "O", "radius": r, "plane": "screen", "start": 0, "end": 180},
                 {"id": "base", "type": "circle", "center": "O", "radius": r}]
         if params["given"] == "radius":
-            els.append({"id": "radius", "type": "segment", "from": "O", "to": "R", "text": _len(params["r"], u),
+            els.append({"id": "radius", "type": "segment", "from": "O", "to": "R", "text": length_text(params["r"], u),
                         "value": params["r"], "dir": [0, 1]})
         else:
-            els.append({"id": "diameter", "type": "segment", "from": "L", "to": "R", "text": _len(params["d"], u),
-                        "value": params["d"], "dir": [0, 1]})
+            els.append({"id": "diameter", "type": "segment", "from": "L", "to": "R",
+                        "text": length_text(params["d"], u), "value": params["d"], "dir": [0, 1]})
         return Figure(self.figure_kind, _spec(p, els, _CURVED_VIEW, (2.6, 2.0)))
 
 
@@ -1128,8 +1125,8 @@ def _tube_spec(params: dict[str, Any], r: float) -> dict[str, Any]:
              "touches": params["touches"]},
             # The width is written level with the lid, left of its rim (above the lid it would sit on the ellipse's
             # far half), the height on the right.
-            {"id": "tube_diameter", "type": "segment", "from": "R1", "to": "L1", "text": _len(params["tube_d"], u),
-             "value": params["tube_d"], "dir": [-1, 0], "text_at": 1.0},
-            {"id": "tube_height", "type": "segment", "from": "R0", "to": "R1", "text": _len(params["tube_h"], u),
+            {"id": "tube_diameter", "type": "segment", "from": "R1", "to": "L1",
+             "text": length_text(params["tube_d"], u), "value": params["tube_d"], "dir": [-1, 0], "text_at": 1.0},
+            {"id": "tube_height", "type": "segment", "from": "R0", "to": "R1", "text": length_text(params["tube_h"], u),
              "value": params["tube_h"], "dir": [1, 0]}]
     return _spec(p, els, _TRUE_HEIGHT_VIEW, (2.2, 3.0))

@@ -17,8 +17,8 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
+from synth.generators._figure import neighbour_misreads
 from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
-from synth.generators.geometry import neighbour_misreads
 from synth.presentation import Vocabulary, form_request, label_last
 from synth.records import Figure, Given
 

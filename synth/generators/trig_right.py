@@ -10,25 +10,23 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
-from synth.generators.geometry import (
-    _TRIANGLE_NAMES,
+from synth.generators._display import num, show, step
+from synth.generators._figure import (
     GRID_SHARE,
     GRID_STEPS,
+    TRIANGLE_NAMES,
     UNITS,
     FigureFamily,
     Quantity,
-    _len,
-    _pick,
     counted,
     figure_spec,
     grid_elements,
     grid_size,
-    num,
-    show,
-    step,
+    length_text,
+    pick,
     vertex_labels,
 )
+from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
 from synth.records import Figure
 
 # Exact ratio values as a pupil writes them (tan 30° rationalised).
@@ -84,12 +82,12 @@ class RightTriangleRatios(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        names, unit, flip = _pick(rng, _TRIANGLE_NAMES), _pick(rng, UNITS), bool(rng.integers(2))
+        names, unit, flip = pick(rng, TRIANGLE_NAMES), pick(rng, UNITS), bool(rng.integers(2))
         base = {"names": names, "unit": unit, "flip": flip}
         if difficulty == "medium":
-            a, b, c = _pick(rng, _TRIPLES)
+            a, b, c = pick(rng, _TRIPLES)
             k = int(rng.integers(2, 5))
-            func = _pick(rng, ("sin", "cos", "tan"))
+            func = pick(rng, ("sin", "cos", "tan"))
             # Give two sides that leave one side the ratio needs to Pythagoras.
             sides = {"opp": a * k, "adj": b * k, "hyp": c * k}
             drop = sorted(_SIDES[func])[int(rng.integers(2))]
@@ -98,8 +96,8 @@ class RightTriangleRatios(FigureFamily):
                     "hyp": sides["hyp"], "given": given, "answer_form": "fraction"}
         if difficulty == "easy" and rng.random() < GRID_SHARE:
             return {**base, **self._sample_grid(rng)}
-        func, angle = _pick(rng, _RATIONAL if difficulty == "easy" else _SURD)
-        op = _pick(rng, ("multiply", "divide"))
+        func, angle = pick(rng, _RATIONAL if difficulty == "easy" else _SURD)
+        op = pick(rng, ("multiply", "divide"))
         known_side = _SIDES[func][1] if op == "multiply" else _SIDES[func][0]
         r = _ratio(func, angle)
         step_k = 2 if difficulty == "easy" else 6
@@ -118,8 +116,8 @@ class RightTriangleRatios(FigureFamily):
         Only sin 30° and cos 60° with a known leg: with tan 45° the other leg, the one asked, would be
         countable too, and a known hypotenuse would not lie along a grid line.
         """
-        func = _pick(rng, ("sin", "cos"))
-        k = _pick(rng, GRID_STEPS)
+        func = pick(rng, ("sin", "cos"))
+        k = pick(rng, GRID_STEPS)
         return {"level": "side", "func": func, "angle": 30 if func == "sin" else 60, "op": "divide",
                 "known": int(rng.integers(2, 8)) * k, "known_side": _SIDES[func][0], "grid": k}
 
@@ -265,10 +263,10 @@ class RightTriangleRatios(FigureFamily):
         side = {"opp": f"{n[1]}{n[2]}", "adj": f"{n[0]}{n[2]}", "hyp": f"{n[0]}{n[1]}"}
         ctx: dict[str, Any] = {"A": n[0], "right": n[2], "tri": n}
         if params["level"] == "ratio":
-            ctx["facts"] = [f"{side[s]} = {_len(params[s], u)}" for s in params["given"]]
+            ctx["facts"] = [f"{side[s]} = {length_text(params[s], u)}" for s in params["given"]]
         else:
             want = ({"opp", "adj", "hyp"} & set(_SIDES[params["func"]])) - {params["known_side"]}
-            ctx.update({"known_t": f"{side[params['known_side']]} = {_len(params['known'], u)}",
+            ctx.update({"known_t": f"{side[params['known_side']]} = {length_text(params['known'], u)}",
                         "want": side[want.pop()]})
         return ctx
 
@@ -276,7 +274,7 @@ class RightTriangleRatios(FigureFamily):
         n, u = params["names"], params["unit"]
         if params["level"] == "ratio":
             opp, adj = float(params["opp"]), float(params["adj"])
-            texts = {s: (_len(params[s], u) if s in params["given"] else None) for s in ("opp", "adj", "hyp")}
+            texts = {s: (length_text(params[s], u) if s in params["given"] else None) for s in ("opp", "adj", "hyp")}
             angle_text, angle_value = "θ", None
         else:
             theta = math.radians(params["angle"])
@@ -286,7 +284,7 @@ class RightTriangleRatios(FigureFamily):
                 opp, adj = opp * hyp, adj * hyp
             want = (({"opp", "adj", "hyp"} & set(_SIDES[params["func"]])) - {params["known_side"]}).pop()
             texts = {s: None for s in ("opp", "adj", "hyp")}
-            texts[params["known_side"]] = _len(params["known"], u)
+            texts[params["known_side"]] = length_text(params["known"], u)
             texts[want] = "x"
             angle_text, angle_value = f"{params['angle']}°", params["angle"]
         sx = -1.0 if params["flip"] else 1.0

@@ -11,7 +11,7 @@ import pytest
 from render.describe import describe_figure
 from render.figures import draw_figure
 from synth.generators import get_family
-from synth.generators.geometry import polygon_points
+from synth.generators.triangle_angle_sum import polygon_points
 from synth.records import Figure
 from tests.generators._fixed import elements, injected_and_verified, problem_with
 
