@@ -1,0 +1,61 @@
+"""ErrorRadar's form (arXiv 2410.04509; no public code): first wrong step and a 5-way category."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from synth.exports._base import EXPORTS, Context, Exporter, FormRecord, Records, load_records, numbered, write_records
+from synth.taxonomy import SUBTYPES
+
+ERRORRADAR_NAMES = {"VIS": "Visual Perception Error", "CAL": "Calculation Error", "REAS": "Reasoning Error",
+                    "KNOW": "Knowledge Error", "MIS": "Misinterpretation of the Question"}
+DATA = "errorradar.jsonl"
+
+
+def errorradar_records(ctx: Context, row: dict[str, Any]) -> Records:
+    err = row["error"]
+    if err is None:
+        return "no error in the shown solution (every ErrorRadar item has one)"
+    category = err["projections"]["errorradar"]
+    if category is None:
+        return f"no ErrorRadar category for {err['subtype']}"
+    if not err["answer_changed"]:
+        return "final answer still correct (ErrorRadar's student answers are wrong)"
+    image, source = ctx.question_image(row)
+    if image is None:
+        return "no image (render disabled and no figure)"
+    step = err["first_error_step"]
+    return [{
+        "id": row["id"], "base_id": row["base_id"], "question": row["question"]["text"], "image": image,
+        "image_source": source, "answer": row["answer"]["text"], "user_answer": row["steps"][-1]["text"],
+        "user_answer_steps": numbered(row["steps"]), "error_step": step, "error_category": category,
+        "error_category_name": ERRORRADAR_NAMES[category],
+        "gold_step_response": f"Error Step: Step {step}",
+        "gold_category_response": f"Error Category: {ERRORRADAR_NAMES[category]}",
+        "problem_type": row["domain"], "subtype": err["subtype"],
+    }]
+
+
+def write(ctx: Context) -> None:
+    write_records(ctx, DATA, errorradar_records)
+
+
+def load(root: Path) -> list[FormRecord]:
+    return load_records(root, "errorradar", DATA, id_key="id", image_keys=("image",),
+                        labels=lambda rec: {"error_step": rec["error_step"], "category": rec["error_category"]})
+
+
+def task_gold(record: FormRecord, task_id: str) -> Any:
+    if task_id == "detect":
+        return "incorrect"
+    if task_id == "localize":
+        return record.labels["error_step"]
+    if task_id == "categorize":
+        return SUBTYPES[record.raw["subtype"]].family
+    return None
+
+
+EXPORTS.register(Exporter(
+    id="errorradar", title="ErrorRadar (arXiv 2410.04509)", write=write, load=load, task_gold=task_gold,
+    entries=(DATA, "images"), help="ErrorRadar: first wrong step and 5-way error category, with the question image"))
