@@ -23,51 +23,25 @@ from synth.manifest import from_row, read_manifest
 from synth.records import Figure, Item
 from synth.safepath import Layout, check_row_ids, inside, layout, prepare_output_dir, publish_dir, staging_dir
 from synth.taxonomy import SUBTYPES
+from synth.vocab import (
+    ERRORRADAR_NAMES,
+    FERMAT_ROTATION,
+    FERMAT_TYPES,
+    MATHREAL_CATEGORIES,
+    MATHREAL_LEVELS,
+    MATHREAL_QUESTION_TYPES,
+    MATHREAL_ROTATION,
+    MATHREAL_SUBTYPES,
+    MMERROR_NO_ERROR,
+    MMERROR_OPTIONS,
+    SEEING_CONDITIONS,
+    SEEING_ROLES,
+)
 
 ProgressFn = Callable[[int, int], None]
 Records = list[dict[str, Any]] | str  # the records an item becomes, or why it is skipped
 
-# -- shared vocabularies -------------------------------------------------------------------------
-
-ERRORRADAR_NAMES = {"VIS": "Visual Perception Error", "CAL": "Calculation Error", "REAS": "Reasoning Error",
-                    "KNOW": "Knowledge Error", "MIS": "Misinterpretation of the Question"}
-# FERMAT's own perturbation names (Table 2) where our subtype is the same perturbation.
-FERMAT_TYPES = {
-    "final_number": "Final Number", "intermediate_propagated": "Propagated Step Error",
-    "intermediate_corrected": "Non-propagated Step Error", "copy_error": "Copy Error",
-    "sign_error": "Intermediate Calculation", "formula_misuse": "Formula Misuse",
-    "theorem_misapplication": "Theorem Misapplication", "incorrect_fact": "Outright Incorrect Fact",
-    "invalid_assumption": "Invalid Assumption", "misinterpret_question": "Misinterpret Question",
-    "operator_swap": "Operator Swap", "misplaced_parentheses": "Misplaced Parentheses",
-    "symbol_error": "Symbol Error", "format_ignored": "Format Ignored", "incorrect_units": "Incorrect Units",
-    "variable_misnaming": "Variable Misnaming", "logic_disruption": "Logic Disruption",
-    "terminology_swap": "Terminology Swap", "contextual_swap": "Contextual Swap",
-    "variable_rename": "Superficial Var Change", "step_omission": "Step Omission", "irrelevant_info": "Irrelevant Info",
-}
-FERMAT_ROTATION = {"90cw": "right", "90ccw": "left", "180": "upside down"}
-MMERROR_OPTIONS = {"A": "A_Visual_Perception_Error", "B": "B_Reasoning_Error",
-                   "C": "C_Question_Comprehension_Error", "D": "D_Knowledge_Deployment_Error"}
-MMERROR_NO_ERROR = "No Error"
-# MathReal's 14 subtypes (§5.2) under their three families; rotation is a category, handwritten answer 0/1.
-MATHREAL_LEVELS = {
-    "ImageQualityDegradation": {"blur": "Blur", "exposure": "UnderOverExposure", "shadow": "ShadowCoverage",
-                                "glare": "Glare"},
-    "ImagePerspectiveVariation": {"rotation": "Rotation", "tilt": "InPlaneTilt", "keystone": "NonPlanarCapture",
-                                  "paper_warp": "BackgroundDistortion"},
-    "IrrelevantContentInterference": {
-        "handwritten_question": "HandwrittenQuestion", "bleed_through": "ReverseSideContent",
-        "question_marking": "QuestionMarking", "figure_marking": "FigureMarking",
-        "handwritten_answer": "HandwrittenAnswer", "handwritten_working": "HandwrittenProcess"},
-}
-MATHREAL_SUBTYPES = {s: name for group in MATHREAL_LEVELS.values() for s, name in group.items()}
-MATHREAL_ROTATION = {"90cw": "90cw", "90ccw": "90ccw", "180": "180"}
-MATHREAL_QUESTION_TYPES = {"mcq": "MultipleChoice", "fill": "FillInTheBlank", "free": "ConstructedResponse"}
-# MathReal's categories are figure genres; our domains map where the genre is the same.
-MATHREAL_CATEGORIES = {"geometry": "PG", "plane_geometry": "PG", "solid_geometry": "SG", "logic": "LR",
-                       "functions": "FG", "graphs": "FG", "statistics": "SC", "data": "SC"}
-SEEING_ROLES = {"required": "REQUIRED", "useful": "USEFUL", "not_required": "NOT REQUIRED",
-                "insufficient": "INSUFFICIENT"}
-SEEING_CONDITIONS = ("with_image", "without_image")
+# The benchmarks' label vocabularies (ERRORRADAR_NAMES, MMERROR_OPTIONS, ...) come from synth.vocab.
 
 
 def educational_stage(grade_band: str) -> str:
