@@ -11,9 +11,9 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
-from synth.generators._figure import neighbour_misreads
+from synth.generators._data import mal_chain, rational, reduce_steps, sample_role
+from synth.generators._figure import neighbour_misreads, pick
 from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
-from synth.generators.statistics import mal_chain, pick, rational, reduce_steps, sample_role
 from synth.presentation import unit_last
 from synth.records import Figure, Given
 

@@ -11,15 +11,9 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
+from synth.generators._data import mal_chain, rational, reduce_steps, safe_divisor, sample_role
+from synth.generators._figure import pick
 from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
-from synth.generators.statistics import (
-    mal_chain,
-    pick,
-    rational,
-    reduce_steps,
-    safe_divisor,
-    sample_role,
-)
 from synth.records import Figure, Given
 
 X, Y = sympy.Symbol("x"), sympy.Symbol("y")

@@ -11,8 +11,8 @@ import sympy
 
 from synth.generators import expr as E
 from synth.generators import register
+from synth.generators._data import mal_chain, rational, reduce_steps
 from synth.generators.base import BLANK, Derivation, Family, MalRule, StepDraft
-from synth.generators.statistics import mal_chain, rational, reduce_steps
 from synth.presentation import Vocabulary, form_request, label_last
 
 _COLOURS = ("red", "blue", "green", "yellow", "white", "black", "purple")

@@ -11,7 +11,7 @@ import numpy as np
 from render.describe import describe_figure
 from render.figures import draw_figure
 from synth.generators import get_family
-from synth.generators.statistics import backwards, stem_rows
+from synth.generators.median_mode_table import backwards, stem_rows
 from tests.generators._fixed import elements, injected_and_verified, problem_with
 
 MEDIAN = "statistics.median_mode.table"
