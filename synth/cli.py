@@ -237,25 +237,37 @@ def taxonomy(
     families: Annotated[bool, typer.Option("--families", help="List problem families instead.")] = False,
     degradations: Annotated[bool, typer.Option("--degradations", help="List degradation subtypes.")] = False,
 ) -> None:
-    """Print the error taxonomy with its benchmark projections (or the families / degradations)."""
-    from synth.taxonomy import DEGRADATION_SUBTYPES, ERROR_SUBTYPES
+    """Print the error taxonomy with its benchmark projections (or the families / degradations).
+
+    Every row and count comes from the registries: the ops' own rubrics, the injectors, the families'
+    mal-rule catalogues.
+    """
+    from synth.taxonomy import ERROR_SUBTYPES
 
     if families:
         out.print(_families_table())
         return
     if degradations:
-        from perturb.photo import REGISTRY as OPS
+        from perturb.photo import degradation_subtypes
 
-        table = Table(title="Photographic degradations (severity 0 = identity)")
-        for col in ("family", "subtype", "severity 1 / 2 / 3", "available"):
+        rows = degradation_subtypes()
+        table = Table(title="Photographic degradations (severity 0 = identity)",
+                      caption=f"{len(rows)} ops; each severity is graded on the measured quantity shown")
+        for col in ("family", "subtype", "severity 1 / 2 / 3 (measured)"):
             table.add_column(col)
-        for d in DEGRADATION_SUBTYPES:
-            table.add_row(d.family, d.subtype, d.levels, "yes" if d.subtype in OPS else "planned")
+        for d in rows:
+            table.add_row(d.family, d.subtype, d.levels)
         out.print(table)
         return
     from perturb.reasoning import REGISTRY as INJECTORS
+    from perturb.reasoning.conceptual import malrule_counts
 
-    table = Table(title="Reasoning-error taxonomy and projections")
+    rules = malrule_counts()
+    by_subtype = ", ".join(f"{subtype} {n}" for subtype, n in rules.most_common())
+    table = Table(title="Reasoning-error taxonomy and projections",
+                  caption=f"{sum(s.subtype in INJECTORS for s in ERROR_SUBTYPES)} of {len(ERROR_SUBTYPES)} subtypes "
+                          f"have an injector; the families' catalogues hold {sum(rules.values())} mal-rules "
+                          f"({by_subtype})")
     for col in ("family", "subtype", "ErrorRadar", "FERMAT", "MMErroR", "injector"):
         table.add_column(col)
     for s in ERROR_SUBTYPES:

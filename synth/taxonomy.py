@@ -1,4 +1,8 @@
-"""The error and degradation taxonomies (DESIGN §5, §7) and their projections, as data."""
+"""The error taxonomy (DESIGN §5) and its projections as data; the degradation families (§7).
+
+The degradation subtypes and their severities are not listed here: each photo op states them and
+``perturb.photo.degradation_subtypes()`` derives the table from the registered ops.
+"""
 
 from __future__ import annotations
 
@@ -87,30 +91,15 @@ def projections(subtype: str) -> dict[str, str | None]:
     return {"errorradar": s.errorradar, "fermat": s.fermat, "mmerror": s.mmerror}
 
 
+# Degradation families (DESIGN section 7), in the order tables list them. The subtypes and what each
+# severity means are stated by the ops themselves (``perturb.photo``), which register under these families.
+DEGRADATION_FAMILIES: tuple[str, ...] = ("quality", "perspective", "interference", "camera")
+
+
 @dataclass(frozen=True)
 class DegradationSubtype:
+    """One row of the degradation taxonomy: ``levels`` says what severities 1 / 2 / 3 measure."""
+
     family: str
     subtype: str
     levels: str
-
-
-DEGRADATION_SUBTYPES: tuple[DegradationSubtype, ...] = (
-    DegradationSubtype("quality", "blur", "sigma at 150 dpi: 0.6-1.2 / 1.2-2.2 / 2.2-4 px"),
-    DegradationSubtype("quality", "exposure", "under or over: mild / strong / severe"),
-    DegradationSubtype("quality", "shadow", "coverage 1-30 / 30-60 / >60 %"),
-    DegradationSubtype("quality", "glare", "text under glare: small / moderate / large"),
-    DegradationSubtype("perspective", "rotation", "90cw / 90ccw / 180"),
-    DegradationSubtype("perspective", "tilt", "<=15 / 15-30 / >30 degrees"),
-    DegradationSubtype("perspective", "keystone", "non-planar capture: mild / moderate / strong"),
-    DegradationSubtype("perspective", "paper_warp", "bend / fold / curl"),
-    DegradationSubtype("interference", "handwritten_question", "neat / irregular / messy"),
-    DegradationSubtype("interference", "bleed_through", "faint / visible / strong reverse page"),
-    DegradationSubtype("interference", "question_marking", "1 / 2-3 / 4+ marked tokens"),
-    DegradationSubtype("interference", "figure_marking", "1 / 2-3 / 4+ marks"),
-    DegradationSubtype("interference", "handwritten_answer", "answer written (0/1)"),
-    DegradationSubtype("interference", "handwritten_working", "1 / 2-3 / 4+ lines"),
-    DegradationSubtype("camera", "jpeg", "quality 60-80 / 30-60 / 10-30"),
-    DegradationSubtype("camera", "noise", "mild / moderate / strong sensor noise"),
-    DegradationSubtype("camera", "resolution", "downscale to 75 / 50 / 30 %"),
-    DegradationSubtype("camera", "background", "page on a desk, edges visible"),
-)

@@ -1,36 +1,14 @@
-"""Photographic degradation ops, one per subtype, looked up by subtype id."""
+"""Photographic degradation ops, one per subtype, looked up by subtype id.
+
+Each op is a module of this package that registers itself (``register(Blur())``); the registry finds
+them on first use, so adding an op is adding one module. ``REGISTRY`` maps subtype ids to ops in
+sorted id order.
+"""
 
 from __future__ import annotations
 
-from perturb.photo.base import Op, Photo, degrade, degrade_photo
+from perturb.photo.base import OPS, Op, Photo, Rubric, degradation_subtypes, degrade, degrade_photo, register
 
-REGISTRY: dict[str, Op] = {}
+REGISTRY = OPS
 
-
-def register(op: Op) -> Op:
-    if op.subtype in REGISTRY:
-        raise ValueError(f"degradation {op.subtype!r} registered twice")
-    REGISTRY[op.subtype] = op
-    return op
-
-
-from perturb.photo import (  # noqa: E402,F401
-    background,
-    bleed_through,
-    blur,
-    exposure,
-    figure_marking,
-    glare,
-    handwritten,
-    jpeg,
-    keystone,
-    noise,
-    paper_warp,
-    question_marking,
-    resolution,
-    rotation,
-    shadow,
-    tilt,
-)
-
-__all__ = ["REGISTRY", "Op", "Photo", "degrade", "degrade_photo", "register"]
+__all__ = ["OPS", "REGISTRY", "Op", "Photo", "Rubric", "degradation_subtypes", "degrade", "degrade_photo", "register"]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
+from perturb.photo.base import Rubric
 from perturb.photo.functional.geometric import Warp, page_outline, placement_warp, polygon_area
 from perturb.photo.fusion import GeometricOp, sample_desk
 from synth.records import RenderedPage
@@ -28,6 +29,7 @@ _MARGIN_FRAC = 0.01  # smallest gap between the sheet and the frame edge, fracti
 class Background(GeometricOp):
     subtype = "background"
     family = "camera"
+    rubric = Rubric("page_area_frac", BINS, "sheet covers", "% of the photo")
     stage_rank = 3  # framing: after the sheet's shape and the camera's tilt, before the quarter turn
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:

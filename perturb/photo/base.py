@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +11,8 @@ import numpy as np
 
 from synth.errors import MathstressError
 from synth.records import DegradationRecord, RenderedPage
+from synth.registry import Registry
+from synth.taxonomy import DEGRADATION_FAMILIES, DegradationSubtype
 
 # Physical order of a capture: ink and marks on the sheet, then what shows through it from the
 # reverse side, then light falling on the sheet, then the sheet's shape and the camera's pose (one
@@ -56,6 +58,49 @@ class PageText:
     steps: tuple[str, ...]  # the shown solution's step latex, in order
 
 
+@dataclass(frozen=True)
+class Rubric:
+    """How an op's severities are told apart: one measured quantity and its bin at each severity.
+
+    The op module states it beside the constants it samples from (``Rubric("quality", QUALITY, "JPEG
+    quality")``), and everything that shows or checks the severities reads it: the degradation table
+    (``mathstress taxonomy --degradations``), the bin tests, the benchmarks. A category (rotation) has
+    a value per severity instead of a range.
+    """
+
+    measured: str  # the key of the op's measured record that the bins grade
+    bins: Mapping[int, tuple[float, float]] | Mapping[int, str]
+    what: str  # the quantity in words, for tables: "content in shadow"
+    unit: str = ""  # "%" shows fractions as percent; "deg", "dB", "px at 150 dpi", ...
+    open_low: bool = False  # lower edges are exclusive: a zero effect is not severity 1
+    names: Mapping[int, str] | None = None  # words for the levels, shown instead of the bins ("neat", ...)
+
+    def holds(self, severity: int, value: Any) -> bool:
+        """Whether a measured ``value`` lands in the bin of ``severity``."""
+        edges = self.bins[severity]
+        if isinstance(edges, str):
+            return value == edges
+        lo, hi = edges
+        return lo < value <= hi if self.open_low else lo <= value <= hi
+
+    def describe(self) -> str:
+        """The bins in words: ``content in shadow 1-30 / 30-60 / 60-100 %``, ``marked question tokens 1 / 2-3 / 4+``."""
+        levels = " / ".join(self._level(s) for s in sorted(self.bins))
+        return f"{self.what} {levels} {self.unit}" if self.unit and self.names is None else f"{self.what} {levels}"
+
+    def _level(self, severity: int) -> str:
+        edges = self.bins[severity]
+        if self.names is not None:
+            return self.names[severity]
+        if isinstance(edges, str):
+            return edges
+        scale = 100 if self.unit.startswith("%") else 1
+        lo, hi = (f"{round(v * scale, 6):g}" for v in edges)
+        if edges[1] >= 10_000:  # open-ended counts
+            return f"{lo}+"
+        return lo if lo == hi else f"{lo}-{hi}"
+
+
 class Op:
     subtype: str
     family: str
@@ -65,6 +110,7 @@ class Op:
     uses_text: bool = False  # writes the page's own words by hand (handwritten_*): sample_params takes text=
     levels: tuple[int, ...] = (1, 2, 3)  # the severities the rubric has (handwritten_answer is 0/1: only 1)
     requirement: str = ""  # what the page needs when ``applies`` can be False, for error messages
+    rubric: Rubric  # what is measured and the bin it lands in at each severity
 
     def applies(self, page: RenderedPage) -> bool:
         return True
@@ -91,6 +137,37 @@ class Op:
         return out, new_page, None
 
 
+# Every op module of this package registers its ops as it loads; the first lookup imports them all
+# (``synth.registry``), so adding an op is adding one module.
+OPS: Registry[Op] = Registry("degradation", discover="perturb.photo",
+                             hint="`mathstress taxonomy --degradations` lists them")
+
+
+def register(op: Op) -> Op:
+    """Register ``op`` under its subtype id; a subtype registered twice is an error naming both modules.
+
+    The op must say what it is in the taxonomy's terms: a family of DESIGN section 7, a stage of
+    ``STAGES``, and a rubric with a bin for each of its severities.
+    """
+    name = f"{type(op).__module__}.{type(op).__qualname__}"
+    if op.family not in DEGRADATION_FAMILIES:
+        raise ValueError(f"{name}: family {op.family!r} is not one of {DEGRADATION_FAMILIES}")
+    if op.stage not in STAGES:
+        raise ValueError(f"{name}: stage {op.stage!r} is not one of {STAGES}")
+    rubric = getattr(op, "rubric", None)
+    if not isinstance(rubric, Rubric) or sorted(rubric.bins) != sorted(op.levels):
+        raise ValueError(f"{name}: give the op a Rubric with one bin for each of its severities {op.levels}"
+                         " (rubric = Rubric(measured_key, BINS, what, unit))")
+    return OPS.register(op, id=op.subtype)
+
+
+def degradation_subtypes() -> tuple[DegradationSubtype, ...]:
+    """The degradation taxonomy as the registered ops state it: family, subtype and what each severity means,
+    grouped by family in DESIGN order (``mathstress taxonomy --degradations`` prints it)."""
+    ops = sorted(OPS.values(), key=lambda op: (DEGRADATION_FAMILIES.index(op.family), op.subtype))
+    return tuple(DegradationSubtype(op.family, op.subtype, op.rubric.describe()) for op in ops)
+
+
 @dataclass(frozen=True)
 class Photo:
     """A degraded page: its pixels, the moved layout, one record per applied op, and the camera's
@@ -115,11 +192,9 @@ def check_image(image: np.ndarray) -> None:
 
 
 def get_op(subtype: str) -> Op:
-    from perturb.photo import REGISTRY
-
-    if subtype not in REGISTRY:
-        raise DegradationError(f"unknown degradation {subtype!r}; available: {sorted(REGISTRY)}")
-    return REGISTRY[subtype]
+    if subtype not in OPS:
+        raise DegradationError(f"unknown degradation {subtype!r}; available: {list(OPS)}")
+    return OPS[subtype]
 
 
 def check_severity(severity: Any) -> None:

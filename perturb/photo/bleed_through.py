@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import DegradationError, Op
+from perturb.photo.base import DegradationError, Op, Rubric
 from perturb.photo.functional.ink import show_through
 from perturb.photo.measure import luma
 from synth.records import RenderedPage
@@ -45,6 +45,7 @@ def _reverse_print(image: np.ndarray, params: dict[str, Any]) -> tuple[np.ndarra
 class BleedThrough(Op):
     subtype = "bleed_through"
     family = "interference"
+    rubric = Rubric("bleed_contrast", BINS, "reverse print's contrast", "% of the front's")
     stage = "reverse"
     uses_reverse = True
 

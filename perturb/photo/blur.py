@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
+from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import blur, kernel_for
 from perturb.photo.measure import kernel_spread, sharpness
 from synth.records import RenderedPage
@@ -22,6 +22,7 @@ KIND_WEIGHTS = {"gaussian": 0.5, "defocus": 0.25, "motion": 0.25}
 class Blur(Op):
     subtype = "blur"
     family = "quality"
+    rubric = Rubric("sigma_at_150dpi", SIGMA_AT_150, "Gaussian sigma at 150 dpi", "px")
     stage = "camera"
     stage_rank = 1
 

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
+from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.lighting import expose
 from perturb.photo.measure import content_mask, median_u8, sparse_luma
 from synth.records import RenderedPage
@@ -30,6 +30,7 @@ def _curve_contrast(kind: str, k: float, gamma: float) -> float:
 class Exposure(Op):
     subtype = "exposure"
     family = "quality"
+    rubric = Rubric("contrast_retained", BINS, "print contrast left, under or over", "%")
     stage = "camera"
     stage_rank = 0
 

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import DegradationError, Op
+from perturb.photo.base import DegradationError, Op, Rubric
 from perturb.photo.functional.ink import mark_figure
 from perturb.photo.measure import luma, pen_mask
 from synth.records import Box, RenderedPage
@@ -139,6 +139,7 @@ def _fill_with_spares(page: RenderedPage, chosen: list[dict[str, Any]], lo: int,
 class FigureMarking(Op):
     subtype = "figure_marking"
     family = "interference"
+    rubric = Rubric("marks", BINS, "separate pen marks on the figure")
     stage = "marks"
     stage_rank = 1
     requirement = "needs figure_* boxes in the page layout (the page has no figure)"

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
+from perturb.photo.base import Rubric
 from perturb.photo.fields import LightOp, bisect_coverage, coarse_content
 from perturb.photo.functional.lighting import Light, glare_field, glare_light, grid
 from perturb.photo.measure import content_mask, luma
@@ -22,6 +23,7 @@ _PEAK = {1: (0.62, 0.8), 2: (0.85, 0.95), 3: (0.98, 1.0)}
 class Glare(LightOp):
     subtype = "glare"
     family = "quality"
+    rubric = Rubric("text_under_glare", BINS, "text under glare", "%", open_low=True)
     stage_rank = 1
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import DegradationError, Op, PageText
+from perturb.photo.base import DegradationError, Op, PageText, Rubric
 from perturb.photo.functional.handwriting import (
     LINE_GAP_EM,
     answer_marks,
@@ -173,6 +173,7 @@ class _Free:
 class HandwrittenQuestion(Op):
     subtype = "handwritten_question"
     family = "interference"
+    rubric = Rubric("neatness", QUESTION_BINS, "copied out by hand,", names={1: "neat", 2: "irregular", 3: "messy"})
     stage = "marks"
     stage_rank = -3  # the sheet is written before it is marked: question_marking then marks the handwriting
     uses_text = True
@@ -264,6 +265,7 @@ def _question_region(page: RenderedPage) -> dict[str, Any]:
 class HandwrittenAnswer(Op):
     subtype = "handwritten_answer"
     family = "interference"
+    rubric = Rubric("written", ANSWER_BINS, "final answer", names={1: "written in"})
     stage = "marks"
     stage_rank = -1
     uses_text = True
@@ -380,6 +382,7 @@ def _scratch(texts: list[str], rng: np.random.Generator, count: int) -> list[str
 class HandwrittenWorking(Op):
     subtype = "handwritten_working"
     family = "interference"
+    rubric = Rubric("lines", WORKING_BINS, "lines of working")
     stage = "marks"
     stage_rank = -2
     uses_text = True

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
+from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import compress, decode, encode
 from perturb.photo.measure import psnr
 from synth.records import RenderedPage
@@ -18,6 +18,7 @@ QUALITY = {1: (55, 80), 2: (25, 45), 3: (6, 15)}
 class Jpeg(Op):
     subtype = "jpeg"
     family = "camera"
+    rubric = Rubric("quality", QUALITY, "JPEG quality")
     stage = "camera"
     stage_rank = 4
 

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
+from perturb.photo.base import Rubric
 from perturb.photo.functional.geometric import Warp, keystone_quad, keystone_warp, page_corners
 from perturb.photo.fusion import GeometricOp, sample_desk
 from perturb.photo.measure import keystone_ratio
@@ -24,6 +25,7 @@ SIDES = ("top", "bottom", "left", "right")
 class Keystone(GeometricOp):
     subtype = "keystone"
     family = "perspective"
+    rubric = Rubric("keystone_ratio", BINS, "edge ratio (short to long)")
     stage_rank = 1
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:

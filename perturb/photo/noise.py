@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
+from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import NOISE_PAPER, add_noise
 from perturb.photo.measure import psnr
 from synth.records import RenderedPage
@@ -45,6 +45,7 @@ def sigma_for_psnr(target_db: float) -> float:
 class Noise(Op):
     subtype = "noise"
     family = "camera"
+    rubric = Rubric("psnr_db", BINS, "PSNR", "dB")
     stage = "camera"
     stage_rank = 3
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
+from perturb.photo.base import Rubric
 from perturb.photo.functional.geometric import Warp, bent_sheet_warp, forward_map
 from perturb.photo.functional.lighting import grid
 from perturb.photo.fusion import GeometricOp, sample_desk
@@ -50,6 +51,7 @@ def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) ->
 class PaperWarp(GeometricOp):
     subtype = "paper_warp"
     family = "perspective"
+    rubric = Rubric("line_bow_frac", BINS, "straight lines bowed by", "% of the width")
     stage_rank = 0  # the sheet's own shape comes before the camera's pose
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import DegradationError, Op
+from perturb.photo.base import DegradationError, Op, Rubric
 from perturb.photo.functional.ink import mark_question, question_token_lines
 from synth.records import Box, RenderedPage
 
@@ -43,6 +43,7 @@ def _groups(rng: np.random.Generator, tokens: list[tuple[Box, Box]], count: int)
 class QuestionMarking(Op):
     subtype = "question_marking"
     family = "interference"
+    rubric = Rubric("marked_tokens", BINS, "marked question tokens")
     stage = "marks"
     requirement = "needs question_token boxes in the page layout"
 

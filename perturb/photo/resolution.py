@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op
+from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import resample, small_size
 from perturb.photo.measure import psnr
 from synth.records import RenderedPage
@@ -24,6 +24,7 @@ _TARGET = {1: (0.55, 0.75), 2: (0.33, 0.47), 3: (0.18, 0.28)}
 class Resolution(Op):
     subtype = "resolution"
     family = "camera"
+    rubric = Rubric("scale", BINS, "captured at", "% of the page's resolution")
     stage = "camera"
     stage_rank = 2
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
+from perturb.photo.base import Rubric
 from perturb.photo.functional.geometric import Warp, moved_page, page_corners, quarter_turn, quarter_turn_warp
 from perturb.photo.fusion import GeometricOp
 from perturb.photo.measure import quarter_turn_between
@@ -19,6 +20,7 @@ ROTATION_BY_SEVERITY = {1: "90cw", 2: "90ccw", 3: "180"}
 class Rotation(GeometricOp):
     subtype = "rotation"
     family = "perspective"
+    rubric = Rubric("rotation", ROTATION_BY_SEVERITY, "turned")
     stage_rank = 4  # how the phone was held: turns the whole frame, last
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:

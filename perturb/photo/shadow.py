@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
+from perturb.photo.base import Rubric
 from perturb.photo.fields import LightOp, bisect_coverage, coarse_content
 from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
 from perturb.photo.measure import block_means, content_mask, luma
@@ -30,6 +31,7 @@ _HALF = 0.5
 class Shadow(LightOp):
     subtype = "shadow"
     family = "quality"
+    rubric = Rubric("content_coverage", BINS, "content in shadow", "%")
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         xs, ys, mask = coarse_content(page)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
+from perturb.photo.base import Rubric
 from perturb.photo.functional.geometric import Warp, page_corners, tilt_matrix, tilt_warp
 from perturb.photo.fusion import GeometricOp, sample_desk
 from perturb.photo.measure import corner_angle_deg
@@ -26,6 +27,7 @@ BINS = {1: (0.0, 15.0), 2: (15.0, 30.0), 3: (30.0, 90.0)}
 class Tilt(GeometricOp):
     subtype = "tilt"
     family = "perspective"
+    rubric = Rubric("abs_angle_deg", BINS, "in-plane angle", "degrees", open_low=True)
     stage_rank = 2
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:

@@ -1,19 +1,14 @@
-"""Reasoning-error injectors, one per taxonomy subtype, looked up by subtype id."""
+"""Reasoning-error injectors, one per taxonomy subtype, looked up by subtype id.
+
+Each injector module of this package registers its injectors (``register(SignError())``); the registry
+finds them on first use, so adding an injector is adding one module. ``REGISTRY`` maps subtype ids to
+injectors in sorted id order.
+"""
 
 from __future__ import annotations
 
-from perturb.reasoning.base import Injector, inject
+from perturb.reasoning.base import INJECTORS, Injector, inject, register
 
-REGISTRY: dict[str, Injector] = {}
+REGISTRY = INJECTORS
 
-
-def register(injector: Injector) -> Injector:
-    if injector.subtype in REGISTRY:
-        raise ValueError(f"subtype {injector.subtype!r} registered twice")
-    REGISTRY[injector.subtype] = injector
-    return injector
-
-
-from perturb.reasoning import computational, conceptual, notational, presentation, superficial, visual  # noqa: E402,F401
-
-__all__ = ["REGISTRY", "Injector", "inject", "register"]
+__all__ = ["INJECTORS", "REGISTRY", "Injector", "inject", "register"]

@@ -12,6 +12,7 @@ from synth.generators import get_family
 from synth.generators.base import Family, StepDraft, finalize
 from synth.mathparse import to_text
 from synth.records import Control, ErrorLabel, Problem, Step, Variant
+from synth.registry import Registry
 from synth.taxonomy import SUBTYPES, projections
 from synth.verifier import Verdict, verify
 
@@ -91,6 +92,20 @@ class Injector:
         raise NotImplementedError
 
 
+# Every injector module of this package registers its injectors as it loads; the first lookup imports them
+# all (``synth.registry``), so adding an injector is adding one module.
+INJECTORS: Registry[Injector] = Registry("error subtype", discover="perturb.reasoning",
+                                         hint="`mathstress taxonomy` lists them")
+
+
+def register(injector: Injector) -> Injector:
+    """Register ``injector`` under its taxonomy subtype; a subtype registered twice is an error naming both."""
+    if injector.subtype not in SUBTYPES:
+        raise ValueError(f"injector {type(injector).__qualname__} claims subtype {injector.subtype!r}, which is not"
+                         " in synth.taxonomy.ERROR_SUBTYPES; use one of its ids (DESIGN section 5)")
+    return INJECTORS.register(injector, id=injector.subtype)
+
+
 def choose_step(candidates: list[int], rng: np.random.Generator, placement: str | int) -> int | None:
     """Pick a step index by placement: a 1-based index, or early / middle / late / any."""
     if not candidates:
@@ -168,9 +183,7 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
     ``propagate=False`` asks for the non-propagated form (the student carries on from the
     correct value after the wrong line) of injectors that offer both (``Injector.splices``).
     """
-    from perturb.reasoning import REGISTRY
-
-    injector = REGISTRY[subtype]
+    injector = INJECTORS[subtype]
     family = get_family(problem.family)
     funnel = funnel if funnel is not None else Funnel()
     if not injector.applies(family, problem):
@@ -225,5 +238,6 @@ def control_variant(steps: tuple[Step, ...], shown_answer: str, subtype: str, in
                    control=Control(subtype=subtype, injector=injector, edit=edit))
 
 
-__all__ = ["Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step", "clean_variant",
-           "control_variant", "finalize", "first_changed_step", "inject", "replay_attempt", "unpropagated"]
+__all__ = ["INJECTORS", "Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step",
+           "clean_variant", "control_variant", "finalize", "first_changed_step", "inject", "register",
+           "replay_attempt", "unpropagated"]

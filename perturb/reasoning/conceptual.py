@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Skip, first_changed_step, replay_attempt
+from synth.generators import REGISTRY as FAMILIES
 from synth.generators.base import Family, MalRule, StepDraft
 from synth.records import Problem
 from synth.verifier import same_value
 
 CONCEPTUAL = ("formula_misuse", "theorem_misapplication", "incorrect_fact", "invalid_assumption",
               "invalid_inference", "misinterpret_question")
+
+
+def malrule_counts() -> Counter[str]:
+    """How many mal-rules the registered families' catalogues hold, by subtype (``Family.malrules``)."""
+    return Counter(rule.subtype for family_id in FAMILIES for rule in FAMILIES[family_id].malrules)
 
 
 def mal_step(drafts: list[StepDraft], problem: Problem) -> int | None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from perturb.reasoning.base import Attempt, Funnel, Skip, inject
+from perturb.reasoning.base import INJECTORS, Attempt, Funnel, Skip, inject
 from synth.generators import get_family
 from synth.mathparse import to_text
 from synth.records import ErrorLabel, Problem, Step, Variant
@@ -25,9 +25,7 @@ from synth.verifier import Verdict, verify
 
 def stackable(subtype: str) -> bool:
     """Whether errors of ``subtype`` can be laid on top of another error (they edit shown lines only)."""
-    from perturb.reasoning import REGISTRY
-
-    return bool(getattr(REGISTRY[subtype], "edits_text", False))
+    return bool(getattr(INJECTORS[subtype], "edits_text", False))
 
 
 def _changed_lines(before: tuple[Step, ...], after: tuple[Step, ...]) -> set[int]:
@@ -67,9 +65,7 @@ def _disagreement(attempt: Attempt, verdict: Verdict, labels: Sequence[ErrorLabe
 def stack(problem: Problem, variant: Variant, subtype: str, rng: np.random.Generator, *,
           max_attempts: int = 8, funnel: Funnel | None = None) -> Variant | None:
     """``variant`` with one more verified error of ``subtype`` laid on its shown lines, or None."""
-    from perturb.reasoning import REGISTRY
-
-    injector = REGISTRY[subtype]
+    injector = INJECTORS[subtype]
     if not stackable(subtype):
         raise ValueError(f"{subtype} re-derives the solution, so it cannot be stacked on another error; "
                          "stack notational or presentation subtypes instead")

@@ -9,6 +9,7 @@ import sympy
 
 from perturb.reasoning import register
 from perturb.reasoning.base import ControlAttempt, Injector, Skip
+from perturb.reasoning.computational import _copied_numbers
 from synth.generators.base import Family
 from synth.mathparse import parse_math, to_text
 from synth.presentation import read_line, with_label, with_unit
@@ -152,8 +153,6 @@ class IrrelevantInfo(Injector):
 
     @staticmethod
     def _facts(problem: Problem) -> list[str]:
-        from perturb.reasoning.computational import _copied_numbers
-
         numbers = sorted({abs(v) for _, v in _copied_numbers(problem.params, problem.question_text)})
         facts = []
         for n in numbers:
