@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import math
 import re
-import signal
-import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -38,6 +36,8 @@ from typing import Any, TypedDict, TypeVar, Unpack
 import sympy
 from sympy.core.relational import Relational
 from sympy.printing.str import StrPrinter
+
+from synth._bounded import call as _bounded_call
 
 __all__ = [
     "MathParseError",
@@ -1071,55 +1071,26 @@ def _write(value: sympy.Basic) -> str:
 
 
 # -- equivalence ----------------------------------------------------------------------------
-class _Timeout(BaseException):
-    """Raised by the alarm; a BaseException so sympy's broad `except Exception` cannot eat it."""
+# Comparisons that cannot blow up run here; SymPy's simplify, solvers and evalf run in
+# synth._bounded's worker process, which is killed when its budget is spent (issue 16).
+# Values with more nodes than this skip the in-process checks: building a - b stays cheap.
+_INLINE_MAX_NODES = 400
 
 
-def _run_bounded(fn: Callable[[], T], seconds: float) -> T | None:
-    """fn(), or None when it raises or does not finish within seconds."""
-    if seconds <= 0:
-        return None
-    use_alarm = (
-        hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    )
-    if not use_alarm:
-        return _run_in_thread(fn, seconds)
-
-    def on_alarm(signum: int, frame: object) -> None:
-        raise _Timeout
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
-            return fn()
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    except _Timeout:
-        return None
-    except Exception:  # sympy failing on an odd value means "could not decide"
-        return None
-    finally:
-        signal.signal(signal.SIGALRM, previous)
+def _bounded(fn: Callable[..., bool], *args: Any, seconds: float) -> bool:
+    """fn(*args) in the worker process; False when it raises or does not finish within its budget."""
+    return _bounded_call(fn, *args, cpu_s=seconds) is True
 
 
-def _run_in_thread(fn: Callable[[], T], seconds: float) -> T | None:
-    # Signals only work in the main thread. Python cannot stop a thread, so on timeout the
-    # worker finishes in the background; the caller still gets its answer on time.
-    box: list[T] = []
-
-    def target() -> None:
-        try:
-            box.append(fn())
-        except Exception:  # same contract as the alarm path: an error means "undecided"
-            pass
-
-    worker = threading.Thread(target=target, name="mathparse-equivalent", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    return box[0] if box else None
+def _small(*values: sympy.Basic, limit: int = _INLINE_MAX_NODES) -> bool:
+    """Whether the values have at most limit nodes together (stops counting at the limit)."""
+    seen = 0
+    for value in values:
+        for _ in sympy.preorder_traversal(value):
+            seen += 1
+            if seen > limit:
+                return False
+    return True
 
 
 # Awkward rationals for probing: unlikely roots or poles of school expressions.
@@ -1181,16 +1152,21 @@ def _same_roots(a: sympy.Expr, b: sympy.Expr) -> bool:
     return bool(pa.sqf_part().monic() == pb.sqf_part().monic())
 
 
+def _relation_kind(rel: Relational) -> str:
+    """`=`, `!=`, `<` or `<=`: what the relation says of its difference (see _relation_form)."""
+    if isinstance(rel, sympy.Eq):
+        return "="
+    if isinstance(rel, sympy.Ne):
+        return "!="
+    return "<" if isinstance(rel, (sympy.Lt, sympy.Gt)) else "<="
+
+
 def _relation_form(rel: Relational) -> tuple[str, sympy.Expr]:
     """(kind, d) with the relation meaning `d = 0`, `d != 0`, `d > 0` or `d >= 0`."""
-    lhs, rhs = rel.lhs, rel.rhs
-    if isinstance(rel, sympy.Eq):
-        return "=", lhs - rhs
-    if isinstance(rel, sympy.Ne):
-        return "!=", lhs - rhs
-    if isinstance(rel, (sympy.Lt, sympy.Le)):
-        return ("<" if isinstance(rel, sympy.Lt) else "<="), rhs - lhs
-    return ("<" if isinstance(rel, sympy.Gt) else "<="), lhs - rhs
+    kind, lhs, rhs = _relation_kind(rel), rel.lhs, rel.rhs
+    if kind in ("=", "!=") or isinstance(rel, (sympy.Gt, sympy.Ge)):
+        return kind, lhs - rhs
+    return kind, rhs - lhs
 
 
 def _relations_equivalent(a: Relational, b: Relational) -> bool:
@@ -1238,6 +1214,12 @@ def equivalent(a: sympy.Basic, b: sympy.Basic, *, tol: float = 0, timeout_s: flo
     for inequalities), or, for one-variable polynomial equations, when the solution sets
     agree. With tol > 0, numbers compare by relative tolerance.
 
+    Cheap exact checks run in the calling process; SymPy's simplification runs in a worker
+    process (``synth._bounded``) that is killed once it has used ``timeout_s`` CPU seconds, or
+    ``2 * timeout_s + 0.5`` wall seconds on a starved machine, so nothing keeps running after
+    the answer. The first call in a process starts the worker (about 0.5 s, not counted in
+    timeout_s); a call after a timeout starts a fresh one.
+
     >>> x = sympy.Symbol("x")
     >>> equivalent(parse_math("2(x+1)"), 2 * x + 2)
     True
@@ -1252,9 +1234,19 @@ def equivalent(a: sympy.Basic, b: sympy.Basic, *, tol: float = 0, timeout_s: flo
     if isinstance(a, Relational) or isinstance(b, Relational):
         if not (isinstance(a, Relational) and isinstance(b, Relational)):
             return False
-        return _run_bounded(lambda: _relations_equivalent(a, b), timeout_s) is True
+        if _relation_kind(a) != _relation_kind(b):
+            return False
+        return _bounded(_relations_equivalent, a, b, seconds=timeout_s)
     if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
         return False
     if tol > 0 and a.is_number and b.is_number:
-        return _run_bounded(lambda: _numbers_close(a, b, tol), timeout_s) is True
-    return _run_bounded(lambda: _equal(a, b), timeout_s) is True
+        if a.is_Rational and b.is_Rational:  # exact: evalf is one division each
+            return _numbers_close(a, b, tol)
+        return _bounded(_numbers_close, a, b, tol, seconds=timeout_s)
+    if _small(a, b):  # _equal's first two exits, which need no simplification
+        difference = a - b
+        if difference == 0:
+            return True
+        if difference.is_Rational:
+            return False
+    return _bounded(_equal, a, b, seconds=timeout_s)

@@ -2,8 +2,13 @@
 
 import ast
 import builtins
+import gc
 import importlib
+import os
 import signal
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -13,7 +18,7 @@ import sympy.parsing.sympy_parser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from synth import mathparse
+from synth import _bounded, mathparse
 from synth.mathparse import (
     MathParseError,
     equivalent,
@@ -498,17 +503,139 @@ def test_equivalent_matches_symbols_that_carry_assumptions():
     assert equivalent(parse_math("x + 1"), positive_x + 1)
 
 
+# tan(5x + 3y) against its expansion: simplify needs over 10 s to prove the identity.
+HARD = sympy.tan(5 * x + 3 * y)
+HARD_EXPANDED = sympy.expand_trig(HARD)
+
+
+def warm_worker() -> int:
+    """Start the worker before timing: its start-up (importing SymPy) is not part of the bound."""
+    assert equivalent(parse_math("sin^2 x + cos^2 x"), sympy.Integer(1))
+    pid = _bounded.worker_pid()
+    assert pid is not None
+    return pid
+
+
+def running(pid: int) -> bool:
+    """Whether pid is a process that can still run (a zombie has stopped for good)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def running_children() -> list[int]:
+    """Pids of this process's children that can still run."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            children.append(int(stat.parent.name))
+    return children
+
+
 def test_equivalent_gives_up_with_false_after_time_limit():
-    hard = sympy.tan(5 * x + 3 * y)  # simplify needs many seconds to prove this identity
-    expanded = sympy.expand_trig(hard)
+    warm_worker()
     start = time.monotonic()
-    assert not equivalent(expanded, hard, timeout_s=0.2)
+    assert not equivalent(HARD_EXPANDED, HARD, timeout_s=0.2)
     assert time.monotonic() - start < 3.0  # wall clock: generous for a loaded CI machine
 
 
 def test_equivalent_time_limit_leaves_no_alarm_behind():
     previous = signal.getsignal(signal.SIGALRM)
-    hard = sympy.tan(5 * x + 3 * y)
-    equivalent(sympy.expand_trig(hard), hard, timeout_s=0.05)
+    equivalent(HARD_EXPANDED, HARD, timeout_s=0.05)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert signal.getsignal(signal.SIGALRM) is previous
+
+
+def in_thread(fn):
+    box = []
+    worker = threading.Thread(target=lambda: box.append(fn()))
+    worker.start()
+    worker.join()
+    return box[0]
+
+
+def under_busy_gc_callback(fn):
+    # The outside tester's trick: an alarm landing inside a gc callback had its exception swallowed.
+    def busy(phase, info):
+        sum(range(20_000))
+
+    gc.callbacks.append(busy)
+    try:
+        return fn()
+    finally:
+        gc.callbacks.remove(busy)
+
+
+@pytest.mark.parametrize("call", [lambda fn: fn(), in_thread, under_busy_gc_callback],
+                         ids=["main thread", "other thread", "gc callback"])
+def test_equivalent_returns_on_time_and_stops_the_work(call):
+    worker = warm_worker()
+    start = time.monotonic()
+    assert call(lambda: equivalent(HARD_EXPANDED, HARD, timeout_s=0.5)) is False
+    assert time.monotonic() - start < 5.0
+    assert not running(worker)
+
+
+def test_no_process_keeps_burning_cpu_after_a_timeout():
+    worker = warm_worker()
+    assert not equivalent(HARD_EXPANDED, HARD, timeout_s=0.2)
+    assert not running(worker)
+    assert _bounded.worker_pid() is None
+    assert running_children() == []
+
+
+def test_equivalence_is_decided_again_after_a_timeout():
+    worker = warm_worker()
+    assert not equivalent(HARD_EXPANDED, HARD, timeout_s=0.05)
+    assert equivalent(parse_math("(x-1)(x+1)"), parse_math("x^2-1"))
+    assert not equivalent(parse_math("sin x"), parse_math("cos x"))
+    assert _bounded.worker_pid() not in (None, worker)
+
+
+def test_worker_started_by_a_short_lived_thread_outlives_it():
+    equivalent(HARD_EXPANDED, HARD, timeout_s=0.05)  # no worker now: the thread below starts one
+    assert in_thread(lambda: equivalent(parse_math("sin^2 x + cos^2 x"), sympy.Integer(1)))
+    worker = _bounded.worker_pid()
+    time.sleep(0.2)
+    assert equivalent(parse_math("(x-1)(x+1)"), parse_math("x^2-1"))
+    assert _bounded.worker_pid() == worker
+
+
+def test_worker_stops_when_its_parent_is_killed_mid_comparison():
+    script = (
+        "import sympy, sys\n"
+        "from synth import _bounded\n"
+        "from synth.mathparse import equivalent\n"
+        "x, y = sympy.symbols('x y')\n"
+        "assert equivalent(sympy.sin(x)**2 + sympy.cos(x)**2, sympy.Integer(1))\n"
+        "print(_bounded.worker_pid(), flush=True)\n"
+        "hard = sympy.tan(5*x + 3*y)\n"
+        "equivalent(sympy.expand_trig(hard), hard, timeout_s=600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(parent.stdout.readline())
+        time.sleep(0.3)  # the worker is simplifying now, with 600 s of budget left
+        assert running(worker)
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while running(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(worker)
+
+
+def test_cheap_comparisons_are_decided_without_the_worker():
+    equivalent(HARD_EXPANDED, HARD, timeout_s=0.05)  # no worker now
+    assert equivalent(parse_math("0.5"), parse_math("1/2"))
+    assert not equivalent(parse_math("x + 1"), parse_math("x + 2"))
+    assert equivalent(parse_math("0.333"), parse_math("1/3"), tol=1e-2)
+    assert not equivalent(parse_math("x < 5"), parse_math("x <= 5"))
+    assert _bounded.worker_pid() is None
