@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperCommand
 
 from synth import __version__
 from synth.errors import MathstressError
@@ -111,42 +112,52 @@ def _shard_list(shards: list[int]) -> str:
     return f"shard {text}" if len(shards) == 1 else f"shards {text}"
 
 
-@app.command()
+class _ExportCommand(TyperCommand):
+    """`mathstress export --help` lists the formats in the registry (read only when help is shown)."""
+
+    def format_help(self, ctx, formatter):  # noqa: ANN001, ANN201 - click's signature
+        from synth.exports import EXPORTS
+
+        for param in self.params:
+            if param.name == "fmt":
+                param.help = "Export format: " + "; ".join(f"[bold]{f}[/]: {escape(EXPORTS[f].help)}" for f in EXPORTS)
+        return super().format_help(ctx, formatter)
+
+
+@app.command(cls=_ExportCommand)
 def export(
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
-    fmt: Annotated[str, typer.Option("--format", help=(
-        "hf, processbench, or a benchmark's form: errorradar, fermat, mmerror, mathreal, seeing."))] = "hf",
+    fmt: Annotated[str, typer.Option("--format", help="Export format (the registered formats).")] = "hf",
     out_dir: Annotated[Optional[Path], typer.Option("--out", help=(
         "Destination folder (default: RUN/<format>): new, empty, or an earlier export of the same format."))] = None,
 ) -> None:
-    """Export a run in another layout.
+    """Export a run in another layout: Hugging Face datasets, or a benchmark's own layout.
 
-    hf: a Hugging Face `datasets` dataset with Image features; processbench: ProcessBench JSONL;
-    errorradar, fermat, mmerror, mathreal, seeing: the record layout and answer format of that
-    benchmark, with its images alongside. Items a form cannot express are skipped and counted.
+    Each benchmark format is the layout that benchmark's public code reads; summary.json in the
+    export lists what was written and skipped, the differences that remain, and the commands that
+    run the benchmark's code on it. Nothing is published unless the whole export was written.
     """
-    from synth.export import EXPORTERS, export_run
+    from synth.exports import export_run, read_summary
 
-    if fmt not in EXPORTERS:
-        console.print(f"[bold red]error:[/] --format must be one of {sorted(EXPORTERS)}, got {fmt!r}", soft_wrap=True)
-        raise typer.Exit(2)
     try:
         with progress_bar() as bar:
             task = bar.add_task(f"export {fmt}", total=None)
             dest = export_run(run_dir, fmt, out_dir,
                               progress=lambda done, total: bar.update(task, completed=done, total=total))
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: nothing was published; the destination is unchanged")
+        raise typer.Exit(130) from None
     except MathstressError as exc:
         _fail(exc)
     out.print(f"exported {run_dir} as {fmt} to {dest}")
-    from synth.forms import FORMS, read_summary
-
-    if fmt in FORMS:
-        summary = read_summary(dest)
-        out.print(f"{summary['written']} records from {summary['items']} items, {summary['images']} images")
-        for reason, n in summary["skipped"].items():
-            out.print(f"  skipped {n}: {reason}", highlight=False)
-        for note, n in summary["notes"].items():
-            out.print(f"  note {n}: {note}", highlight=False)
+    summary = read_summary(dest)
+    out.print(f"{summary['written']} records from {summary['items']} items, {summary['images']} images")
+    for reason, n in summary["skipped"].items():
+        out.print(f"  skipped {n}: {reason}", highlight=False)
+    for note, n in summary["notes"].items():
+        out.print(f"  note {n}: {note}", highlight=False)
+    for line in summary.get("run_their_code", []):
+        out.print(f"  run: {line}", highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()

@@ -7,9 +7,8 @@ from typing import Any
 
 from synth.exports._base import EXPORTS, Context, Exporter, FormRecord, Records, load_records, numbered, write_records
 from synth.taxonomy import SUBTYPES
+from synth.vocab import ERRORRADAR_NAMES
 
-ERRORRADAR_NAMES = {"VIS": "Visual Perception Error", "CAL": "Calculation Error", "REAS": "Reasoning Error",
-                    "KNOW": "Knowledge Error", "MIS": "Misinterpretation of the Question"}
 DATA = "errorradar.jsonl"
 
 

@@ -16,21 +16,8 @@ from synth.exports._base import (
     write_records,
 )
 from synth.taxonomy import SUBTYPES
+from synth.vocab import FERMAT_ROTATION, FERMAT_TYPES
 
-# FERMAT's own perturbation names (Table 2) where our subtype is the same perturbation.
-FERMAT_TYPES = {
-    "final_number": "Final Number", "intermediate_propagated": "Propagated Step Error",
-    "intermediate_corrected": "Non-propagated Step Error", "copy_error": "Copy Error",
-    "sign_error": "Intermediate Calculation", "formula_misuse": "Formula Misuse",
-    "theorem_misapplication": "Theorem Misapplication", "incorrect_fact": "Outright Incorrect Fact",
-    "invalid_assumption": "Invalid Assumption", "misinterpret_question": "Misinterpret Question",
-    "operator_swap": "Operator Swap", "misplaced_parentheses": "Misplaced Parentheses",
-    "symbol_error": "Symbol Error", "format_ignored": "Format Ignored", "incorrect_units": "Incorrect Units",
-    "variable_misnaming": "Variable Misnaming", "logic_disruption": "Logic Disruption",
-    "terminology_swap": "Terminology Swap", "contextual_swap": "Contextual Swap",
-    "variable_rename": "Superficial Var Change", "step_omission": "Step Omission", "irrelevant_info": "Irrelevant Info",
-}
-FERMAT_ROTATION = {"90cw": "right", "90ccw": "left", "180": "upside down"}
 DATA = "fermat.jsonl"
 
 

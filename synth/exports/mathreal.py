@@ -15,24 +15,14 @@ from synth.exports._base import (
     load_records,
     write_records,
 )
+from synth.vocab import (
+    MATHREAL_CATEGORIES,
+    MATHREAL_LEVELS,
+    MATHREAL_QUESTION_TYPES,
+    MATHREAL_ROTATION,
+    MATHREAL_SUBTYPES,
+)
 
-# MathReal's 14 subtypes (§5.2) under their three families; rotation is a category, handwritten answer 0/1.
-MATHREAL_LEVELS = {
-    "ImageQualityDegradation": {"blur": "Blur", "exposure": "UnderOverExposure", "shadow": "ShadowCoverage",
-                                "glare": "Glare"},
-    "ImagePerspectiveVariation": {"rotation": "Rotation", "tilt": "InPlaneTilt", "keystone": "NonPlanarCapture",
-                                  "paper_warp": "BackgroundDistortion"},
-    "IrrelevantContentInterference": {
-        "handwritten_question": "HandwrittenQuestion", "bleed_through": "ReverseSideContent",
-        "question_marking": "QuestionMarking", "figure_marking": "FigureMarking",
-        "handwritten_answer": "HandwrittenAnswer", "handwritten_working": "HandwrittenProcess"},
-}
-MATHREAL_SUBTYPES = {s: name for group in MATHREAL_LEVELS.values() for s, name in group.items()}
-MATHREAL_ROTATION = {"90cw": "90cw", "90ccw": "90ccw", "180": "180"}
-MATHREAL_QUESTION_TYPES = {"mcq": "MultipleChoice", "fill": "FillInTheBlank", "free": "ConstructedResponse"}
-# MathReal's categories are figure genres; our domains map where the genre is the same.
-MATHREAL_CATEGORIES = {"geometry": "PG", "plane_geometry": "PG", "solid_geometry": "SG", "logic": "LR",
-                       "functions": "FG", "graphs": "FG", "statistics": "SC", "data": "SC"}
 DATA = "json/mathstress.json"
 
 

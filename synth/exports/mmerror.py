@@ -16,10 +16,8 @@ from synth.exports._base import (
     write_records,
 )
 from synth.taxonomy import SUBTYPES
+from synth.vocab import MMERROR_NO_ERROR, MMERROR_OPTIONS
 
-MMERROR_OPTIONS = {"A": "A_Visual_Perception_Error", "B": "B_Reasoning_Error",
-                   "C": "C_Question_Comprehension_Error", "D": "D_Knowledge_Deployment_Error"}
-MMERROR_NO_ERROR = "No Error"
 DATA = "mmerror.jsonl"
 
 

@@ -6,10 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from synth.exports._base import EXPORTS, Context, Exporter, FormRecord, Records, load_records, write_records
+from synth.vocab import SEEING_CONDITIONS, SEEING_ROLES
 
-SEEING_ROLES = {"required": "REQUIRED", "useful": "USEFUL", "not_required": "NOT REQUIRED",
-                "insufficient": "INSUFFICIENT"}
-SEEING_CONDITIONS = ("with_image", "without_image")
 DATA = "seeing.jsonl"
 
 
