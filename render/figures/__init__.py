@@ -4,8 +4,9 @@ The contract every figure family and the page composer share:
 
 - ``Figure.spec`` holds the *true* values (side lengths, angles, bar heights, clock time, ...)
   and an ``"elements"`` list. Each element is a dict with at least ``"id"`` (unique within the
-  figure, e.g. ``"side_AB"``, ``"bar_3"``, ``"label_A"``) and ``"type"`` (one of
-  ``PRIMITIVE_TYPES``), plus whatever the drawer needs (``"value"``, ``"text"``, coordinates).
+  figure, e.g. ``"side_AB"``, ``"bar_3"``, ``"label_A"``) and ``"type"`` (the kind of primitive its
+  drawer draws: ``"segment"``, ``"label"``, ``"bar"``, ...), plus whatever the drawer needs
+  (``"value"``, ``"text"``, coordinates).
   A ``Given`` whose value lives in the figure has ``source == "figure:<element id>"``.
 - ``spec["size_in"] = [width, height]`` is the figure's size on the page in inches.
 - A drawer turns the spec into an RGB image at a DPI (white or transparent-looking paper
@@ -24,11 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from synth.records import Box, Figure
-
-PRIMITIVE_TYPES = (
-    "point", "segment", "label", "angle_mark", "tick_mark", "right_angle", "circle", "arc", "polygon",
-    "face", "axis", "tick", "gridline", "curve", "bar", "wedge", "cell", "legend", "hand", "object", "text",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
