@@ -1,7 +1,7 @@
 """Printable PDF worksheets (reportlab): problems with answer space, a copy-by-hand pack and an answer key.
 
 The packs are for collecting real handwriting and real photos of the same items a run holds:
-the problems come from ``synth.pipeline.build_items`` with the run's seeding, so every block's id
+the items come from ``synth.pipeline.worksheet_items`` with the run's seeding, so every block's id
 is the id ``mathstress generate`` gives that item. Every block prints its id in Courier (plain
 text in the PDF, easy to OCR off a photo), and ``index.json`` says on which page of which pack
 each id sits. The copy pack is FERMAT's protocol (§2.3): a writer copies the question and the
@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from matplotlib import get_data_path
+from PIL import Image as PILImage
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import A4, letter
@@ -40,7 +42,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from synth.config import DegradeConfig, RunConfig
+from render.figures import draw_figure
 from synth.errors import ConfigError
 from synth.records import Figure, Item
 
@@ -56,8 +58,6 @@ PACKS = ("problems", "copy", "answer_key")
 @cache
 def _fonts() -> tuple[str, str]:
     """DejaVu Sans (shipped with matplotlib) has −, ×, ÷ and √, which the standard PDF fonts lack."""
-    from matplotlib import get_data_path
-
     folder = Path(get_data_path()) / "fonts" / "ttf"
     pdfmetrics.registerFont(TTFont("DejaVuSans", str(folder / "DejaVuSans.ttf")))
     pdfmetrics.registerFont(TTFont("DejaVuSans-Bold", str(folder / "DejaVuSans-Bold.ttf")))
@@ -89,26 +89,6 @@ class WorksheetResult:
     problems: int                   # base problems
     copies: int                     # solutions in the copy pack (clean, error and superficial variants)
     warnings: tuple[str, ...]       # e.g. figures that could not be drawn
-
-
-# -- items: the same problems and variants `mathstress generate` makes ------------------------------
-
-
-def worksheet_items(config: RunConfig, limit: int | None = None) -> list[Item]:
-    """The run's clean problems and solution variants (ids as in the manifest), without pixels.
-
-    Rendering and degradation are switched off: they do not change which problems and variants
-    an index gets, because each stage draws from its own seeded stream.
-    """
-    from synth.pipeline import ShardStats, build_items
-
-    if limit is not None and limit < 1:
-        raise ConfigError(f"--limit must be >= 1, got {limit}")
-    count = config.count if limit is None else min(limit, config.count)
-    textual = config.model_copy(update={"render": config.render.model_copy(update={"enabled": False}),
-                                        "degrade": DegradeConfig()})
-    stats = ShardStats()
-    return [item for index in range(count) for item, _ in build_items(textual, index, stats)]
 
 
 # -- flowables ---------------------------------------------------------------------------------
@@ -227,10 +207,6 @@ class _Figures:
         return img
 
     def _png(self, fig: Figure, base_id: str) -> bytes | None:
-        from PIL import Image as PILImage
-
-        from render.figures import draw_figure
-
         try:
             drawn = draw_figure(fig, 200)
         except KeyError as exc:
@@ -383,9 +359,3 @@ def write_worksheets(items: list[Item], out_dir: str | Path, *, title: str, page
     copies = sum(1 for i in items if i.variant.kind in ("clean", "error", "superficial"))
     return WorksheetResult(out, files, page_counts, sum(1 for i in items if i.variant.kind == "clean"
                                                         and not i.degradations), copies, tuple(figures.warnings))
-
-
-def build_worksheets(config: RunConfig, out_dir: str | Path, *, limit: int | None = None,
-                     page: str = "a4") -> WorksheetResult:
-    """Worksheets for a run config: the same problems (and ids) ``mathstress generate`` would make."""
-    return write_worksheets(worksheet_items(config, limit), out_dir, title=f"mathstress · {config.name}", page=page)

@@ -9,7 +9,10 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from perturb.photo import REGISTRY as PHOTO_OPS
+from perturb.reasoning import REGISTRY as INJECTORS
 from synth.errors import ConfigError
+from synth.generators import REGISTRY as FAMILIES
 from synth.resources import packaged_config
 from synth.yamlsafe import preview, read_yaml_file
 
@@ -42,29 +45,25 @@ class GenerateConfig(_Strict):
     @field_validator("families")
     @classmethod
     def _known_families(cls, value: dict[str, float]) -> dict[str, float]:
-        from synth.generators import REGISTRY
-
-        unknown = [f for f in value if f not in REGISTRY]
+        unknown = [f for f in value if f not in FAMILIES]
         if unknown:
             raise ValueError(
-                f"unknown family id(s) {preview(unknown)}; known families: {sorted(REGISTRY)}"
+                f"unknown family id(s) {preview(unknown)}; known families: {sorted(FAMILIES)}"
                 " (`mathstress taxonomy --families` lists them)"
             )
         return value
 
     @model_validator(mode="after")
     def _question_types_offered(self) -> GenerateConfig:
-        from synth.generators import REGISTRY
-
         if self.image_roles is not None and self.allocation != "quota":
             raise ValueError("image_roles needs allocation: quota (roles are sampled by each family otherwise);"
                              " set generate.allocation: quota or remove generate.image_roles")
         for qtype in self.question_types:
-            lacking = [f for f in self.families if qtype not in REGISTRY[f].question_types]
+            lacking = [f for f in self.families if qtype not in FAMILIES[f].question_types]
             if self.allocation == "quota" and len(lacking) < len(self.families):
                 continue  # quota plans give each question type only to families that offer it
             if lacking:
-                offered = {f: list(REGISTRY[f].question_types) for f in lacking}
+                offered = {f: list(FAMILIES[f].question_types) for f in lacking}
                 raise ValueError(f"question type {qtype!r} is not offered by {offered}; remove it from"
                                  " generate.question_types or choose other families")
         return self
@@ -85,25 +84,21 @@ class InjectConfig(_Strict):
     @field_validator("subtypes")
     @classmethod
     def _known_subtypes(cls, value: dict[str, float]) -> dict[str, float]:
-        from perturb.reasoning import REGISTRY
-
         if not value:
             raise ValueError("is empty, so no variant could be given an error or a superficial change; to make"
                              " clean controls only, set inject.variants_per_base: 0 and leave subtypes out;"
                              " otherwise list at least one subtype with its weight")
-        unknown = [s for s in value if s not in REGISTRY]
+        unknown = [s for s in value if s not in INJECTORS]
         if unknown:
             raise ValueError(
-                f"unknown or not yet available error subtype(s) {preview(unknown)}; available: {sorted(REGISTRY)}"
+                f"unknown or not yet available error subtype(s) {preview(unknown)}; available: {sorted(INJECTORS)}"
             )
         return value
 
     @model_validator(mode="after")
     def _something_to_stack(self) -> InjectConfig:
-        from perturb.reasoning import REGISTRY
-
-        if self.errors_per_variant > 1 and not any(REGISTRY[s].edits_text for s in self.subtypes):
-            stackable = sorted(s for s, inj in REGISTRY.items() if inj.edits_text)
+        if self.errors_per_variant > 1 and not any(INJECTORS[s].edits_text for s in self.subtypes):
+            stackable = sorted(s for s, inj in INJECTORS.items() if inj.edits_text)
             raise ValueError(f"errors_per_variant: {self.errors_per_variant} stacks notational or presentation errors"
                              f" on the first one, but inject.subtypes has none; add one of {stackable} or set"
                              " errors_per_variant: 1")
@@ -150,10 +145,8 @@ class RenderConfig(_Strict):
 
 
 def _known_degradation(value: str) -> str:
-    from perturb.photo import REGISTRY
-
-    if value not in REGISTRY:
-        raise ValueError(f"unknown degradation {preview(value)}; available: {sorted(REGISTRY)}")
+    if value not in PHOTO_OPS:
+        raise ValueError(f"unknown degradation {preview(value)}; available: {sorted(PHOTO_OPS)}")
     return value
 
 

@@ -1,7 +1,7 @@
 """The Dask executor: shards become tasks, produced on workers and committed by the client.
 
-Workers return a shard's rows and encoded images (``produce_shard`` is pure); only the client
-writes to the run folder, through the same ``commit_shard`` the local pool uses, so the output
+Workers return a shard's rows and encoded images (the job's ``produce`` is pure); only the client
+writes to the run folder, through the same ``RunDir.commit`` the local executors use, so the output
 is byte-identical to a local run and the run folder need not be on storage the workers share.
 A worker that dies mid-task is handled by Dask's scheduler, which reruns the task elsewhere
 (up to ``distributed.scheduler.allowed-failures`` times); a shard is committed once, when its
@@ -12,13 +12,14 @@ stops with a ResumableError and the shards committed so far are kept.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Sequence
 from contextlib import ExitStack
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from synth.errors import ResumableError, RunError
-from synth.rundir import RESUME_HINT
+from synth.executors import OnShard, ShardJob
+from synth.rundir import RESUME_HINT, RunDir
 from synth.seeding import stable_hash
 
 CONNECT_TIMEOUT = "20s"  # how long to wait for a remote scheduler before giving up
@@ -33,20 +34,22 @@ def _import_distributed() -> Any:
     return distributed
 
 
-def run_on_dask(config_data: dict[str, Any], run_dir: Path, shards: Iterable[int], *, scheduler: str | None,
-                workers: int, on_shard: Callable[[int], None]) -> None:
-    """Produce ``shards`` on a Dask cluster and commit each as it arrives.
+@dataclass(frozen=True)
+class Dask:
+    """Shards as tasks on the cluster at ``scheduler`` (``tcp://host:port``), or on a local cluster of
+    ``workers`` single-threaded processes on 127.0.0.1 when there is none; each shard is committed here
+    as it arrives."""
 
-    With ``scheduler`` (``tcp://host:port``) the run joins an existing cluster; without one it
-    starts a local cluster of ``workers`` single-threaded processes on 127.0.0.1. ``on_shard``
-    is called with each committed shard's item count (for the progress bar).
-    """
-    from synth.pipeline import commit_shard, produce_shard
+    scheduler: str | None
+    workers: int
 
+    def run(self, job: ShardJob, shards: Sequence[int], on_shard: OnShard) -> None:
+        if shards:
+            _run(job, list(shards), self.scheduler, self.workers, on_shard)
+
+
+def _run(job: ShardJob, todo: list[int], scheduler: str | None, workers: int, on_shard: OnShard) -> None:
     distributed = _import_distributed()
-    todo = list(shards)
-    if not todo:
-        return
     with ExitStack() as stack:
         if scheduler:
             try:
@@ -62,14 +65,15 @@ def run_on_dask(config_data: dict[str, Any], run_dir: Path, shards: Iterable[int
                 dashboard_address=None, silence_logs=40))
             client = stack.enter_context(distributed.Client(cluster))
             slots = max(1, workers)
-        run_key = stable_hash(json.dumps(config_data, sort_keys=True) + str(run_dir))
+        run_key = stable_hash(json.dumps(job.config_data, sort_keys=True) + str(job.run_dir))
+        folder = RunDir(job.run_dir)
         queue = list(todo)
         pending = distributed.as_completed()
 
         def submit_next() -> None:
             shard = queue.pop(0)
-            pending.add(client.submit(produce_shard, config_data, shard, key=f"mathstress-{run_key}-{shard}",
-                                      retries=2))
+            pending.add(client.submit(job.produce, job.config_data, shard, None,
+                                      key=f"mathstress-{run_key}-{shard}", retries=2))
 
         # Bounded in flight: memory stays flat however many shards the run has.
         while queue and pending.count() < 2 * slots:
@@ -81,6 +85,6 @@ def run_on_dask(config_data: dict[str, Any], run_dir: Path, shards: Iterable[int
                 raise ResumableError(f"Dask workers kept dying while making a shard ({exc}); the shards committed "
                                      f"so far are kept; {RESUME_HINT}") from exc
             future.release()
-            on_shard(commit_shard(run_dir, output))
+            on_shard(folder.commit(output).lines)
             if queue:
                 submit_next()

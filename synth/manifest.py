@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from render.describe import describe_figure
+from synth.describe import describe_figure
 from synth.records import (
     Box,
     Control,

@@ -9,9 +9,9 @@ import numpy as np
 
 from perturb.reasoning import REGISTRY, inject
 from perturb.reasoning.base import Funnel
-from synth.allocation import DIFFICULTIES, subtype_fit
-from synth.allocation import largest_remainder as quotas
+from perturb.reasoning.fit import DIFFICULTIES, subtype_fit
 from synth.generators import get_family
+from synth.quotas import largest_remainder as quotas
 from synth.records import Problem, Variant
 from synth.seeding import stage_rng
 

@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 
 from render.figures import DRAWERS, FigureImage
 from render.figures import _load as load_drawers
-from render.worksheet import PACKS, worksheet_items, write_worksheets
+from render.worksheet import PACKS, write_worksheets
 from synth.cli import app
 from synth.manifest import read_manifest
+from synth.pipeline import worksheet_items
 from synth.records import Figure
 from tests.conftest import tiny_config, tiny_config_data
 
