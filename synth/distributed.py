@@ -43,6 +43,9 @@ class Dask:
     scheduler: str | None
     workers: int
 
+    def __post_init__(self) -> None:
+        _import_distributed()  # a missing extra is refused here, before the run folder is touched
+
     def run(self, job: ShardJob, shards: Sequence[int], on_shard: OnShard) -> None:
         if shards:
             _run(job, list(shards), self.scheduler, self.workers, on_shard)

@@ -13,10 +13,12 @@ from pathlib import Path
 import cv2
 import jsonschema
 import numpy as np
+import pytest
 import yaml
 
 from perturb.photo.profile import degrade_profile
 from synth.config import validate_config
+from synth.errors import ConfigError, RunError
 from synth.manifest import from_row, read_manifest, schema, to_row
 from synth.pipeline import run
 from tests.conftest import folder_hashes, tiny_config, tiny_config_data
@@ -114,6 +116,21 @@ def test_existing_run_without_resume_is_refused(tiny_run: Path) -> None:
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert "--resume" in proc.stderr
+
+
+def test_an_unknown_executor_is_refused_before_the_run_folder_is_made(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--executor must be one of local, dask, not 'ray'"):
+        run(tiny_config(), tmp_path / "run", executor="ray")
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_dask_executor_without_its_extra_names_the_install_before_the_run_folder_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` raises ImportError
+    with pytest.raises(RunError, match=r'pip install "mathstress\[dask\]"') as err:
+        run(tiny_config(), tmp_path / "run", executor="dask")
+    assert err.value.exit_code == 2
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_photo_ending_in_jpeg_is_stored_as_the_bytes_that_op_encoded(tmp_path: Path) -> None:
