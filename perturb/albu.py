@@ -97,7 +97,7 @@ def named_profile(name: str) -> tuple[Step, ...]:
 
 def page_for(width: int, height: int, dpi: int, layout: Any = None) -> RenderedPage:
     """The page an external image stands for: its size, an assumed dpi, and our layout boxes if given."""
-    return RenderedPage(style="printed", font="unknown", paper="unknown", ink="unknown", dpi=dpi,
+    return RenderedPage(style="photo", font="unknown", paper="unknown", ink="unknown", dpi=dpi,
                         width=width, height=height, layout=layout_boxes(layout))
 
 

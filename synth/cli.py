@@ -419,3 +419,74 @@ def report_command(
     except MathstressError as exc:
         _fail(exc)
     out.print(f"wrote {path} and {path.with_name('report.html')}")
+
+
+@app.command("degrade")
+def degrade_command(
+    input_path: Annotated[Path, typer.Argument(help=(
+        "A folder of images (with an optional metadata.jsonl), a dataset saved with save_to_disk, a .parquet "
+        "file with an image column, or a mathstress run."))],
+    out_dir: Annotated[Path, typer.Option("--out", help="The run folder to write (manifest.jsonl, images/...).")],
+    ops: Annotated[Optional[str], typer.Option(
+        "--ops", help="Ops and severities, e.g. blur:2,tilt:1 (a bare op name: each of its severities).")] = None,
+    profile: Annotated[Optional[list[str]], typer.Option(
+        "--profile", help="A packaged capture profile, e.g. desk_lamp_tilted (repeatable).")] = None,
+    config: Annotated[Optional[Path], typer.Option("--config", help=(
+        "YAML: name, seed, dpi, degrade.ops / degrade.profiles (as in a run config), image_column, "
+        "question_column, answer_column, id_column, split, max_pixels, max_bytes, shard_size."))] = None,
+    seed: Annotated[Optional[int], typer.Option(min=0, help="Run seed (default 0): same seed, same photos.")] = None,
+    name: Annotated[Optional[str], typer.Option(help="Id prefix of the items (default external).")] = None,
+    dpi: Annotated[Optional[int], typer.Option(help="Resolution the ops assume for a source image (150).")] = None,
+    image_column: Annotated[Optional[str], typer.Option(help="Dataset column holding the image.")] = None,
+    question_column: Annotated[Optional[str], typer.Option(help="Column with the question text.")] = None,
+    answer_column: Annotated[Optional[str], typer.Option(help="Column with the gold answer (for eval).")] = None,
+    id_column: Annotated[Optional[str], typer.Option(help="Column with the source's own id (recorded).")] = None,
+    split: Annotated[Optional[str], typer.Option(help="Split of a saved DatasetDict.")] = None,
+    max_pixels: Annotated[Optional[int], typer.Option(
+        help="Larger images are refused per item before decoding (default 36,000,000).")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N source images.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted run.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an earlier run in --out.")] = False,
+) -> None:
+    """Degrade images you already have: each gets a clean control and one photo per op x severity and profile.
+
+    Writes a run folder that `mathstress eval` (solve, transcribe, solvable) and `report` read. An image
+    that cannot be read is one item's failure (stats.json says why) and the rest goes on; ops that need
+    our layout boxes or the problem's words are skipped and counted.
+    """
+    from synth.degrade_external import degrade_external, load_external_config
+    from synth.errors import RunError
+
+    try:
+        cfg = load_external_config(config, ops=ops, profiles=profile, seed=seed, name=name, dpi=dpi,
+                                   image_column=image_column, question_column=question_column,
+                                   answer_column=answer_column, id_column=id_column, split=split,
+                                   max_pixels=max_pixels, limit=limit)
+        with progress_bar() as bar:
+            task = bar.add_task(f"degrade {input_path.name}", total=None)
+            result = degrade_external(input_path, out_dir, cfg, resume=resume, overwrite=overwrite,
+                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: finished shards are kept; re-run with --resume to continue")
+        raise typer.Exit(130) from None
+    except MathstressError as exc:
+        _fail(exc)
+    for shard, why in sorted(result.redone.items()):
+        console.print(f"[yellow]redone:[/] shard {shard}: {escape(why)}", highlight=False, soft_wrap=True)
+    for note in result.notes:
+        console.print(f"[yellow]repaired:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    for key, n in result.skipped.items():
+        why = result.reasons.get(key.split(":")[0] if not key.startswith("profile:") else key, "")
+        console.print(f"[yellow]skipped[/] {key} on {n} image{'s' * (n != 1)}: {escape(why)}", highlight=False,
+                      soft_wrap=True)
+    for failure in result.failures[:10]:
+        where = failure["source"].get("path") or failure["source"].get("id") or f"row {failure['source'].get('row')}"
+        console.print(f"[yellow]failed[/] {escape(str(where))}: {escape(failure['reason'])}", highlight=False,
+                      soft_wrap=True)
+    if result.failed > 10:
+        console.print(f"  ... {result.failed - 10} more failures are listed in {result.run_dir / 'stats.json'}")
+    if result.sources == 0 and result.failed:
+        _fail(RunError(f"none of the {result.failed} source images could be degraded (reasons above and in "
+                       f"{result.run_dir / 'stats.json'})"))
+    out.print(f"wrote {result.items} items from {result.sources} {result.kind} images to {result.run_dir} "
+              f"({result.failed} failed) in {result.seconds:.1f} s")
