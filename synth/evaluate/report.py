@@ -1,114 +1,24 @@
-"""Evaluation outputs: per-item response records, results.json, and report.md rendered from templates/report/."""
+"""Reports of an evaluation folder: report.md and report.html (with plots) from results.json, and Cohen's
+kappa against other evaluations of the same run."""
 
 from __future__ import annotations
 
-import hashlib
+import base64
 import json
-import os
 import re
-import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from synth import __version__
 from synth.errors import RunError
-from synth.evaluate.cache import json_ready, strict_json
-from synth.evaluate.metrics import Scored, paired_deltas, run_stability, score, summarize
-from synth.evaluate.tasks import Task
+from synth.evaluate.cache import strict_json
+from synth.evaluate.metrics import kappa, majority_correct
+from synth.evaluate.plots import confusion_plot, group_bars, severity_plot
+from synth.evaluate.results import RESULTS_FILE, write_atomic
 from synth.templating import render_template
 
-RESULTS_FILE = "results.json"
 REPORT_FILE = "report.md"
 HTML_FILE = "report.html"
-# How much of each response the per-item records keep (the full bounded text is in cache.sqlite).
-_RECORD_CHARS = 2_000
-
-
-def score_outcomes(task: Task, outcomes: Sequence[Any]) -> tuple[list[Scored], list[dict[str, Any]]]:
-    """Scores for the answered outcomes and one record per outcome; failures get a record and no score."""
-    scored: list[Scored] = []
-    records: list[dict[str, Any]] = []
-    for o in outcomes:
-        item = o.request.item
-        rec: dict[str, Any] = {"item_id": item.id, "base_id": item.base_id, "run_index": o.request.run_index,
-                               "status": o.status, "cached": o.cached, "gold": task.gold(item)}
-        if o.status == "ok" and o.response is not None:
-            s = score(task, item, o.request.run_index, o.response)
-            scored.append(s)
-            rec |= {"variant": s.variant, "pred": s.pred, "correct": s.correct, "credit": round(s.credit, 6),
-                    "response": o.response[-_RECORD_CHARS:]}
-        else:
-            rec |= {"error": o.error}
-        records.append(rec)
-    return scored, records
-
-
-def _sha256(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def write_results(out_dir: Path, *, run_dir: Path, model: Any,
-                  scored_by_task: Mapping[str, tuple[list[Scored], list[dict[str, Any]]]],
-                  counts: Mapping[str, Any], settings: dict[str, Any], seed: int, n_boot: int,
-                  ocr_seconds: Sequence[float] = ()) -> dict[str, Any]:
-    """Write responses/<task>.jsonl and merge this evaluation's tasks into results.json."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "responses").mkdir(exist_ok=True)
-    manifest_hash = _sha256(run_dir / "manifest.jsonl")
-    model_info: dict[str, Any] = {"id": model.id, "endpoint": model.endpoint, "params": model.params}
-    if ocr_seconds:
-        model_info["ocr_pages"] = {"n": len(ocr_seconds), "mean_seconds": float(np.mean(ocr_seconds)),
-                                   "median_seconds": float(np.median(ocr_seconds))}
-    header = {"model": model_info,
-              "run_dir": str(run_dir.resolve()), "manifest_sha256": manifest_hash}
-    results: dict[str, Any] = {}
-    path = out_dir / RESULTS_FILE
-    if path.is_file():
-        old = json.loads(path.read_text(encoding="utf-8"))
-        if old.get("model", {}).get("id") == model.id and old.get("manifest_sha256") == manifest_hash:
-            results = old
-    results.pop("comparisons", None)   # new answers make old kappas stale; `mathstress report --compare` redoes them
-    results |= header | {"mathstress": __version__, "updated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    results.setdefault("tasks", {})
-    for task_id, (scored, records) in scored_by_task.items():
-        lines = "".join(strict_json(r, default=str) + "\n" for r in records)
-        _write_atomic(out_dir / "responses" / f"{task_id}.jsonl", lines)
-        c = counts[task_id]
-        results["tasks"][task_id] = {
-            "settings": settings,
-            "counts": {"requests": c.total, "answered": c.total - c.failed, "failed": c.failed,
-                       "cached": c.cached, "called": c.called, "prompt_tokens": c.prompt_tokens,
-                       "completion_tokens": c.completion_tokens, "cost": c.cost},
-            "metrics": summarize_task(task_id, scored),
-            "deltas": paired_deltas(scored, seed=seed, n_boot=n_boot),
-            "stability": run_stability(scored),
-            "failures": failure_reasons(records),
-        }
-    results = json_ready(results)   # what is returned is what results.json holds (non-finite numbers as null)
-    _write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
-    return results
-
-
-def failure_reasons(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The failed calls' reasons, equal ones grouped, most frequent first."""
-    counts = Counter(str(r.get("error")) for r in records if r.get("status") == "error")
-    return [{"reason": reason, "count": n} for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-
-
-def summarize_task(task_id: str, scored: Sequence[Scored]) -> dict[str, Any]:
-    from synth.evaluate.tasks import get_task
-
-    return summarize(get_task(task_id.split("@")[0]), scored)
 
 
 # -- report.md and report.html ---------------------------------------------------------------
@@ -174,18 +84,16 @@ def render_report(results: Mapping[str, Any]) -> str:
 
 def figures(results: Mapping[str, Any]) -> dict[str, list[tuple[str, bytes]]]:
     """Per task: (caption, PNG bytes) for accuracy vs severity, the confusion matrix and group bars."""
-    from synth.evaluate import plots
-
     out: dict[str, list[tuple[str, bytes]]] = {}
     for task_id, t in sorted(results.get("tasks", {}).items()):
         m = t["metrics"]
         made = [
             ("Accuracy against severity per degradation subtype (bars: 95 % CI of the paired delta)",
-             plots.severity_plot(t.get("deltas", []), f"{task_id}: accuracy vs severity")),
+             severity_plot(t.get("deltas", []), f"{task_id}: accuracy vs severity")),
             ("Confusion matrix (rows gold, columns predicted; colour = share of the row)",
-             plots.confusion_plot(m["confusion"], f"{task_id}: confusion") if m.get("confusion") else None),
+             confusion_plot(m["confusion"], f"{task_id}: confusion") if m.get("confusion") else None),
             ("Accuracy per problem family and per error family",
-             plots.group_bars({"problem family": m.get("by_family", {}), "error family": m.get("by_error_family", {})},
+             group_bars({"problem family": m.get("by_family", {}), "error family": m.get("by_error_family", {})},
                               f"{task_id}: accuracy by family")),
         ]
         out[task_id] = [(caption, png) for caption, png in made if png is not None]
@@ -194,8 +102,6 @@ def figures(results: Mapping[str, Any]) -> dict[str, list[tuple[str, bytes]]]:
 
 def render_html(results: Mapping[str, Any], figs: Mapping[str, list[tuple[str, bytes]]] | None = None) -> str:
     """report.html: the Markdown report's tables plus the figures, embedded as base64 PNGs (one file)."""
-    import base64
-
     figs = figures(results) if figs is None else figs
     embedded = {task: [(caption, base64.b64encode(png).decode("ascii")) for caption, png in pngs]
                 for task, pngs in figs.items()}
@@ -220,8 +126,6 @@ def _records(eval_dir: Path, key: str) -> list[dict[str, Any]]:
 def compare_models(eval_dir: str | Path, others: Sequence[str | Path]) -> list[dict[str, Any]]:
     """Cohen's kappa of item-level (majority-over-runs) correctness between this evaluation and others,
     per task both ran, on the items both answered."""
-    from synth.evaluate.metrics import kappa, majority_correct
-
     eval_dir = Path(eval_dir)
     mine = _read_json(eval_dir / RESULTS_FILE)
     rows = []
@@ -248,8 +152,8 @@ def write_report(eval_dir: str | Path, *, compare: Sequence[str | Path] = ()) ->
     results = _read_json(path)
     if compare:
         results["comparisons"] = compare_models(eval_dir, compare)
-        _write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
-    _write_atomic(eval_dir / HTML_FILE, render_html(results))
+        write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
+    write_atomic(eval_dir / HTML_FILE, render_html(results))
     report = eval_dir / REPORT_FILE
-    _write_atomic(report, render_report(results))
+    write_atomic(report, render_report(results))
     return report

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Literal
 
 from synth.errors import ConfigError, EvalFailuresError, RunError
-from synth.evaluate.cache import ResponseCache, request_key
+from synth.evaluate.cache import CACHE_FILE, ResponseCache, request_key
 from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Reply, Request
+from synth.evaluate.results import score_outcomes, write_results
 from synth.evaluate.tasks import Task, prompt_for
 from synth.manifest import from_row, read_manifest
 from synth.records import Item
@@ -111,12 +112,9 @@ def plan(run_dir: str | Path, task: Task, items: Sequence[Item], *, runs: int = 
 
 def _storable(model: Model) -> Callable[[str], str]:
     """What is stored of a model's text: lone surrogates replaced (SQLite and JSON need valid UTF-8), and
-    the model's secrets scrubbed when it has any (``scrub``, as the openai adapter does)."""
-    scrub = getattr(model, "scrub", None)
-
+    the model's secrets scrubbed (``Model.scrub``: the openai adapter removes its API key)."""
     def storable(text: str) -> str:
-        text = _SURROGATES.sub("\ufffd", text)
-        return scrub(text) if scrub is not None else text
+        return model.scrub(_SURROGATES.sub("\ufffd", text))
 
     return storable
 
@@ -263,7 +261,7 @@ def check_failures(result: EvalResult, *, fail_on_error: float = 1) -> None:
             over.append(f"{c.failed} of {c.total} {key} calls failed{top}")
     if over:
         raise EvalFailuresError(f"{'; '.join(over)} (--fail-on-error {fail_on_error:g}); reasons are stored in "
-                                f"{result.out_dir / 'cache.sqlite'}; re-run the same command to retry them")
+                                f"{result.out_dir / CACHE_FILE}; re-run the same command to retry them")
 
 
 def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, out_dir: str | Path | None = None,
@@ -275,8 +273,6 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
     Re-running the same call is resume: stored answers are reused and only missing ones are
     requested. Scores are always recomputed from the stored responses.
     """
-    from synth.evaluate.report import score_outcomes, write_results
-
     run_dir = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else default_out_dir(run_dir, model.id)
     items = load_items(run_dir, limit=limit)
@@ -285,12 +281,9 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
     planned = []
     for task in tasks:   # plan and prepare every task first, so a task the model cannot answer fails fast
         requests = plan(run_dir, task, items, runs=runs, input_mode=input_mode)
-        model.prepare(task, [r.item for r in requests if r.run_index == 0])
+        model.prepare(task, [r.item for r in requests if r.run_index == 0], workdir=out)
         planned.append((task, requests))
-    with ResponseCache(out / "cache.sqlite") as cache:
-        bind = getattr(model, "bind_store", None)
-        if bind is not None:
-            bind(cache)
+    with ResponseCache(out / CACHE_FILE) as cache:
         for task, requests in planned:
             key = result_key(task, input_mode)
             last: list[Counts] = []
@@ -302,13 +295,10 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
 
             outcomes = asyncio.run(_collect_and_close(requests, model, cache, concurrency, retry_errors, update))
             counts[key] = last[-1] if last else Counts(0, 0, 0, 0, 0)
-            scored_by_task[key] = (task, outcomes)
-        engine = getattr(getattr(model, "engine", None), "name", None)
-        ocr_seconds = cache.ocr_seconds(engine) if engine else []
-    results = write_results(out, run_dir=run_dir, model=model, scored_by_task={
-        tid: score_outcomes(task, outcomes) for tid, (task, outcomes) in scored_by_task.items()},
-        counts=counts, settings={"runs": runs, "limit": limit, "input": input_mode, "seed": seed,
-                                 "n_boot": n_boot}, seed=seed, n_boot=n_boot, ocr_seconds=ocr_seconds)
+            scored_by_task[key] = (task, *score_outcomes(task, outcomes))
+    results = write_results(out, run_dir=run_dir, model=model, scored_by_task=scored_by_task, counts=counts,
+                            settings={"runs": runs, "limit": limit, "input": input_mode, "seed": seed,
+                                      "n_boot": n_boot}, seed=seed, n_boot=n_boot)
     return EvalResult(out, results, counts)
 
 

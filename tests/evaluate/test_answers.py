@@ -7,15 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synth.evaluate.answers import answers_match, boxed, part_credit, split_parts
-from synth.evaluate.tasks import (
-    NA,
-    REFUSED,
-    get_task,
-    parse_corrected,
-    parse_solution_answers,
-    parse_solvable,
-    parse_transcript,
-)
+from synth.evaluate.tasks import get_task
+from synth.evaluate.tasks.correct import NA, parse_corrected
+from synth.evaluate.tasks.solvable import REFUSED, parse_solvable
+from synth.evaluate.tasks.solve import parse_solution_answers
+from synth.evaluate.tasks.transcribe import parse_transcript
 from synth.evaluate.textdist import cer, levenshtein
 
 

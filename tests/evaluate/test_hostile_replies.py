@@ -17,7 +17,9 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.errors import ConfigError
 from synth.evaluate import ResponseCache, evaluate_run, get_model, get_task
-from synth.evaluate.models import MAX_REPLY_BYTES, RandomGuess, Reply, ReplyRejected, Request, _InflatedSize
+from synth.evaluate.models import Reply, Request
+from synth.evaluate.models.offline import RandomGuess
+from synth.evaluate.models.openai_chat import MAX_REPLY_BYTES, ReplyRejected, _InflatedSize
 from synth.evaluate.runner import EvalResult, failure_limit
 from tests.evaluate._http import (
     ReplyFn,

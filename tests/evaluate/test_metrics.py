@@ -11,9 +11,9 @@ from synth.evaluate.metrics import (
     bootstrap_delta,
     classification_metrics,
     paired_deltas,
-    processbench_f1,
     run_stability,
 )
+from synth.evaluate.tasks.localize import processbench_f1
 
 
 def _s(item: str, base: str, variant: str, correct: bool, conditions: tuple[str, ...] = (), run: int = 0) -> Scored:

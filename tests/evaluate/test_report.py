@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.evaluate import evaluate_run, get_model, get_task, kappa, load_items, worst_case
-from synth.evaluate.metrics import Scored, solvability_rates
-from synth.evaluate.models import Request
+from synth.evaluate.metrics import Scored
+from synth.evaluate.models import Adapter, Request
 from synth.evaluate.plots import severity_series
-from synth.evaluate.tasks import REFUSED
+from synth.evaluate.tasks.solvable import REFUSED, solvability_rates
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -61,22 +61,14 @@ def test_severity_series_starts_at_the_clean_twins() -> None:
     assert severity_series(deltas) == {"blur": [(0, 1.0, 1.0, 1.0), (1, 1.0, 1.0, 1.0), (3, 0.5, 0.25, 0.75)]}
 
 
-class WithoutImageRefuses:
+class WithoutImageRefuses(Adapter):
     """A fake model for the Seeing Is Solving protocol: answers right with the image, refuses without it."""
 
     id = "fake-solver"
-    endpoint = "local"
-    params: dict = {}
-
-    def prepare(self, task, items) -> None:
-        return None
 
     async def respond(self, request: Request) -> str:
         label = request.item.problem.answer_value if request.image_path is not None else REFUSED
         return request.task.answer(label)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def test_with_and_without_image_are_separate_results_with_refusal_rates(tiny_run: Path, tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from synth.evaluate import evaluate_run, get_task, load_items
-from synth.evaluate.models import ModelCallError, RandomGuess, Request
+from synth.evaluate.models import ModelCallError, Request
+from synth.evaluate.models.offline import RandomGuess
 
 
 class CountingRandom(RandomGuess):

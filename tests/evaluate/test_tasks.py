@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 
 from synth.errors import ConfigError
 from synth.evaluate import load_items
-from synth.evaluate.tasks import TASKS, get_task, parse_categorize, parse_detect, parse_localize
+from synth.evaluate.tasks import TASKS, get_task
+from synth.evaluate.tasks.categorize import parse_categorize
+from synth.evaluate.tasks.detect import parse_detect
+from synth.evaluate.tasks.localize import parse_localize
 
 
 @pytest.mark.parametrize(("text", "expected"), [

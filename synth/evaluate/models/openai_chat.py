@@ -1,4 +1,8 @@
-"""Model adapters by id: offline baselines (text-verifier, random, majority) and OpenAI-compatible endpoints."""
+"""OpenAI-compatible chat endpoints (OpenAI, vLLM, Ollama, LM Studio) through the openai client, as ``openai:<model>``.
+
+Every reply is untrusted: its body is read through a decoded-size cap, its JSON shape is checked here,
+each call is bounded in time, and the API key is scrubbed from everything returned.
+"""
 
 from __future__ import annotations
 
@@ -6,183 +10,23 @@ import asyncio
 import base64
 import dataclasses
 import functools
-import hashlib
 import json
 import math
 import os
 import re
 import sys
 import zlib
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
 
-import numpy as np
+import openai
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
 from synth.errors import ConfigError
-from synth.evaluate.tasks import Task
-from synth.records import Item
-
-# Responses longer than this are cut before they are stored or parsed (a verdict never needs more).
-MAX_RESPONSE_CHARS = 64_000
-
-
-@dataclass(frozen=True)
-class Request:
-    """One model call: a prompt (and image) about one item, for one task and one repeat."""
-
-    task: Task
-    item: Item
-    prompt: str
-    image_path: Path | None
-    image_sha256: str | None
-    run_index: int
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A response with the usage the endpoint reported (a model may also return a plain str)."""
-
-    text: str
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost: float | None = None       # US dollars: reported by the endpoint, or from the user's prices
-
-
-class ModelCallError(Exception):
-    """A call that produced no answer (HTTP failure, timeout, empty reply); stored, never scored."""
-
-
-class Model(Protocol):
-    id: str                  # goes into the cache key, with endpoint and params
-    endpoint: str
-    params: dict[str, Any]   # sampling parameters (and baseline seeds / constants)
-
-    def prepare(self, task: Task, items: Sequence[Item]) -> None: ...
-
-    async def respond(self, request: Request) -> str | Reply: ...
-
-    async def aclose(self) -> None: ...
-
-
-MODELS: dict[str, Callable[..., Model]] = {}
-
-
-def register_model(name: str) -> Callable[[Callable[..., Model]], Callable[..., Model]]:
-    def add(factory: Callable[..., Model]) -> Callable[..., Model]:
-        MODELS[name] = factory
-        return factory
-    return add
-
-
-def get_model(spec: str, **options: Any) -> Model:
-    """``ocr-verifier``, ``tesseract-verifier``, ``text-verifier``, ``random``, ``majority`` or
-    ``openai:<model>`` (options: base_url, seed, ...)."""
-    name, _, arg = spec.partition(":")
-    factory = MODELS.get(name)
-    if factory is None:
-        raise ConfigError(f"unknown model {spec!r}; choose from {', '.join(sorted(MODELS))} "
-                          "(OpenAI-compatible endpoints as openai:<model>)")
-    return factory(arg, **options)
-
-
-class _Offline:
-    """Shared no-op parts of the baselines that run here."""
-
-    endpoint = "local"
-
-    def prepare(self, task: Task, items: Sequence[Item]) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
-
-
-def _closed_only(model_id: str, task: Task) -> None:
-    if not task.closed:
-        raise ConfigError(f"the {model_id} baseline picks from a fixed label set; the {task.id} task has open "
-                          "answers (use ocr-verifier for transcribe, or an openai:<model> endpoint)")
-
-
-@register_model("text-verifier")
-class TextVerifier(_Offline):
-    """Upper bound: the true step text, re-checked by our verifier, answered as text."""
-
-    TASKS = ("detect", "localize")
-
-    def __init__(self, arg: str = "", **_: Any) -> None:
-        self.id = "text-verifier"
-        self.params: dict[str, Any] = {}
-
-    def prepare(self, task: Task, items: Sequence[Item]) -> None:
-        if task.id not in self.TASKS:
-            raise ConfigError(f"text-verifier answers {', '.join(self.TASKS)}; it cannot answer {task.id}")
-
-    async def respond(self, request: Request) -> str:
-        from synth.verifier import verify
-
-        item = request.item
-        # value=text: the verifier judges what is written, not the generator's hidden values.
-        steps = tuple(dataclasses.replace(s, value=s.text) for s in item.variant.steps)
-        verdict = verify(item.problem, steps)
-        task = request.task
-        if task.id == "detect":
-            return task.answer("correct" if verdict.fully_correct else "incorrect")
-        if task.id == "localize":
-            first = verdict.first_error_step
-            return task.answer(-1 if first is None else first)
-        raise ModelCallError(f"text-verifier cannot answer the {task.id} task")
-
-
-def _item_rng(seed: int, *parts: object) -> np.random.Generator:
-    digest = hashlib.sha256("\x1f".join(str(p) for p in (seed, *parts)).encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
-
-
-@register_model("random")
-class RandomGuess(_Offline):
-    """Uniform guess over the item's labels, from (seed, task, item id, run index) alone."""
-
-    def __init__(self, arg: str = "", *, seed: int = 0, **_: Any) -> None:
-        self.id = "random"
-        self.seed = int(seed)
-        self.params = {"seed": self.seed}
-
-    def prepare(self, task: Task, items: Sequence[Item]) -> None:
-        _closed_only(self.id, task)
-
-    async def respond(self, request: Request) -> str:
-        task, item = request.task, request.item
-        choices = task.choices(item)
-        rng = _item_rng(self.seed, task.id, item.id, request.run_index)
-        return task.answer(choices[int(rng.integers(len(choices)))])
-
-
-@register_model("majority")
-class Majority(_Offline):
-    """Always the most frequent gold label of the evaluated items (ties: the first label seen)."""
-
-    def __init__(self, arg: str = "", **_: Any) -> None:
-        self.id = "majority"
-        self.params: dict[str, Any] = {}
-        self._label: dict[str, Any] = {}
-
-    def prepare(self, task: Task, items: Sequence[Item]) -> None:
-        _closed_only(self.id, task)
-        counts = Counter(task.gold(item) for item in items)
-        if counts:
-            label = counts.most_common(1)[0][0]
-            self._label[task.id] = label
-            self.params = {**self.params, task.id: str(label)}
-
-    async def respond(self, request: Request) -> str:
-        if request.task.id not in self._label:
-            raise ModelCallError("majority baseline was not prepared for this task")
-        return request.task.answer(self._label[request.task.id])
-
+from synth.evaluate.models import Adapter, ModelCallError, Reply, Request, register_model
 
 _IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp"}
 
@@ -313,8 +157,6 @@ def _error_message(body: object) -> str:
 
 def _failure_reason(exc: BaseException, timeout: float) -> str:
     """One line saying why a call produced no reply; equal causes give equal lines, so they group."""
-    import openai
-
     if isinstance(exc, ReplyRejected):
         return str(exc)
     if isinstance(exc, openai.APIStatusError):
@@ -335,7 +177,7 @@ def _failure_reason(exc: BaseException, timeout: float) -> str:
 
 
 @dataclass
-class OpenAIChat:
+class OpenAIChat(Adapter):
     """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio) through the openai client.
 
     The API key comes only from OPENAI_API_KEY and is scrubbed from everything the adapter returns.
@@ -379,17 +221,12 @@ class OpenAIChat:
             raise ConfigError("set OPENAI_API_KEY in the environment (or --base-url for a local server)")
         self._secret = secret_pattern(os.environ.get("OPENAI_API_KEY"))
 
-    def prepare(self, task: Task, items: Sequence[Item]) -> None:
-        return None
-
     def scrub(self, text: str) -> str:
         """``text`` without the API key in any spelling a server might echo it in."""
         return text if self._secret is None else self._secret.sub(_REDACTED, text)
 
     def _get_client(self) -> Any:
         if self._client is None:
-            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-
             # Local servers usually ignore the key; the client insists on one being set.
             key = os.environ.get("OPENAI_API_KEY") or "not-needed"
             self._secret = secret_pattern(os.environ.get("OPENAI_API_KEY")) or self._secret
@@ -486,6 +323,7 @@ class OpenAIChat:
 
 @register_model("openai")
 def _openai(arg: str, **options: Any) -> OpenAIChat:
+    """Any OpenAI-compatible chat endpoint, as openai:<model> (OpenAI; vLLM, Ollama, LM Studio with --base-url)."""
     known = {f.name for f in dataclasses.fields(OpenAIChat) if f.init}
     return OpenAIChat(arg, **{k: v for k, v in options.items() if k in known and v is not None})
 

@@ -1,0 +1,102 @@
+"""An evaluation's outputs from its stored responses: responses/<task>.jsonl records and results.json."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from synth import __version__
+from synth.evaluate.cache import json_ready, strict_json
+from synth.evaluate.metrics import Scored, paired_deltas, run_stability
+from synth.evaluate.models import Model
+from synth.evaluate.scoring import score, summarize
+from synth.evaluate.tasks import Task
+
+RESULTS_FILE = "results.json"
+# How much of each response the per-item records keep (the full bounded text is in cache.sqlite).
+_RECORD_CHARS = 2_000
+
+
+def score_outcomes(task: Task, outcomes: Sequence[Any]) -> tuple[list[Scored], list[dict[str, Any]]]:
+    """Scores for the answered outcomes and one record per outcome; failures get a record and no score."""
+    scored: list[Scored] = []
+    records: list[dict[str, Any]] = []
+    for o in outcomes:
+        item = o.request.item
+        rec: dict[str, Any] = {"item_id": item.id, "base_id": item.base_id, "run_index": o.request.run_index,
+                               "status": o.status, "cached": o.cached, "gold": task.gold(item)}
+        if o.status == "ok" and o.response is not None:
+            s = score(task, item, o.request.run_index, o.response)
+            scored.append(s)
+            rec |= {"variant": s.variant, "pred": s.pred, "correct": s.correct, "credit": round(s.credit, 6),
+                    "response": o.response[-_RECORD_CHARS:]}
+        else:
+            rec |= {"error": o.error}
+        records.append(rec)
+    return scored, records
+
+
+def _sha256(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary name beside ``path``, then rename it over ``path``."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_results(out_dir: Path, *, run_dir: Path, model: Model,
+                  scored_by_task: Mapping[str, tuple[Task, list[Scored], list[dict[str, Any]]]],
+                  counts: Mapping[str, Any], settings: dict[str, Any], seed: int, n_boot: int) -> dict[str, Any]:
+    """Write responses/<key>.jsonl and merge this evaluation's tasks into results.json.
+
+    ``scored_by_task`` maps a result key (``detect``, ``detect@text``) to the task, its scores and its
+    per-outcome records; ``counts`` maps the same keys to the runner's final Counts.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "responses").mkdir(exist_ok=True)
+    manifest_hash = _sha256(run_dir / "manifest.jsonl")
+    model_info: dict[str, Any] = {"id": model.id, "endpoint": model.endpoint, "params": model.params}
+    model_info |= model.describe()
+    header = {"model": model_info,
+              "run_dir": str(run_dir.resolve()), "manifest_sha256": manifest_hash}
+    results: dict[str, Any] = {}
+    path = out_dir / RESULTS_FILE
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if old.get("model", {}).get("id") == model.id and old.get("manifest_sha256") == manifest_hash:
+            results = old
+    results.pop("comparisons", None)   # new answers make old kappas stale; `mathstress report --compare` redoes them
+    results |= header | {"mathstress": __version__, "updated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    results.setdefault("tasks", {})
+    for key, (task, scored, records) in scored_by_task.items():
+        lines = "".join(strict_json(r, default=str) + "\n" for r in records)
+        write_atomic(out_dir / "responses" / f"{key}.jsonl", lines)
+        c = counts[key]
+        results["tasks"][key] = {
+            "settings": settings,
+            "counts": {"requests": c.total, "answered": c.total - c.failed, "failed": c.failed,
+                       "cached": c.cached, "called": c.called, "prompt_tokens": c.prompt_tokens,
+                       "completion_tokens": c.completion_tokens, "cost": c.cost},
+            "metrics": summarize(task, scored),
+            "deltas": paired_deltas(scored, seed=seed, n_boot=n_boot),
+            "stability": run_stability(scored),
+            "failures": failure_reasons(records),
+        }
+    results = json_ready(results)   # what is returned is what results.json holds (non-finite numbers as null)
+    write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
+    return results
+
+
+def failure_reasons(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The failed calls' reasons, equal ones grouped, most frequent first."""
+    counts = Counter(str(r.get("error")) for r in records if r.get("status") == "error")
+    return [{"reason": reason, "count": n} for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

@@ -1,0 +1,57 @@
+"""correct (FERMAT EC): the corrected final answer, or NA when there is no error. Strict and loose accuracy."""
+
+from __future__ import annotations
+
+import re
+
+from synth.evaluate.answers import MAX_ANSWER_CHARS, answers_match, boxed, clean_answer
+from synth.evaluate.metrics import accuracy, loose_accuracy
+from synth.evaluate.tasks import Label, Task, register_task
+from synth.evaluate.tasks._parsing import raw_lines
+from synth.records import Item
+
+NA = "NA"
+_NA_WORDS = {"na", "n/a", "none", "no error", "no errors", "not applicable"}
+_CORRECTED = re.compile(r"corrected (?:final )?answer(?: latex)? ?[:=] ?(.*)", re.IGNORECASE)
+
+
+def _answer_value(text: str) -> str | None:
+    inner = boxed(text)
+    value = clean_answer(inner[-1] if inner else text)
+    if not value or len(value) > MAX_ANSWER_CHARS:
+        return None
+    return NA if value.casefold().strip(" .") in _NA_WORDS else value
+
+
+def parse_corrected(response: str) -> str | None:
+    """The corrected final answer, ``NA`` when the model says there is no error, or None.
+
+    >>> parse_corrected("Step 2 drops a sign.\\nCorrected Answer: $x = -5$")
+    'x = -5'
+    """
+    for line in reversed(raw_lines(response)):
+        m = _CORRECTED.search(line)
+        if m:
+            return _answer_value(m.group(1))
+    return None
+
+
+def _correct_credit(item: Item, pred: Label | None) -> float:
+    if pred is None:
+        return 0.0
+    truth = item.problem.answer_value
+    if item.variant.is_correct:
+        # FERMAT's judge: NA, or an unchanged (still correct) answer, both count.
+        return float(pred == NA or answers_match(str(pred), truth))
+    return float(pred != NA and answers_match(str(pred), truth))
+
+
+register_task(Task(
+    id="correct", summary="the corrected final answer, or NA (answer equivalence)",
+    template="eval/correct.j2",
+    gold=lambda item: NA if item.variant.is_correct else item.problem.answer_value,
+    parse=parse_corrected,
+    answer=lambda label: f"Corrected Answer: {label}",
+    credit=_correct_credit,
+    metrics=(accuracy(), loose_accuracy()),
+))
