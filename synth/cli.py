@@ -312,15 +312,28 @@ def list_configs() -> None:
         out.print(f"{name}\t{resource_dir('configs') / (name + '.yaml')}")
 
 
-@app.command("eval")
+class _EvalCommand(TyperCommand):
+    """`mathstress eval --help` lists the tasks and models in the registries (read only when help is shown)."""
+
+    def format_help(self, ctx, formatter):  # noqa: ANN001, ANN201 - click's signature
+        from synth.evaluate import MODELS, TASKS
+        from synth.evaluate.models import summary
+
+        listed = {"task": "; ".join(f"[bold]{t}[/]: {escape(TASKS[t].summary)}" for t in TASKS),
+                  "model": "; ".join(f"[bold]{m}[/]: {escape(summary(MODELS[m]))}" for m in MODELS)}
+        for param in self.params:
+            if param.name == "task":
+                param.help = f"Tasks (repeat or comma-list): {listed['task']}."
+            elif param.name == "model":
+                param.help = f"Model (default ocr-verifier; it needs the ocr extra): {listed['model']}."
+        return super().format_help(ctx, formatter)
+
+
+@app.command("eval", cls=_EvalCommand)
 def eval_command(
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder.")],
-    task: Annotated[list[str], typer.Option("--task", help=(
-        "detect, localize, categorize, categorize-errorradar, categorize-mmerror, presence, correct, solve, "
-        "solvable, transcribe (repeat or comma-list)."))],
-    model: Annotated[str, typer.Option("--model", help=(
-        "ocr-verifier (default; needs the ocr extra), tesseract-verifier, text-verifier, random, majority, "
-        "or openai:<model>."))] = "ocr-verifier",
+    task: Annotated[list[str], typer.Option("--task", help="Tasks (repeat or comma-list; the registered tasks).")],
+    model: Annotated[str, typer.Option("--model", help="Model (the registered adapters).")] = "ocr-verifier",
     base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, max=512, help="Model calls in flight.")] = 8,
     runs: Annotated[int, typer.Option(min=1, max=100, help="Repeats per item (run index is in the cache key).")] = 1,
