@@ -137,9 +137,10 @@ def export(
     export lists what was written and skipped, the differences that remain, and the commands that
     run the benchmark's code on it. Nothing is published unless the whole export was written.
     """
-    from synth.exports import export_run, read_summary
+    from synth.exports import export_run, get_exporter, read_summary
 
     try:
+        get_exporter(fmt)  # an unknown format is refused before the progress bar starts
         with progress_bar() as bar:
             task = bar.add_task(f"export {fmt}", total=None)
             dest = export_run(run_dir, fmt, out_dir,

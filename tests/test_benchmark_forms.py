@@ -243,16 +243,16 @@ def generated_units(form: str, records: list[Any], rows: dict[str, dict[str, Any
     raw = [r.raw for r in records]
     if form == "errorradar":
         return {"category": shares(r["error_category"] for r in raw),
-                "problem_type": shares(errorradar_type(rows[r["id"]]["family"]) for r in raw)}
+                "problem_type": shares(r["problem_type"] for r in raw)}
     if form == "fermat":
         return {"axis": shares(r["perturbation_axis"] for r in raw),
                 "perturbation_type": shares(r["perturbation_type"] for r in raw),
                 "question_type": shares(r["question_type"] for r in raw),
-                "domain": shares(fermat_domain(rows[r["id"]]["family"]) for r in raw)}
+                "domain": shares(fermat_domain(rows[r.id]["family"]) for r in records)}
     if form == "mmerror":
-        return {"label": shares(r["label"] for r in raw if r["letter"])}
+        return {"label": shares(r.labels["label"] for r in records if "ETC" in r.labels["tasks"])}
     if form == "mathreal":
-        degs = [d for r in raw for d in rows[r["idx"]]["degradations"]]
+        degs = [d for r in records for d in rows[r.id]["degradations"]]
         return {"QuestionType": shares(r["QuestionType"] for r in raw),
                 "EducationalStage": shares(r["EducationalStage"] for r in raw),
                 "degradation": shares(d["subtype"] for d in degs), "severity": shares(d["severity"] for d in degs)}

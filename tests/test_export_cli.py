@@ -21,37 +21,67 @@ def hf_export(tiny_run: Path) -> Path:
     return tiny_run / "hf"
 
 
-def test_hf_export_loads_from_disk_with_images_and_labels(tiny_run: Path, hf_export: Path) -> None:
+def test_hf_export_loads_from_disk_with_one_split_per_variant_images_and_labels(tiny_run: Path,
+                                                                                hf_export: Path) -> None:
     from datasets import load_from_disk
 
-    ds = load_from_disk(str(hf_export / "dataset"))
+    data = load_from_disk(str(hf_export / "dataset"))
     rows = {r["id"]: r for r in read_manifest(tiny_run)}
-    assert sorted(ds["id"]) == sorted(rows)
-    first = ds[0]
+    assert list(data) == ["clean", "error", "degraded"]   # the tiny run has no superficial controls
+    assert sorted(i for ds in data.values() for i in ds["id"]) == sorted(rows)
+    first = data["clean"][0]
     assert isinstance(first["image"], Image.Image) and first["image"].size[0] > 100
-    for rec in ds.select_columns(["id", "first_error_step", "is_correct", "row"]):
-        row = rows[rec["id"]]
-        assert json.loads(rec["row"]) == row
-        assert rec["is_correct"] == row["is_correct"]
-        assert rec["first_error_step"] == (row["error"]["first_error_step"] if row["error"] else -1)
+    for split, ds in data.items():
+        variant = ds.features["variant"]
+        for rec in ds.select_columns(["id", "variant", "first_error_step", "is_correct", "row"]):
+            row = rows[rec["id"]]
+            assert variant.int2str(rec["variant"]) == split == row["variant"]
+            assert json.loads(rec["row"]) == row
+            assert rec["is_correct"] == row["is_correct"]
+            assert rec["first_error_step"] == (row["error"]["first_error_step"] if row["error"] else -1)
+
+
+def test_hf_labels_are_class_labels_and_the_clean_twin_is_stored_once(tiny_run: Path, hf_export: Path) -> None:
+    import pyarrow.parquet as pq
+    from datasets import load_from_disk
+
+    data = load_from_disk(str(hf_export / "dataset"))
+    features = data["error"].features
+    for column in ("variant", "family", "domain", "difficulty", "question_type", "image_role", "error_family",
+                   "error_subtype", "errorradar", "fermat", "mmerror", "control_subtype", "degradation",
+                   "render_style"):
+        assert type(features[column]).__name__ == "ClassLabel", column
+    rec = data["error"][0]
+    row = json.loads(rec["row"])
+    assert features["error_subtype"].int2str(rec["error_subtype"]) == row["error"]["subtype"]
+    assert "clean_image" not in features
+    clean = {r["id"]: r["image"] for r in data["clean"]}
+    assert clean[row["base_id"]].tobytes() == Image.open(tiny_run / row["clean_image"]).tobytes()
+    # Each run image is in the parquet files once: their image bytes add up to the run's.
+    stored = sum(len(cell["bytes"]) for path in (hf_export / "data").glob("*.parquet")
+                 for cell in pq.read_table(path, columns=["image"]).column("image").to_pylist())
+    assert stored == sum((tiny_run / r["image"]).stat().st_size for r in read_manifest(tiny_run))
 
 
 def test_hf_export_loads_as_parquet_offline(hf_export: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from datasets import load_dataset
 
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    ds = load_dataset("parquet", data_files=str(hf_export / "data" / "*.parquet"), split="train",
-                      cache_dir=str(hf_export.parent / ".hf-cache"))
-    assert ds.features["image"].__class__.__name__ == "Image"
-    assert len(ds) == sum(1 for _ in (hf_export.parent / "manifest.jsonl").open())
+    data = load_dataset(str(hf_export), cache_dir=str(hf_export.parent / ".hf-cache"))   # the card's splits
+    assert list(data) == ["clean", "error", "degraded"]
+    assert data["error"].features["image"].__class__.__name__ == "Image"
+    assert sum(len(ds) for ds in data.values()) == sum(1 for _ in (hf_export.parent / "manifest.jsonl").open())
 
 
-def test_dataset_card_states_counts_config_and_taxonomy(tiny_run: Path, hf_export: Path) -> None:
+def test_dataset_card_states_counts_config_taxonomy_and_index_conventions(tiny_run: Path, hf_export: Path) -> None:
     card = (hf_export / "README.md").read_text()
     total = sum(1 for _ in read_manifest(tiny_run))
     assert f"{total} items" in card
     assert "intermediate_propagated" in card and "ErrorRadar" in card
     assert "seed: 7" in card
+    assert "Steps are numbered from 1" in card and "numbers the same step from 0" in card
+    assert "- split: degraded\n    path: data/degraded-*.parquet" in card
+    assert "http" not in card and "example" not in card   # no placeholder links
 
 
 def test_export_of_an_unfinished_run_is_refused(tmp_path: Path) -> None:
@@ -98,8 +128,9 @@ def test_version() -> None:
 def test_processbench_export_labels_the_first_wrong_step_zero_based(tiny_run: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "processbench", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
+    assert "skipped 12: degraded photo" in result.output and "--configs gsm8k" in result.output
     rows = {r["id"]: r for r in read_manifest(tiny_run)}
-    exported = [json.loads(line) for line in (tmp_path / "processbench.jsonl").open()]
+    exported = json.loads((tmp_path / "Qwen" / "ProcessBench" / "gsm8k.json").read_text(encoding="utf-8"))
     assert {e["id"] for e in exported} == {i for i, r in rows.items() if r["variant"] != "degraded"}
     for e in exported:
         row = rows[e["id"]]

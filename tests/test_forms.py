@@ -1,4 +1,5 @@
-"""Benchmark-form exports (ErrorRadar, FERMAT, MMErroR, MathReal, Seeing Is Solving): round trips and skip counts."""
+"""Benchmark-form exports (ErrorRadar, FERMAT, MMErroR, MathReal, Seeing Is Solving, ProcessBench): round trips and
+skip counts. Whether each benchmark's own code reads them is tested in tests/exports/."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from render.figures import DRAWERS, FigureImage
 from render.figures import _load as load_drawers
 from synth.cli import app
 from synth.evaluate import get_task
-from synth.forms import FORMS, MMERROR_NO_ERROR, export_form, form_items, load_form, read_summary, task_gold
+from synth.exports.mmerror import E_NO_ERROR
+from synth.forms import FORMS, export_form, form_items, load_form, read_summary, task_gold
 from synth.manifest import read_manifest
 from synth.pipeline import run
 from tests.conftest import tiny_config
@@ -81,6 +83,8 @@ def test_errorradar_keeps_only_wrong_answers_with_first_step_and_category(form_r
         assert rec.labels == {"error_step": err["first_error_step"], "category": err["projections"]["errorradar"]}
         assert rec.raw["gold_step_response"] == f"Error Step: Step {err['first_error_step']}"
         assert rec.raw["gold_category_response"] == "Error Category: Calculation Error"
+        assert rec.raw["user_answer"] == rows[rec.id]["shown_answer"] != rows[rec.id]["answer"]["text"]
+        assert rec.raw["problem_type"] in ("Plane Geometry", "Solid Geometry", "Diagram", "Algebra", "Math Commonsense")
         assert rec.image.is_file()
 
 
@@ -100,27 +104,28 @@ def test_fermat_labels_errors_1_and_superficial_edits_0_with_na(form_run: Path, 
         if row["error"]:
             assert rec.labels["error"] == 1 and rec.labels["axis"] == "CO"
             assert rec.labels["error_steps"] == tuple(row["error"]["error_steps"])
-            assert rec.labels["location"].startswith(f"Step {row['error']['error_steps'][0]}: ")
-            assert rec.raw["corrected_answer"] == rec.raw["gold_answer"] != rec.raw["perturbed_answer"]
+            assert rec.labels["location"] == rec.raw["pert_reasoning"] == row["error"]["explanation"]
+            assert rec.raw["has_error"] == "1" and rec.raw["orig_a"] != rec.raw["pert_a"]
         else:
             assert rec.labels == {"error": 0, "axis": "SU", "first_error_step": None, "error_steps": (),
                                   "location": "NA"}
-            assert rec.raw["corrected_answer"] == "NA" and rec.raw["perturbation_type"] == "Step Omission"
+            assert rec.raw["has_error"] == "0" and rec.raw["perturbation_type"] == "Step Omission"
+        assert rec.image.name == f"{rec.id}.png" and rec.raw["annotation_url"] == f"benchmark_images/{rec.id}.png"
 
 
-def test_mmerror_letters_for_single_error_chains_and_no_error_items_for_epd(form_run: Path, exports) -> None:
+def test_mmerror_labels_single_error_chains_for_etc_and_no_error_items_for_epd(form_run: Path, exports) -> None:
     rows = _rows(form_run)
     records = load_form(exports["mmerror"], "mmerror")
     for rec in records:
         row = rows[rec.id]
+        assert rec.raw["question_id"] == f"MMErroR_{rec.id}" and rec.image.name == f"MMErroR_{rec.id}.png"
         if row["error"]:
-            assert row["error"]["answer_changed"]
-            assert rec.labels == {"label": row["error"]["projections"]["mmerror"], "tasks": ("ETC", "EPD")}
-            assert rec.raw["label"] == "B_Reasoning_Error"
+            assert row["error"]["answer_changed"] and row["error"]["projections"]["mmerror"] == "B"
+            assert rec.labels == {"label": "B_Reasoning_Error", "tasks": ("ETC", "EPD")}
         else:
             assert row["variant"] in ("clean", "superficial")
-            assert rec.labels == {"label": MMERROR_NO_ERROR, "tasks": ("EPD",)}
-    assert {r.labels["label"] for r in records} == {"B", MMERROR_NO_ERROR}
+            assert rec.labels == {"label": E_NO_ERROR, "tasks": ("EPD",)}
+    assert {r.labels["label"] for r in records} == {"B_Reasoning_Error", E_NO_ERROR}
 
 
 def test_mathreal_levels_come_from_each_photos_degradation_records(form_run: Path, exports) -> None:
@@ -131,11 +136,12 @@ def test_mathreal_levels_come_from_each_photos_degradation_records(form_run: Pat
         (deg,) = rows[rec.id]["degradations"]
         levels = rec.labels["levels"]
         if deg["subtype"] == "blur":
-            assert levels["Blur"] == 3 and levels["Rotation"] == "upright"
+            assert levels["blur"] == 3 and levels["rotation"] == "Upright"
         elif deg["subtype"] == "rotation":
-            assert levels["Rotation"] == deg["measured"]["rotation"] and levels["Blur"] == 0
+            turned = {"90cw": "Clockwise90°", "90ccw": "Counterclockwise90°", "180": "180°"}
+            assert levels["rotation"] == turned[deg["measured"]["rotation"]] and levels["blur"] == 0
         else:  # jpeg is a camera extra, not one of MathReal's 14
-            assert rec.labels["extra"] == (("jpeg", 2),) and set(levels.values()) <= {0, "upright"}
+            assert rec.labels["extra"] == (("jpeg", 2),) and set(levels.values()) <= {0, "Upright"}
         assert len(levels) == 14
 
 
@@ -143,7 +149,7 @@ def test_mathreal_links_each_photo_to_its_clean_twin(form_run: Path, exports) ->
     rows = _rows(form_run)
     for rec in load_form(exports["mathreal"], "mathreal"):
         row = rows[rec.id]
-        twin = exports["mathreal"] / rec.labels["clean_image"]
+        twin = exports["mathreal"] / "img" / rec.labels["clean_image"]
         assert twin.read_bytes() == (form_run / row["clean_image"]).read_bytes()
         assert rec.image.read_bytes() == (form_run / row["image"]).read_bytes()
         assert rec.raw["QuestionEN"] == row["question"]["text"]
@@ -187,7 +193,7 @@ def test_export_is_byte_identical_when_repeated(form_run: Path, exports, tmp_pat
 
 
 def test_loaded_records_state_the_evaluation_tasks_gold_labels(form_run: Path, exports) -> None:
-    for fmt in ("errorradar", "fermat", "mmerror"):
+    for fmt in ("errorradar", "fermat", "mmerror", "processbench"):
         records = load_form(exports[fmt], fmt)
         items = {item.id: item for item in form_items(form_run, records)}
         assert list(items) == [r.id for r in records]
@@ -202,7 +208,7 @@ def test_cli_export_prints_what_it_skipped(form_run: Path, tmp_path: Path) -> No
     result = CliRunner().invoke(app, ["export", str(form_run), "--format", "fermat", "--out", str(tmp_path / "f")])
     assert result.exit_code == 0, result.output
     assert "skipped" in result.output and "unperturbed solution" in result.output
-    assert (tmp_path / "f" / "fermat.jsonl").is_file()
+    assert (tmp_path / "f" / "fermat.csv").is_file() and "run: python main.py" in result.output
 
 
 def test_loading_a_folder_without_the_export_names_the_command(tmp_path: Path) -> None:

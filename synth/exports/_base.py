@@ -59,11 +59,18 @@ class FormRecord:
     raw: dict[str, Any]
 
 
-def read_json(path: Path, root: Path, fmt: str) -> Any:
-    """A JSON file of an export, or a RunError naming the file and the command that writes it."""
-    if not path.is_file():
+def require_file(path: Path, root: Path, fmt: str) -> Path:
+    """``path`` (a file or folder of the export at ``root``), or a RunError naming it and the command that
+    writes it."""
+    if not path.exists():
         raise RunError(f"{root} holds no {fmt} export ({path.relative_to(root)} is missing); "
                        f"write one with `mathstress export RUN --format {fmt} --out {root}`")
+    return path
+
+
+def read_json(path: Path, root: Path, fmt: str) -> Any:
+    """A JSON file of an export, or a RunError naming the file and the command that writes it."""
+    require_file(path, root, fmt)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -93,7 +100,9 @@ class Exporter:
     export (it is then replaced like a marked one). ``load``
     reads an export back into ``FormRecord``s, ``task_gold(record, task_id)`` states the gold
     label of one of our evaluation tasks that a record carries (None when it carries none).
-    ``differences`` are the ways the export cannot match the benchmark, written to summary.json.
+    ``differences`` are the ways the export cannot match the benchmark, written to summary.json;
+    ``write`` adds what depends on the run or the destination to ``ctx.details`` (the commands
+    that run the benchmark's own code on this export go in ``run_their_code``).
     """
 
     id: str
@@ -106,7 +115,11 @@ class Exporter:
     earlier: tuple[str, ...] = ()
     proof: tuple[str, ...] = (SUMMARY,)  # what shows that an unmarked folder is an earlier export of this format
     differences: tuple[str, ...] = ()
-    run_their_code: str = ""          # the command that runs the benchmark's own code on the export
+
+    def __post_init__(self) -> None:
+        # Messages about a registry clash name the module that defines the format (its write function's).
+        object.__setattr__(self, "__module__", getattr(self.write, "__module__", None) or type(self).__module__)
+        object.__setattr__(self, "__qualname__", f"Exporter({self.id!r})")
 
     @property
     def layout(self) -> Layout:
@@ -136,15 +149,18 @@ class Context:
     """The run being exported, the staging folder written into, and what the summary will say."""
 
     run_dir: Path
-    out: Path
+    out: Path                  # the staging folder written into
+    dest: Path                 # where it will be published
     progress: ProgressFn | None = None
     items: int = 0
     written: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     notes: Counter[str] = field(default_factory=Counter)
     details: dict[str, Any] = field(default_factory=dict)   # format-specific summary fields
-    copied: set[str] = field(default_factory=set)
+    copied: set[str] = field(default_factory=set)   # image files written into the export
+    embedded: int = 0                                 # images stored inside data files (parquet, Arrow)
     where: str = ""  # the manifest row being exported, for error messages
+    _figure: tuple[str, bytes | None] | None = None  # the last base's figure (a base's rows are consecutive)
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each manifest row, its ids checked (they name the files an export writes); counts ``items``."""
@@ -208,9 +224,12 @@ class Context:
         fig = row["figure"]
         if fig is None:
             return None
+        if self._figure is not None and self._figure[0] == row["base_id"]:
+            return self._figure[1]
         png = _figure_png(self.run_dir, row, self.where)
         if png is None:
             self.notes[f"figure kind {fig['kind']!r} has no drawer and no box on the page"] += 1
+        self._figure = (row["base_id"], png)
         return png
 
     def figure(self, row: dict[str, Any], folder: str) -> str | None:
@@ -274,6 +293,20 @@ def solution_latex(steps: list[dict[str, Any]]) -> str:
     return " \\\\\n".join(s["latex"] or s["text"] for s in steps)
 
 
+def question_text(row: dict[str, Any]) -> str:
+    """The question, with multiple-choice options on their own lines (``A. ...``) as benchmarks print them."""
+    choices = row["question"].get("choices")
+    if not choices:
+        return row["question"]["text"]
+    return "\n".join([row["question"]["text"], *(f"{'ABCDEFGH'[i]}. {c}" for i, c in enumerate(choices))])
+
+
+def gold_answer(row: dict[str, Any]) -> str:
+    """The gold answer as benchmarks state it: the option letter for multiple choice, else the answer text."""
+    letter = (row.get("params") or {}).get("answer_choice")
+    return letter if row["question"].get("choices") and letter else row["answer"]["text"]
+
+
 def educational_stage(grade_band: str) -> str:
     """Primary / Middle / High from a grade band such as ``3-5``, ``6-8``, ``9-12`` or ``K-2``."""
     head = grade_band.split("-")[0].strip().upper()
@@ -308,15 +341,15 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
     prepare_output_dir(dest, exporter.kind, shape=exporter.layout)
     staging = staging_dir(dest)
     try:
-        ctx = Context(run_dir, staging, progress)
+        ctx = Context(run_dir, staging, dest, progress)
         try:
             exporter.write(ctx)
             summary = ExportSummary(fmt, dest, ctx.items, ctx.written, dict(sorted(ctx.skipped.items())),
-                                    dict(sorted(ctx.notes.items())), len(ctx.copied))
+                                    dict(sorted(ctx.notes.items())), len(ctx.copied) + ctx.embedded)
             write_json(staging / SUMMARY, {
                 "format": fmt, "benchmark": exporter.title, "items": ctx.items, "written": ctx.written,
-                "skipped": summary.skipped, "notes": summary.notes, "images": summary.images, **ctx.details,
-                "differences": list(exporter.differences), "run_their_code": exporter.run_their_code}, indent=2)
+                "skipped": summary.skipped, "notes": summary.notes, "images": summary.images,
+                "differences": list(exporter.differences), **ctx.details}, indent=2)
         except OSError as exc:
             raise _write_failure(exc, dest) from None
         publish_dir(staging, dest, exporter.kind, shape=exporter.layout)
@@ -377,31 +410,31 @@ Records = list[dict[str, Any]] | str  # the records an item becomes, or why it i
 
 def write_records(ctx: Context, data_file: str, records: Callable[[Context, dict[str, Any]], Records], *,
                   as_list: bool = False) -> None:
-    """Write each row's records to ``data_file`` as JSON lines (or one JSON array with ``as_list``)."""
-    kept: list[dict[str, Any]] = []
+    """Write each row's records to ``data_file`` as JSON lines, or streamed as one JSON array with ``as_list``
+    (the bytes ``json.dumps(records, indent=1)`` would give, without holding the records)."""
     with ctx.target(data_file).open("w", encoding="utf-8") as out:
+        if as_list:
+            out.write("[")
         for row in ctx.rows():
             got = records(ctx, row)
             if isinstance(got, str):
                 ctx.skip(got)
                 continue
             for rec in got:
-                ctx.written += 1
                 if as_list:
-                    kept.append(rec)
+                    body = json.dumps(rec, ensure_ascii=False, indent=1).replace("\n", "\n ")
+                    out.write(("\n " if not ctx.written else ",\n ") + body)
                 else:
                     out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                ctx.written += 1
         if as_list:
-            out.write(json.dumps(kept, ensure_ascii=False, indent=1) + "\n")
+            out.write("\n]\n" if ctx.written else "]\n")
 
 
 def load_records(root: Path, fmt: str, data_file: str, *, id_key: str, labels: Callable[[dict[str, Any]], Any],
                  image_keys: tuple[str, ...], image_root: str = "") -> list[FormRecord]:
     """Records of a JSON-lines (or JSON array) file, with ids, labels and their first image."""
-    data = root / data_file
-    if not data.is_file():
-        raise RunError(f"{root} holds no {fmt} export ({data_file} is missing); "
-                       f"write one with `mathstress export RUN --format {fmt} --out {root}`")
+    data = require_file(root / data_file, root, fmt)
     text = data.read_text(encoding="utf-8")
     try:
         raw = json.loads(text) if text.lstrip().startswith("[") else \

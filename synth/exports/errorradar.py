@@ -1,4 +1,10 @@
-"""ErrorRadar's form (arXiv 2410.04509; no public code): first wrong step and a 5-way category."""
+"""ErrorRadar's form (arXiv 2410.04509): first wrong step and a 5-way category.
+
+ErrorRadar has released neither code nor data, so the form is the paper's task: each record fills the
+prompt slots (``{image}``, ``{content}`` the question, ``{answer}`` the correct answer, ``{user_answer}``
+the student's wrong answer, ``{user_answer_steps}``) and states the two gold responses in the paper's
+output formats (``Error Step: Step k``, ``Error Category: <full name>``) with its exact label strings.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,24 @@ from synth.taxonomy import SUBTYPES
 from synth.vocab import ERRORRADAR_NAMES
 
 DATA = "errorradar.jsonl"
+# The paper's five problem types; plane and solid geometry are separate types.
+PROBLEM_TYPES = ("Plane Geometry", "Solid Geometry", "Diagram", "Algebra", "Math Commonsense")
+PROBLEM_TYPE_OF_FAMILY = {"geometry": "Plane Geometry", "trig": "Plane Geometry", "solid": "Solid Geometry",
+                          "statistics": "Diagram", "probability": "Diagram", "coordinate": "Algebra",
+                          "algebra": "Algebra", "arithmetic": "Algebra", "calculus": "Algebra",
+                          "commonsense": "Math Commonsense"}
+
+DIFFERENCES = (
+    "ErrorRadar released no code or data: records follow the paper's prompt slots and output formats",
+    "problem_type follows the problem family: geometry and trigonometry Plane Geometry, solids Solid Geometry, "
+    "charts, tables and probability Diagram, algebra, arithmetic, calculus and coordinate geometry Algebra, "
+    "clocks, counting and number lines Math Commonsense",
+    "only items whose error makes the final answer wrong are kept (ErrorRadar's student answers are wrong)",
+)
+
+
+def problem_type(family: str) -> str:
+    return PROBLEM_TYPE_OF_FAMILY.get(family.split(".")[0], "Algebra")
 
 
 def errorradar_records(ctx: Context, row: dict[str, Any]) -> Records:
@@ -27,17 +51,18 @@ def errorradar_records(ctx: Context, row: dict[str, Any]) -> Records:
     step = err["first_error_step"]
     return [{
         "id": row["id"], "base_id": row["base_id"], "question": row["question"]["text"], "image": image,
-        "image_source": source, "answer": row["answer"]["text"], "user_answer": row["steps"][-1]["text"],
+        "image_source": source, "answer": row["answer"]["text"], "user_answer": row["shown_answer"],
         "user_answer_steps": numbered(row["steps"]), "error_step": step, "error_category": category,
         "error_category_name": ERRORRADAR_NAMES[category],
         "gold_step_response": f"Error Step: Step {step}",
         "gold_category_response": f"Error Category: {ERRORRADAR_NAMES[category]}",
-        "problem_type": row["domain"], "subtype": err["subtype"],
+        "problem_type": problem_type(row["family"]), "subtype": err["subtype"],
     }]
 
 
 def write(ctx: Context) -> None:
     write_records(ctx, DATA, errorradar_records)
+    ctx.details["run_their_code"] = []  # no public code: prompt with the slots, compare with the gold responses
 
 
 def load(root: Path) -> list[FormRecord]:
@@ -56,5 +81,6 @@ def task_gold(record: FormRecord, task_id: str) -> Any:
 
 
 EXPORTS.register(Exporter(
-    id="errorradar", title="ErrorRadar (arXiv 2410.04509)", write=write, load=load, task_gold=task_gold,
-    entries=(DATA, "images"), help="ErrorRadar: first wrong step and 5-way error category, with the question image"))
+    id="errorradar", title="ErrorRadar (arXiv 2410.04509; no public code)", write=write, load=load,
+    task_gold=task_gold, entries=(DATA, "images"), differences=DIFFERENCES,
+    help="ErrorRadar (paper only): first wrong step and 5-way error category, with the question image"))

@@ -1,4 +1,12 @@
-"""The Hugging Face `datasets` export: Arrow (save_to_disk) and parquet with Image features, and a dataset card."""
+"""The Hugging Face `datasets` export: one split per variant, categorical labels as ClassLabel, a dataset card.
+
+Splits follow the design's content factor (DESIGN §3): ``clean`` (the clean controls), ``error``,
+``superficial`` and ``degraded`` (clean solutions photographed). A row's clean twin is the ``clean``
+row whose ``id`` is the row's ``base_id``: its image is stored once there, not copied into every row.
+Categorical columns are ``ClassLabel``s whose names come from the registries and the taxonomy, so a
+label outside them is refused at export time. Steps are numbered from 1 (``first_error_step``; -1
+when the solution has no error), as in the manifest.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +16,35 @@ import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
+from perturb.photo import OPS
+from synth.config import Difficulty, ImageRole, QuestionType
 from synth.errors import MathstressError, RunError
 from synth.exports._base import EXPORTS, Context, Exporter
+from synth.generators import REGISTRY as FAMILIES
+from synth.manifest import read_manifest
 from synth.safepath import inside
 from synth.taxonomy import ERROR_SUBTYPES
 from synth.templating import render_template
+from synth.vocab import ERRORRADAR_CODES, FERMAT_AXES, MMERROR_LETTERS
+
+SPLITS = ("clean", "error", "superficial", "degraded")
+RENDER_STYLES = ("printed", "handwritten")
+
+
+def class_names() -> dict[str, tuple[str, ...]]:
+    """Each categorical column's label names, from the registries and the taxonomy (their order is the index)."""
+    errors = [s for s in ERROR_SUBTYPES if s.is_error]
+    return {
+        "variant": SPLITS, "family": tuple(FAMILIES), "domain": tuple(sorted({FAMILIES[f].domain for f in FAMILIES})),
+        "difficulty": get_args(Difficulty), "question_type": get_args(QuestionType), "image_role": get_args(ImageRole),
+        "error_family": tuple(dict.fromkeys(s.family for s in errors)),
+        "error_subtype": tuple(s.subtype for s in errors),
+        "errorradar": ERRORRADAR_CODES, "fermat": tuple(FERMAT_AXES), "mmerror": MMERROR_LETTERS,
+        "control_subtype": tuple(s.subtype for s in ERROR_SUBTYPES if not s.is_error),
+        "degradation": tuple(OPS), "render_style": RENDER_STYLES,
+    }
 
 
 def _image(run_dir: Path, rel: str | None, *, field: str = "image", where: str = "") -> dict[str, Any] | None:
@@ -27,28 +57,33 @@ def _image(run_dir: Path, rel: str | None, *, field: str = "image", where: str =
 
 
 def hf_features():  # noqa: ANN201 - datasets is imported lazily (it is slow to import)
-    from datasets import Features, Image, Sequence, Value
+    from datasets import ClassLabel, Features, Image, Sequence, Value
 
+    label = {name: ClassLabel(names=list(names)) for name, names in class_names().items()}
     return Features({
-        "id": Value("string"), "base_id": Value("string"), "variant": Value("string"),
-        "family": Value("string"), "domain": Value("string"), "difficulty": Value("string"),
-        "question_type": Value("string"), "image_role": Value("string"),
+        "id": Value("string"), "base_id": Value("string"), "variant": label["variant"],
+        "family": label["family"], "domain": label["domain"], "difficulty": label["difficulty"],
+        "question_type": label["question_type"], "image_role": label["image_role"],
         "question": Value("string"), "figure_description": Value("string"), "answer": Value("string"),
         "steps": Sequence(Value("string")),
-        "is_correct": Value("bool"), "error_family": Value("string"), "error_subtype": Value("string"),
+        "is_correct": Value("bool"), "error_family": label["error_family"], "error_subtype": label["error_subtype"],
         "first_error_step": Value("int32"), "propagated": Value("bool"), "answer_changed": Value("bool"),
-        "error_count": Value("int32"), "other_error_subtypes": Sequence(Value("string")),
+        "error_count": Value("int32"), "other_error_subtypes": Sequence(label["error_subtype"]),
         "other_first_error_steps": Sequence(Value("int32")),
         "shown_answer": Value("string"), "explanation": Value("string"),
-        "errorradar": Value("string"), "fermat": Value("string"), "mmerror": Value("string"),
-        "control_subtype": Value("string"), "degradation": Value("string"), "severity": Value("int32"),
-        "profile": Value("string"),
-        "render_style": Value("string"), "neatness": Value("int32"), "show_solution": Value("bool"),
-        "image": Image(), "clean_image": Image(), "row": Value("string"),
+        "errorradar": label["errorradar"], "fermat": label["fermat"], "mmerror": label["mmerror"],
+        "control_subtype": label["control_subtype"], "degradation": label["degradation"],
+        "severity": Value("int32"), "profile": Value("string"),
+        "render_style": label["render_style"], "neatness": Value("int32"), "show_solution": Value("bool"),
+        "image": Image(), "row": Value("string"),
     })
 
 
 def hf_record(run_dir: Path, row: dict[str, Any], where: str = "") -> dict[str, Any]:
+    """One row of the dataset. The clean twin is not copied in (it is the clean row's image), but its path is
+    still proven to lie inside the run, like every path a manifest names."""
+    if row["clean_image"] is not None:
+        inside(run_dir, row["clean_image"], field="clean_image", where=where)
     err = row["error"] or {}
     others = row.get("errors") or []  # errors after the first (inject.errors_per_variant > 1)
     proj = err.get("projections") or {}
@@ -72,7 +107,6 @@ def hf_record(run_dir: Path, row: dict[str, Any], where: str = "") -> dict[str, 
         "render_style": (row["render"] or {}).get("style"), "neatness": (row["render"] or {}).get("neatness"),
         "show_solution": (row["render"] or {}).get("show_solution"),
         "image": _image(run_dir, row["image"], where=where),
-        "clean_image": _image(run_dir, row["clean_image"], field="clean_image", where=where),
         "row": json.dumps(row, ensure_ascii=False, separators=(",", ":")),
     }
 
@@ -86,46 +120,58 @@ def _our_cause(exc: BaseException) -> BaseException:
 
 
 def write(ctx: Context) -> None:
-    from datasets import Dataset, disable_progress_bars
+    from datasets import Dataset, DatasetDict, disable_progress_bars
 
     disable_progress_bars()
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter(row["variant"] for row in read_manifest(ctx.run_dir))
     families: Counter[str] = Counter()
     subtypes: Counter[str] = Counter()
     degradations: Counter[str] = Counter()
+    features = hf_features()
 
-    def records() -> Iterator[dict[str, Any]]:
+    def records(split: str) -> Iterator[dict[str, Any]]:
         for row in ctx.rows():
-            counts[row["variant"]] += 1
+            if row["variant"] != split:
+                continue
             families[row["family"]] += 1
             for e in ([row["error"]] if row["error"] else []) + (row.get("errors") or []):
                 subtypes[e["subtype"]] += 1
             for d in row["degradations"]:
                 degradations[f"{d['subtype']} (severity {d['severity']})"] += 1
+            ctx.embedded += row["image"] is not None
             yield hf_record(ctx.run_dir, row, ctx.where)
 
     # An explicit fingerprint stops `datasets` from pickling the generator (and its progress hook).
-    digest = hashlib.sha256((ctx.run_dir / "manifest.jsonl").read_bytes()).hexdigest()[:32]
-    try:
-        ds = Dataset.from_generator(records, features=hf_features(), cache_dir=str(ctx.out / "cache"),
-                                    fingerprint=digest)
-    except Exception as exc:
-        raise _our_cause(exc) from None
-    ds.save_to_disk(str(ctx.out / "dataset"))
+    digest = hashlib.sha256((ctx.run_dir / "manifest.jsonl").read_bytes()).hexdigest()[:24]
+    splits = {}
+    for split in (s for s in SPLITS if counts[s]):
+        try:
+            splits[split] = Dataset.from_generator(records, gen_kwargs={"split": split}, features=features,
+                                                   cache_dir=str(ctx.out / "cache"), fingerprint=f"{digest}-{split}",
+                                                   split=split)
+        except Exception as exc:
+            raise _our_cause(exc) from None
+    ctx.items = sum(counts.values())
+    data = DatasetDict(splits)
+    data.save_to_disk(str(ctx.out / "dataset"))
     (ctx.out / "data").mkdir()
-    ds.to_parquet(str(ctx.out / "data" / "train-00000-of-00001.parquet"))
-    ctx.written = len(ds)
-    del ds
+    for split, ds in data.items():
+        ds.to_parquet(str(ctx.out / "data" / f"{split}-00000-of-00001.parquet"))
+    ctx.written = sum(len(ds) for ds in data.values())
+    del data, splits
     shutil.rmtree(ctx.out / "cache", ignore_errors=True)
     card = render_template(
         "dataset_card.md.j2", config=(ctx.run_dir / "config.yaml").read_text(encoding="utf-8"),
-        total=sum(counts.values()), counts=sorted(counts.items()), families=sorted(families.items()),
-        subtypes=sorted(subtypes.items()), degradations=sorted(degradations.items()),
-        taxonomy=list(ERROR_SUBTYPES))
+        total=sum(counts.values()), counts=[(s, counts[s]) for s in SPLITS if counts[s]],
+        families=sorted(families.items()), subtypes=sorted(subtypes.items()),
+        degradations=sorted(degradations.items()), taxonomy=list(ERROR_SUBTYPES), classes=class_names())
     (ctx.out / "README.md").write_text(card, encoding="utf-8")
+    ctx.details |= {"splits": {s: counts[s] for s in SPLITS if counts[s]},
+                    "clean_image": "not a column: the clean twin is the image of the clean row whose id is base_id",
+                    "step_index": "1-based (first_error_step; -1 when the solution has no error)"}
 
 
 EXPORTS.register(Exporter(
     id="hf", title="Hugging Face datasets", write=write, entries=("dataset", "data", "README.md"),
     proof=("dataset",),
-    help="a Hugging Face `datasets` dataset (Arrow and parquet, Image features) with a dataset card"))
+    help="Hugging Face datasets: one split per variant (Arrow and parquet), ClassLabel labels, a dataset card"))

@@ -1,0 +1,93 @@
+"""Export formats come from one registry: a new format is one registered Exporter, ids are unique, and a
+failed export publishes nothing."""
+
+from __future__ import annotations
+
+import ast
+import errno
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from synth.exports import EXPORTS, Context, Exporter, export, read_summary
+from synth.registry import DuplicateIdError
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = sorted((ROOT / "synth" / "exports").glob("*.py"))
+FIRST_PARTY = ("synth", "perturb", "render")
+
+
+def _toy(fail: list[BaseException] | None = None) -> Exporter:
+    """A format writing one text file per item; it raises ``fail[0]`` after the first item when given."""
+    def write(ctx: Context) -> None:
+        for row in ctx.rows():
+            ctx.target(f"toy/{row['id']}.txt").write_text(row["question"]["text"], encoding="utf-8")
+            ctx.written += 1
+            if fail:
+                raise fail[0]
+        ctx.details["run_their_code"] = ["cat toy/*.txt"]
+    return Exporter(id="toy", title="Toy", help="one text file per item (a test format)", write=write,
+                    entries=("toy",))
+
+
+def _one_line(result, code: int) -> str:  # noqa: ANN001
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    return result.output.strip().splitlines()[-1]
+
+
+def test_help_lists_every_registered_format_and_a_new_one_without_other_edits(tiny_run: Path, tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(EXPORTS, "toy", _toy())
+    shown = CliRunner().invoke(app, ["export", "--help"], env={"COLUMNS": "250"})
+    assert shown.exit_code == 0
+    for fmt in ("hf", "processbench", "errorradar", "fermat", "mmerror", "mathreal", "seeing", "toy"):
+        assert f"{fmt}: " in shown.output, fmt
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "toy", "--out", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    assert "run: cat toy/*.txt" in result.output
+    assert len(list((tmp_path / "t" / "toy").iterdir())) == read_summary(tmp_path / "t")["written"] > 0
+
+
+def test_two_formats_claiming_one_id_are_refused_naming_both() -> None:
+    with pytest.raises(DuplicateIdError, match=r"export format id 'fermat' is registered twice: by "
+                                               r"synth\.exports\.fermat\.Exporter\('fermat'\) and by "
+                                               r"tests\.exports\.test_registry\.Exporter\('toy'\)"):
+        EXPORTS.register(_toy(), id="fermat")
+
+
+def test_an_unknown_format_is_one_line_naming_the_close_ids(tiny_run: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "fermatt", "--out", str(tmp_path / "x")])
+    line = _one_line(result, 2)
+    assert line.startswith("error: --format: unknown export format 'fermatt'; did you mean 'fermat'?")
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(("fail", "code", "words"), [
+    (OSError(errno.ENOSPC, "No space left on device"), 3, "free some space and re-run the same export command"),
+    (OSError(errno.EACCES, "Permission denied"), 2, "nothing was published"),
+    (KeyboardInterrupt(), 130, "interrupted: nothing was published")])
+def test_a_stopped_export_publishes_nothing_and_keeps_an_earlier_export(tiny_run: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        fail: BaseException, code: int,
+                                                                        words: str) -> None:
+    failures: list[BaseException] = []
+    monkeypatch.setitem(EXPORTS, "toy", _toy(failures))
+    export(tiny_run, tmp_path / "t", "toy")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    failures.append(fail)
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "toy", "--out", str(tmp_path / "t")])
+    assert words in _one_line(result, code)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before   # no staging folder left
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_format_modules_stay_small_and_import_first_party_code_at_the_top(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 800
+    late = [f"line {node.lineno}" for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for node in ast.walk(fn) if isinstance(node, ast.ImportFrom) and node.module
+            and node.module.split(".")[0] in FIRST_PARTY]
+    assert late == []
