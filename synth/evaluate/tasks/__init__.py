@@ -5,7 +5,7 @@ A task module builds one ``Task`` and registers it; adding a task is adding one 
 starting with ``_`` are shared helpers and are not imported by discovery)::
 
     # synth/evaluate/tasks/detect.py
-    from synth.evaluate.metrics import label_metrics
+    from synth.evaluate.metrics import classification
     from synth.evaluate.tasks import Task, register_task
 
     register_task(Task(
@@ -15,7 +15,7 @@ starting with ``_`` are shared helpers and are not imported by discovery)::
         parse=parse_detect,                            # untrusted response -> label, or None (scored wrong)
         answer=lambda label: f"Correct: {'yes' if label == 'correct' else 'no'}",
         labels=("correct", "incorrect"), choices=lambda item: ("correct", "incorrect"),
-        metrics=(label_metrics(("correct", "incorrect")), error_detection()),
+        metrics=(classification(("correct", "incorrect")), error_detection()),   # error_detection: this module's own
     ))
 
 The contract:
