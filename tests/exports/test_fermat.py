@@ -28,6 +28,7 @@ from PIL import Image
 from synth.evaluate import classification_metrics
 from synth.exports import export
 from synth.exports.fermat import el_correct, named_steps, score_fermat
+from synth.exports.fermat import main as fermat_main
 from synth.manifest import read_manifest
 from tests.exports.conftest import evaluate
 
@@ -201,9 +202,15 @@ def test_the_scorer_runs_as_a_plain_script(fe_export: Path, tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == score_fermat(filled, fe_export / "fermat.csv")
     assert json.loads(done.stdout)["ED"]["1.1.2"]["balanced_accuracy"] == 0.5
-    missing = subprocess.run([sys.executable, "-m", "synth.exports.fermat", str(tmp_path / "nope.csv")],
-                             capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert missing.returncode == 2 and missing.stderr.startswith("error: ") and "Traceback" not in missing.stderr
+
+
+def test_the_script_refuses_a_missing_or_foreign_csv_with_one_line(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert fermat_main([str(tmp_path / "nope.csv")]) == 2
+    assert capsys.readouterr().err == f"error: {tmp_path / 'nope.csv'} is not a file\n"
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    assert fermat_main([str(tmp_path / "other.csv")]) == 2
+    assert "is not a FERMAT CSV of this export" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("answer", "right"), [
