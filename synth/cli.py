@@ -504,3 +504,73 @@ def degrade_command(
                        f"{result.run_dir / 'stats.json'})"))
     out.print(f"wrote {result.items} items from {result.sources} {result.kind} images to {result.run_dir} "
               f"({result.failed} failed) in {result.seconds:.1f} s")
+
+
+@app.command("inject-external")
+def inject_external_command(
+    data: Annotated[Path, typer.Argument(help=(
+        "Problems: a .jsonl file (question, answer, optional solution and image path) or a dataset saved with "
+        "save_to_disk. A GSM8K answer (steps, then '#### 72') gives both the solution and the answer."))],
+    out_dir: Annotated[Path, typer.Option("--out", help="Output folder: injected.jsonl, stats.json, cache.sqlite.")],
+    contract: Annotated[str, typer.Option(help="mmerror (write a solution with one typed error) or fermat "
+                                               "(perturb the reference solution by one type).")],
+    model: Annotated[str, typer.Option(help=(
+        "openai:<model> (any OpenAI-compatible endpoint) or offline (our slips and operator swaps on "
+        "reference solutions whose calculations parse, labels from our verifier)."))] = "offline",
+    base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")] = None,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the offline edits, FERMAT's type draw and the model.")] = 0,
+    attempts: Annotated[int, typer.Option(min=1, max=20, help="Replies asked per problem until one is kept.")] = 1,
+    types: Annotated[Optional[str], typer.Option(help="fermat: the types to ask for (default CO,CP,NO).")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=256, help="Model calls in flight.")] = 4,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N problems.")] = None,
+    id_field: Annotated[str, typer.Option(help="Field with the problem's id.")] = "id",
+    question_field: Annotated[str, typer.Option(help="Field with the question.")] = "question",
+    answer_field: Annotated[str, typer.Option(help="Field with the gold answer.")] = "answer",
+    solution_field: Annotated[str, typer.Option(help="Field with a reference solution.")] = "solution",
+    image_field: Annotated[str, typer.Option(help="Field with the image (a path beside the file, or bytes).")
+                           ] = "image",
+    temperature: Annotated[float, typer.Option(min=0, max=2, help="Sampling temperature of the model.")] = 0.7,
+    max_tokens: Annotated[int, typer.Option(min=64, help="Longest reply asked for.")] = 2048,
+    fail_on_error: Annotated[float, typer.Option("--fail-on-error", min=0, help=(
+        "Exit 4 when failed calls reach this: a proportion of the calls if < 1, a count if >= 1."))] = 1.0,
+    max_retries: Annotated[int, typer.Option(min=0, max=50, help="HTTP retries per call (openai client).")] = 6,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds the endpoint may stay silent.")] = 120.0,
+    deadline: Annotated[float, typer.Option(min=1, help="Seconds one call may take in all.")] = 300.0,
+) -> None:
+    """Plant one labelled error in solutions you already have, checked before it is kept; re-running resumes.
+
+    Every reply must be well formed, carry one of the contract's labels, end on an answer other than the
+    gold one and never mention the error; where its calculations parse, our verifier locates the first
+    false step. The funnel is printed and kept in stats.json; replies and failures are in cache.sqlite.
+    """
+    from synth.inject_external import Fields, check_call_failures, funnel_table, inject_external
+
+    fields = Fields(id=id_field, question=question_field, answer=answer_field, solution=solution_field,
+                    image=image_field)
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task(f"inject-external {contract}", total=None)
+            result = inject_external(
+                data, out_dir, contract=contract, model=model, base_url=base_url, fields=fields, seed=seed,
+                attempts=attempts, types=[t.strip() for t in types.split(",") if t.strip()] if types else None,
+                concurrency=concurrency, limit=limit, max_retries=max_retries, timeout=timeout, deadline=deadline,
+                temperature=temperature, max_tokens=max_tokens,
+                progress=lambda done, total: bar.update(task, completed=done, total=total))
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: replies so far are cached; re-run the same command to resume")
+        raise typer.Exit(130) from None
+    except MathstressError as exc:
+        _fail(exc)
+    table = Table(title=f"{contract} funnel ({model})")
+    table.add_column("stage")
+    table.add_column("count", justify="right")
+    for stage, n in funnel_table(result.funnel):
+        table.add_row(escape(stage), str(n))
+    out.print(table)
+    for reason, n in list(result.funnel["failed_by_reason"].items())[:8]:
+        console.print(f"  failed {n} x {escape(reason)}", highlight=False, soft_wrap=True)
+    out.print(f"wrote {result.rows} rows to {result.out_dir / 'injected.jsonl'}")
+    try:
+        check_call_failures(result, fail_on_error=fail_on_error)
+    except MathstressError as exc:
+        _fail(exc)

@@ -516,7 +516,8 @@ def external_item(config: ExternalConfig, kind: InputKind, entry: Entry, page: R
                 image=f"images/{bid}.png", clean_image=f"images/{bid}.png", versions=versions())
 
 
-def _png(pixels: np.ndarray) -> bytes:
+def png_bytes(pixels: np.ndarray) -> bytes:
+    """PNG of RGB pixels (fast compression, as the pipeline writes its pages)."""
     ok, buf = cv2.imencode(".png", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if not ok:
         raise DegradationError("could not encode the image as PNG")
@@ -596,7 +597,7 @@ def produce_shard(config: ExternalConfig, source: Input, shard: int, entries: Se
             page = page_for(pixels.shape[1], pixels.shape[0], config.dpi)
             clean, text = external_item(config, source.kind, entry, page), None
         seed = item_seed(config.seed, entry.index)
-        made: list[tuple[Item, bytes]] = [(clean, _png(pixels))]
+        made: list[tuple[Item, bytes]] = [(clean, png_bytes(pixels))]
         try:
             for suffix, photo, profile in photos(config, entry, seed, pixels, page, text, stats):
                 item_id = f"{clean.base_id}-{suffix}"
@@ -605,7 +606,7 @@ def produce_shard(config: ExternalConfig, source: Input, shard: int, entries: Se
                             problem=clean.problem, variant=clean.variant, render=photo.page,
                             degradations=photo.records, profile=profile, image=image, clean_image=clean.image,
                             versions=versions())
-                made.append((item, photo.jpeg if photo.jpeg is not None else _png(photo.pixels)))
+                made.append((item, photo.jpeg if photo.jpeg is not None else png_bytes(photo.pixels)))
         except DegradationError as exc:  # the image defeats an op (degenerate content): one source's failure
             stats.failures.append({"index": entry.index, "source": entry.ref, "kind": "op_failed",
                                    "reason": str(exc)})

@@ -206,7 +206,8 @@ def test_layout_aware_ops_skip_arbitrary_photos_with_a_counted_reason_and_apply_
     assert ours.skipped == {} and ours.items == 4
     marked = next(r for r in rows(tmp_path / "ours") if r["id"].endswith("-d1"))
     assert OPS["question_marking"].rubric.holds(1, marked["degradations"][0]["measured"]["marked_tokens"])
-    assert marked["steps"] and marked["source"] == {"kind": "run", "id": "tiny-000000", "image": "images/tiny-000000.png"}
+    assert marked["steps"]
+    assert marked["source"] == {"kind": "run", "id": "tiny-000000", "image": "images/tiny-000000.png"}
 
 
 def test_the_cli_lists_failures_and_skips_and_exits_by_what_happened(photos: Path, tmp_path: Path) -> None:
