@@ -39,3 +39,11 @@ def test_installed_package_finds_its_own_configs(unpacked_wheel: Path, tmp_path:
                          env={"PYTHONPATH": str(unpacked_wheel), "PATH": "/usr/bin:/bin"}).stdout.split()
     assert out[0] == str(unpacked_wheel / "synth" / "configs")
     assert out[1].endswith("synth/configs/quickstart.yaml")
+
+
+def test_wheel_carries_every_package_of_the_checkout(unpacked_wheel: Path) -> None:
+    # A package missing from pyproject's `packages` list imports from a checkout but not from a wheel.
+    for init in sorted(ROOT.glob("*/**/__init__.py")):
+        rel = init.relative_to(ROOT)
+        if rel.parts[0] in ("synth", "perturb", "render"):
+            assert (unpacked_wheel / rel).is_file(), f"{rel.parent} is not in pyproject's packages list"
