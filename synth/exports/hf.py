@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args
 
+from datasets import ClassLabel, Dataset, DatasetDict, Features, Image, Sequence, Value, disable_progress_bars
+
 from perturb.photo import OPS
 from synth.config import Difficulty, ImageRole, QuestionType
 from synth.errors import MathstressError, RunError
@@ -56,9 +58,7 @@ def _image(run_dir: Path, rel: str | None, *, field: str = "image", where: str =
     return {"bytes": path.read_bytes(), "path": Path(rel).name}
 
 
-def hf_features():  # noqa: ANN201 - datasets is imported lazily (it is slow to import)
-    from datasets import ClassLabel, Features, Image, Sequence, Value
-
+def hf_features() -> Features:
     label = {name: ClassLabel(names=list(names)) for name, names in class_names().items()}
     return Features({
         "id": Value("string"), "base_id": Value("string"), "variant": label["variant"],
@@ -120,8 +120,6 @@ def _our_cause(exc: BaseException) -> BaseException:
 
 
 def write(ctx: Context) -> None:
-    from datasets import Dataset, DatasetDict, disable_progress_bars
-
     disable_progress_bars()
     counts: Counter[str] = Counter(row["variant"] for row in read_manifest(ctx.run_dir))
     families: Counter[str] = Counter()
