@@ -97,3 +97,10 @@ def test_a_forked_child_starts_its_own_worker_and_leaves_the_parents_alone():
     assert stops_within(int(child_worker), 5.0)  # the child's worker goes with the child (its stdin closed)
     assert _bounded.call(abs, -8, cpu_s=5) == 8
     assert _bounded.worker_pid() == parent_worker
+
+
+def test_a_call_that_wants_more_memory_than_the_cap_is_undecided_and_the_worker_is_replaced():
+    worker = live_worker()
+    assert _bounded.call(bytearray, _bounded.MEMORY_HEADROOM + (1 << 30), cpu_s=5) is None  # MemoryError
+    assert not running(worker)
+    assert _bounded.call(abs, -9, cpu_s=5) == 9
