@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from synth.generators import get_family
-from synth.generators.calculus_rules import _divide_out
-from synth.generators.solids import _integral
+from synth.generators._solid import integral as _integral
+from synth.generators.chain_rule import _divide_out
 from synth.polynomials import definite_integral, exact_form
 from synth.verification import _exact_equal, equal_answers, parse_step, same_value
 
@@ -177,7 +177,7 @@ def test_a_bracket_with_a_surd_coefficient_is_left_to_sympy() -> None:
 @FAST
 @given(st.one_of(st.integers(-9, 9), rationals), st.integers(0, 7), st.sampled_from(["x", "t"]))
 def test_a_monomials_degree_and_coefficient_are_sympy_polys(c: sympy.Rational, n: int, var: str) -> None:
-    from synth.generators.calculus_rules import _degree_coeff
+    from synth.generators.product_rule import _degree_coeff
     from synth.generators.terms import mono
 
     symbol = sympy.Symbol(var)
@@ -189,7 +189,7 @@ def test_a_monomials_degree_and_coefficient_are_sympy_polys(c: sympy.Rational, n
 @FAST
 @given(st.lists(st.one_of(st.integers(-9, 9), rationals), min_size=1, max_size=6))
 def test_product_rule_answer_text_is_written_from_sympys_coefficients(coeffs: list) -> None:
-    from synth.generators.calculus_rules import _poly_answer
+    from synth.generators.product_rule import _poly_answer
     from synth.generators.terms import line, poly
 
     answer = sympy.Mul(sympy.Add(*(c * t**k for k, c in enumerate(coeffs))), 1, evaluate=False)

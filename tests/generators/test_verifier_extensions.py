@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synth.mathparse import MathParseError, parse_math
-from synth.verifier import _polynomial_key, _solutions, parse_either, parse_step, same_value
+from synth.verification import _polynomial_key, _solutions, parse_either, parse_step, same_value
 
 x = sympy.Symbol("x")
 
