@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -42,6 +43,19 @@ _BAR_CONTEXTS = (
 _TALLEST, _SECOND_TALLEST = "the tallest bar", "the second-tallest bar"
 
 
+@dataclass(frozen=True)
+class _Level:
+    top: int  # the tallest a bar may be, in gridlines
+    half_steps: bool  # bars may end half-way between gridlines (on an even scale)
+    whole_mean: bool  # the mean must be a whole number
+    ask: str  # "mean", or "above_mean": how far the tallest bar (unique) is above the mean
+
+
+_LEVELS = {"easy": _Level(12, half_steps=False, whole_mean=True, ask="mean"),
+           "medium": _Level(14, half_steps=True, whole_mean=False, ask="mean"),
+           "hard": _Level(16, half_steps=True, whole_mean=False, ask="above_mean")}
+
+
 @register
 class BarChartMean(Family):
     """Mean of the bars in a bar chart; hard asks how far the tallest bar is above the mean."""
@@ -59,24 +73,24 @@ class BarChartMean(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
+        # Bar counts and scales per level; every level's is drawn, whichever is asked, so problems keep their seeds.
         n = {"easy": 4, "medium": int(rng.integers(5, 7)), "hard": int(rng.integers(6, 8))}[difficulty]
         scale = {"easy": 1, "medium": int(pick(rng, (2, 5))), "hard": int(pick(rng, (5, 10)))}[difficulty]
         context = int(rng.integers(len(_BAR_CONTEXTS)))
-        top = {"easy": 12, "medium": 14, "hard": 16}[difficulty]
         while True:
-            # Bars end on a gridline (easy) or on a half step between gridlines (harder).
-            half = 2 if difficulty != "easy" and scale % 2 == 0 else 1
-            values = [int(rng.integers(2 * half, top * half + 1)) * scale // half for _ in range(n)]
+            half = 2 if level.half_steps and scale % 2 == 0 else 1
+            values = [int(rng.integers(2 * half, level.top * half + 1)) * scale // half for _ in range(n)]
             mean = Fraction(sum(values), n)
-            if difficulty == "easy" and mean.denominator != 1:
+            if level.whole_mean and mean.denominator != 1:
                 continue
             if not E.is_decimal(mean) or len(set(values)) < n - 1:
                 continue
-            if difficulty == "hard" and values.count(max(values)) > 1:
+            if level.ask == "above_mean" and values.count(max(values)) > 1:
                 continue
-            params = {"values": values, "scale": scale, "context": context, "ask": "above_mean"
-                      if difficulty == "hard" else "mean", "image_role": sample_role(rng)}
-            if difficulty == "hard":  # which bar the solver compares with the mean (a relation read off the chart)
+            params = {"values": values, "scale": scale, "context": context, "ask": level.ask,
+                      "image_role": sample_role(rng)}
+            if level.ask == "above_mean":  # which bar the solver compares with the mean (a relation off the chart)
                 params["largest"] = _TALLEST
             return params
 

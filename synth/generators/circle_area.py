@@ -28,6 +28,11 @@ from synth.generators._figure import (
 from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
 from synth.records import Figure
 
+# What each difficulty draws: a circle from its radius (on a share on squared paper), from its diameter, or a
+# composite shape (an annulus, or a semicircle from either length).
+_LEVELS = {"easy": "radius", "medium": "diameter", "hard": "composite"}
+_GRID_SHARE = 0.3  # of easy circles: a small space of problems, kept rarer so they stay distinct
+
 
 @register
 class CircleArea(FigureFamily):
@@ -45,16 +50,26 @@ class CircleArea(FigureFamily):
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         unit = pick(rng, UNITS)
-        if difficulty == "easy":
-            if rng.random() < 0.3:  # on squared paper (a small space of problems: kept rarer so they stay distinct)
-                k = pick(rng, GRID_STEPS)
-                return {"shape": "circle", "given": "radius", "r": int(rng.integers(2, 11)) * k, "unit": unit,
-                        "turn": int(rng.integers(4)) * 90, "grid": k}
-            return {"shape": "circle", "given": "radius", "r": int(rng.integers(2, 41)), "unit": unit,
-                    "turn": int(rng.integers(12)) * 30}
-        if difficulty == "medium":
-            return {"shape": "circle", "given": "diameter", "d": int(rng.integers(2, 41)) * 2, "unit": unit,
-                    "turn": int(rng.integers(-2, 3)) * 15}
+        samplers = {"radius": self._sample_radius, "diameter": self._sample_diameter,
+                    "composite": self._sample_composite}
+        return samplers[_LEVELS[difficulty]](rng, unit)
+
+    @staticmethod
+    def _sample_radius(rng: np.random.Generator, unit: str) -> dict[str, Any]:
+        if rng.random() < _GRID_SHARE:  # on squared paper
+            k = pick(rng, GRID_STEPS)
+            return {"shape": "circle", "given": "radius", "r": int(rng.integers(2, 11)) * k, "unit": unit,
+                    "turn": int(rng.integers(4)) * 90, "grid": k}
+        return {"shape": "circle", "given": "radius", "r": int(rng.integers(2, 41)), "unit": unit,
+                "turn": int(rng.integers(12)) * 30}
+
+    @staticmethod
+    def _sample_diameter(rng: np.random.Generator, unit: str) -> dict[str, Any]:
+        return {"shape": "circle", "given": "diameter", "d": int(rng.integers(2, 41)) * 2, "unit": unit,
+                "turn": int(rng.integers(-2, 3)) * 15}
+
+    @staticmethod
+    def _sample_composite(rng: np.random.Generator, unit: str) -> dict[str, Any]:
         if rng.integers(2):
             big = int(rng.integers(5, 31))
             return {"shape": "annulus", "R": big, "r": int(rng.integers(2, big - 1)), "unit": unit,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,16 @@ def mono(coef: str | sympy.Basic, var: str, exp: str | sympy.Basic, latex: bool 
     return f"{c}{var}^{_exp(exp, latex)}"
 
 
+@dataclass(frozen=True)
+class _Level:
+    power: bool  # the first factor is raised to a power 2-3 ((a x^m)^q)
+    coefficients: int | None  # coefficients drawn from 1 to this − 1 (the divisor one of the product's); None: all 1
+
+
+_LEVELS = {"easy": _Level(power=False, coefficients=None), "medium": _Level(power=False, coefficients=10),
+           "hard": _Level(power=True, coefficients=7)}
+
+
 @register
 class SimplifyExponents(Family):
     id = "algebra.exponents.simplify"
@@ -60,14 +71,15 @@ class SimplifyExponents(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         var = _VARS[int(rng.integers(len(_VARS)))]
         while True:
-            q = int(rng.integers(2, 4)) if difficulty == "hard" else 1
-            coefs = [1, 1, 1] if difficulty == "easy" else [int(rng.integers(1, 7 if difficulty == "hard" else 10))
-                                                             for _ in range(3)]
+            q = int(rng.integers(2, 4)) if level.power else 1
+            coefs = [1, 1, 1] if level.coefficients is None else [int(rng.integers(1, level.coefficients))
+                                                                  for _ in range(3)]
             exps = [int(rng.integers(2, 10)) for _ in range(3)]
             top = coefs[0] ** q * coefs[1]
-            if difficulty != "easy":
+            if level.coefficients is not None:
                 divisors = [k for k in range(2, 13) if top % k == 0]
                 if not divisors or top == 1:
                     continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,17 @@ from synth.generators.terms import FLIP
 _VARS = ("x", "y", "n", "t", "k")
 _RELS = ("<", "≤", ">", "≥")
 _WORDS = {"<": "less than", "≤": "at most", ">": "greater than", "≥": "at least"}
+
+
+@dataclass(frozen=True)
+class _Level:
+    unknown: str  # "positive": ax + b with a > 0; "negative": a < 0 (the sign flips); "both_sides": ax + b ? cx + d
+    bounds: tuple[int, int]  # the boundary value is drawn from lo to hi − 1
+    constants: tuple[int, int]  # the left constant is drawn from lo to hi − 1
+
+
+_LEVELS = {"easy": _Level("positive", (1, 13), (1, 25)), "medium": _Level("negative", (-12, 13), (-30, 31)),
+           "hard": _Level("both_sides", (-12, 13), (-30, 31))}
 
 
 @register
@@ -41,18 +53,19 @@ class LinearInequality(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = _VARS[int(rng.integers(len(_VARS)))]
         rel = _RELS[int(rng.integers(len(_RELS)))]
+        level = _LEVELS[difficulty]
         while True:
             a = int(rng.integers(2, 10))
             c = 0
-            if difficulty == "medium":
+            if level.unknown == "negative":
                 a = -a
-            elif difficulty == "hard":
+            elif level.unknown == "both_sides":
                 c = int(rng.choice([-1, 1])) * int(rng.integers(1, 10))
                 a = c + int(rng.choice([-1, 1])) * int(rng.integers(2, 8))
-            bound = int(rng.integers(-12, 13)) if difficulty != "easy" else int(rng.integers(1, 13))
-            b = int(rng.integers(-30, 31)) if difficulty != "easy" else int(rng.integers(1, 25))
+            bound = int(rng.integers(*level.bounds))
+            b = int(rng.integers(*level.constants))
             d = (a - c) * bound + b
-            if a != 0 and c != a and b != 0 and d != 0 and (difficulty != "hard" or c != 0):
+            if a != 0 and c != a and b != 0 and d != 0 and (level.unknown != "both_sides" or c != 0):
                 return {"var": var, "rel": rel, "a": a, "b": b, "c": c, "d": d}
 
     def _sides(self, params: dict[str, Any]) -> tuple[list[T.Piece], list[T.Piece]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -55,6 +56,18 @@ def _ranked_points(values: Sequence[int]) -> list[int]:
 _NUMBERED_EVERY = {1: 5, 2: 5, 5: 4, 10: 5}
 
 
+@dataclass(frozen=True)
+class _Level:
+    ask: str  # "rate": change per unit of time; "percent": percent change
+    whole_rate: bool  # the rate must be a whole number
+    peak_share: float  # share of rates that run to the highest point (picked out by eye; 0: none, nothing drawn)
+
+
+_LEVELS = {"easy": _Level("rate", whole_rate=True, peak_share=0.5),
+           "medium": _Level("rate", whole_rate=False, peak_share=0.5),
+           "hard": _Level("percent", whole_rate=False, peak_share=0.0)}
+
+
 @register
 class LineChartReading(Family):
     """Change between two points of a line chart: per unit of time (easy/medium), or as a percent (hard); some
@@ -74,12 +87,15 @@ class LineChartReading(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         context = int(rng.integers(len(_LINE_CONTEXTS)))
         times = _LINE_CONTEXTS[context][4]
         n = int(rng.integers(5, 8))
+        # Gridline steps per level; every level's is drawn, whichever is asked, so problems keep their seeds.
         step = {"easy": int(pick(rng, (1, 2))), "medium": int(pick(rng, (2, 5))), "hard": int(pick(rng, (5, 10)))}[
             difficulty]
-        peak = difficulty != "hard" and bool(rng.random() < 0.5)  # "from 8 am to the highest point"
+        # "from 8 am to the highest point"
+        peak = bool(level.peak_share) and bool(rng.random() < level.peak_share)
         # half of those charts have a second high point a gridline or less below the highest, later than the
         # start (as real data often does): the two must be told apart by eye
         close = peak and bool(rng.random() < 0.5)
@@ -101,14 +117,14 @@ class LineChartReading(Family):
             rate = change / (times[b] - times[a])
             if change == 0 or not safe_divisor(times[b] - times[a]):
                 continue
-            if difficulty == "hard":
+            if level.ask == "percent":
                 pct = change / values[a] * 100
                 if (pct * 10).denominator != 1:
                     continue
-            elif (difficulty == "easy" and rate.denominator != 1) or not E.is_decimal(rate):
+            elif (level.whole_rate and rate.denominator != 1) or not E.is_decimal(rate):
                 continue
-            params = {"values": values, "a": a, "b": b, "step": step, "context": context,
-                      "ask": "percent" if difficulty == "hard" else "rate", "image_role": sample_role(rng)}
+            params = {"values": values, "a": a, "b": b, "step": step, "context": context, "ask": level.ask,
+                      "image_role": sample_role(rng)}
             if peak:
                 params["peak"] = _HIGHEST
             if rng.random() < 0.5:  # the value axis numbered only at round values, gridlines between

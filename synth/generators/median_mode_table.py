@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -47,6 +48,19 @@ _FREQ_CONTEXTS = (
 )
 
 
+@dataclass(frozen=True)
+class _Level:
+    kind: str  # "list": a table of values; "frequency": a frequency table (its mean minus its median)
+    ask: str | None  # for lists: "median", or "median_minus_mode" (the data has one clear mode)
+    rows: int = 0  # values in a listed table
+    leaves: int = 0  # values in the asked group of a stem-and-leaf diagram
+
+
+_LEVELS = {"easy": _Level("list", "median", rows=6, leaves=8),
+           "medium": _Level("list", "median_minus_mode", rows=8, leaves=10),
+           "hard": _Level("frequency", None)}
+
+
 @register
 class MedianModeTable(Family):
     """easy: median of a listed table; medium: median minus mode; hard: mean minus median of a frequency table."""
@@ -65,8 +79,9 @@ class MedianModeTable(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         role = sample_role(rng)
-        if difficulty == "hard":
+        if level.kind == "frequency":
             context = int(rng.integers(len(_FREQ_CONTEXTS)))
             while True:
                 k = int(rng.integers(4, 6))
@@ -79,12 +94,12 @@ class MedianModeTable(Family):
                         values, freqs):
                     return {"kind": "frequency", "values": values, "freqs": freqs, "context": context,
                             "image_role": role}
-        n = 6 if difficulty == "easy" else 8
+        n = level.rows
         context = int(rng.integers(len(_TABLE_CONTEXTS)))
         while True:
             lo = int(rng.integers(1, 30))
             data = [lo + int(rng.integers(0, 15)) for _ in range(n)]
-            if difficulty == "medium":
+            if level.ask == "median_minus_mode":
                 data[int(rng.integers(n))] = data[int(rng.integers(n))]  # make a repeat likely
                 counts = {v: data.count(v) for v in data}
                 top = max(counts.values())
@@ -92,34 +107,33 @@ class MedianModeTable(Family):
                     continue
             if sorted(data) == data:
                 continue
-            params = {"kind": "list", "data": data, "context": context,
-                      "ask": "median" if difficulty == "easy" else "median_minus_mode", "image_role": role}
+            params = {"kind": "list", "data": data, "context": context, "ask": level.ask, "image_role": role}
             if context in _TABLE_SCALES:  # the header's unit: each printed number is this many
                 params["scale"] = _TABLE_SCALES[context][0]
             if role == "required" and rng.random() < STEM_LEAF_SHARE:  # drawn last: other problems keep their data
-                return self._stem_leaf(rng, difficulty)
+                return self._stem_leaf(rng, level)
             return params
 
-    def _stem_leaf(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+    def _stem_leaf(self, rng: np.random.Generator, level: _Level) -> dict[str, Any]:
         """Two groups in a back-to-back stem-and-leaf diagram; the question asks about the left-hand group.
 
         Values span three stems (two-digit numbers, every leaf 0-9), the left group has an even count
         (the median is the mean of the middle two), and on medium problems its mode is one clear value.
         The right-hand group has a few values fewer or more, as two classes rarely have the same size.
         """
-        n = 8 if difficulty == "easy" else 10
+        n = level.leaves
         context = int(rng.integers(len(_STEM_CONTEXTS)))
         while True:
             low = 10 * int(rng.integers(1, 7))
             left = [low + int(rng.integers(0, 30)) for _ in range(n)]
-            if difficulty != "easy":
+            if level.ask == "median_minus_mode":
                 left[int(rng.integers(n))] = left[int(rng.integers(n))]
                 counts = [left.count(v) for v in dict.fromkeys(left)]
                 if max(counts) < 2 or counts.count(max(counts)) > 1:
                     continue
             right = [low + int(rng.integers(0, 30)) for _ in range(n + int(rng.integers(-2, 2)))]
             params = {"kind": "stem", "data": sorted(left), "other": sorted(right), "context": context,
-                      "ask": "median" if difficulty == "easy" else "median_minus_mode", "image_role": "required"}
+                      "ask": level.ask, "image_role": "required"}
             # the left side read leaf-then-stem must move the answer, or the diagram shows no such slip
             if self.target({**params, "data": backwards(params["data"])}) != self.target(params):
                 return params

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,20 @@ def _lhs_value(op: str, x: sympy.Symbol, a: sympy.Rational) -> sympy.Expr:
     return {"add": x + a, "sub": x - a, "mul": a * x, "div": x / a}[op]
 
 
+@dataclass(frozen=True)
+class _Level:
+    decimal: bool  # x in quarters or tenths and a in tenths or halves; else whole numbers from the ranges below
+    xs: tuple[int, int] = (0, 0)  # x drawn from lo to hi − 1
+    factors: tuple[int, int] = (0, 0)  # a drawn from lo to hi − 1
+    negative_factor: bool = False  # a multiplier may be negative (on half of the problems)
+    positive_right: bool = False  # the right side is a positive whole number
+
+
+_LEVELS = {"easy": _Level(False, (1, 21), (2, 13), positive_right=True),
+           "medium": _Level(False, (-40, 41), (2, 26), negative_factor=True),
+           "hard": _Level(True, negative_factor=True)}
+
+
 @register
 class LinearOneStep(Family):
     """easy: whole numbers with a positive answer; medium: negatives; hard: decimals.
@@ -70,26 +85,22 @@ class LinearOneStep(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = _VARS[int(rng.integers(len(_VARS)))]
         op = _OPS[int(rng.integers(len(_OPS)))]
+        level = _LEVELS[difficulty]
         while True:
-            if difficulty == "easy":
-                x = sympy.Integer(int(rng.integers(1, 21)))
-                a = sympy.Integer(int(rng.integers(2, 13)))
-            elif difficulty == "medium":
-                x = sympy.Integer(int(rng.integers(-40, 41)))
-                a = sympy.Integer(int(rng.integers(2, 26)))
-                if op == "mul" and rng.random() < 0.5:
-                    a = -a
-            else:
+            if level.decimal:
                 x = sympy.Rational(int(rng.integers(-400, 401)), 4 if rng.random() < 0.5 else 10)
                 a = sympy.Rational(int(rng.integers(11, 100)), 10 if op in ("add", "sub") else 2)
-                if op == "mul" and rng.random() < 0.5:
-                    a = -a
+            else:
+                x = sympy.Integer(int(rng.integers(*level.xs)))
+                a = sympy.Integer(int(rng.integers(*level.factors)))
+            if level.negative_factor and op == "mul" and rng.random() < 0.5:
+                a = -a
             b = _lhs_value(op, sympy.Symbol(var), a).subs(sympy.Symbol(var), x)
             if x == 0 or a == 1 or (op in ("sub", "add") and b == 0) or not E.is_decimal(E.to_fraction(b)):
                 continue
-            if (difficulty == "easy" and b <= 0) or (difficulty != "hard" and b.q != 1):
+            if (level.positive_right and b <= 0) or (not level.decimal and b.q != 1):
                 continue  # whole-number levels need a whole-number right side (x/a = b: x a multiple of a)
-            decimal = difficulty == "hard"
+            decimal = level.decimal
             return {"var": var, "op": op, "a": E.dec(a) if decimal else int(a), "b": E.dec(b) if decimal else int(b)}
 
     def _parts(self, params: dict[str, Any]) -> tuple[str, str, Node, Node]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,18 @@ _RELATION_WORDS = {"corresponding": "corresponding angles", "alternate": "altern
                    "co_interior": "co-interior angles", "straight_line": "angles on a straight line"}
 
 
+@dataclass(frozen=True)
+class _Level:
+    relations: tuple[str, ...]  # the angle relations drawn from (uniformly: a repeat weighs one more)
+    labels: str  # "x": the unknown angle is x; "x_form": it is an expression in x; "both": so is the given one
+    protractor: bool = False  # on a share (PROTRACTOR_SHARE), the given angle measured off a drawn protractor
+
+
+_LEVELS = {"easy": _Level(("co_interior", "straight_line"), "x"),
+           "medium": _Level(("corresponding", "alternate", "co_interior", "straight_line"), "x_form", protractor=True),
+           "hard": _Level(("corresponding", "alternate", "co_interior", "alternate"), "both")}
+
+
 @register
 class ParallelLines(FigureFamily):
     """easy: x from co-interior or straight-line angles; medium: an angle written in x; hard: both angles in x.
@@ -71,9 +84,9 @@ class ParallelLines(FigureFamily):
         # parallel line (to the nearest 5°): an interior angle, where the transversal runs on past the
         # tool's rim and the other angle stays clear of it, and phi 45°-85° so the tool stays between the
         # ends of the lines.
-        scale = pick(rng, ("outer", "inner")) if difficulty == "medium" and rng.random() < PROTRACTOR_SHARE else None
-        relations = ("co_interior", "straight_line") if difficulty == "easy" else (
-            "corresponding", "alternate", "co_interior", "straight_line" if difficulty == "medium" else "alternate")
+        level = _LEVELS[difficulty]
+        scale = pick(rng, ("outer", "inner")) if level.protractor and rng.random() < PROTRACTOR_SHARE else None
+        relations = level.relations
         while True:
             relation = pick(rng, ("co_interior", "alternate") if scale else relations)
             given_pos, x_pos = pick(rng, _PAIRS[relation][:2] if scale else _PAIRS[relation])
@@ -83,7 +96,7 @@ class ParallelLines(FigureFamily):
             params: dict[str, Any] = {"relation": relation, "phi": phi, "given_pos": list(given_pos),
                                       "x_pos": list(x_pos)}
             size_x, size_g = self._size(params, x_pos), self._size(params, given_pos)
-            if difficulty == "easy":
+            if level.labels == "x":
                 return {**params, "g": size_g, "x_form": [1, 0], "g_form": None,
                         **self._second_transversal(rng, params, size_g)}
             x = int(rng.integers(5, 41))
@@ -91,7 +104,7 @@ class ParallelLines(FigureFamily):
             q = size_x - p * x
             if not -40 <= q <= 50 or q == 0:
                 continue
-            if difficulty == "medium":
+            if level.labels == "x_form":
                 medium = {**params, "g": size_g, "x_form": [p, q], "g_form": None}
                 if scale:
                     return {**medium, "protractor": scale}

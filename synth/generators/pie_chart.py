@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -36,6 +37,19 @@ _PIE_ANGLES = (30, 36, 40, 45, 60, 72, 80, 90, 100, 108, 120, 135, 144, 150, 180
 _PERCENT, _DEGREES = "percent", "degrees"
 
 
+@dataclass(frozen=True)
+class _Level:
+    percent_share: float  # share of charts labelled in percent (0: none, nothing drawn)
+    equal_share: float  # share of charts with an unprinted sector marked equal to a printed one (0: none)
+    hidden: bool  # the asked sector's angle is not printed (the solver finds it from the others)
+    from_count: bool  # scaled from another sector's count (else from the total)
+
+
+_LEVELS = {"easy": _Level(0.4, 0.0, hidden=False, from_count=False),
+           "medium": _Level(0.0, 0.5, hidden=True, from_count=False),
+           "hard": _Level(0.0, 0.0, hidden=True, from_count=True)}
+
+
 @register
 class PieChartReading(Family):
     """A count from a sector: easy from the total; medium, the sector's angle is the missing one; hard, from another
@@ -57,12 +71,14 @@ class PieChartReading(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         context = int(rng.integers(len(_PIE_CONTEXTS)))
+        # Sectors per level; the hard count is drawn whichever level is asked, so problems keep their seeds.
         k = {"easy": 3, "medium": 4, "hard": int(rng.integers(4, 6))}[difficulty]
         # Some easy charts label their sectors in percent. The question's wording speaks of angles wherever it
         # lists them, so a percent chart is image-only (required).
-        percent = difficulty == "easy" and bool(rng.random() < 0.4)
-        equal = difficulty == "medium" and bool(rng.random() < 0.5)
+        percent = bool(level.percent_share) and bool(rng.random() < level.percent_share)
+        equal = bool(level.equal_share) and bool(rng.random() < level.equal_share)
         while True:
             if equal:  # two sectors of one size, and the rest all different
                 angles = [int(pick(rng, _PIE_ANGLES)) for _ in range(k - 2)]
@@ -92,12 +108,12 @@ class PieChartReading(Family):
                 ask = int(rng.integers(k))
             params = {"angles": angles, "ask": ask, "context": context,
                       "image_role": "required" if percent else sample_role(rng),
-                      "hidden": ask if difficulty != "easy" else None}
+                      "hidden": ask if level.hidden else None}
             if pair:  # sector pair[0] carries no angle, only the mark it shares with sector pair[1]
                 params.update({"marked": pair[0], "same_as": _PIE_CONTEXTS[context][1][pair[1]]})
             if percent:
                 params.update({"percents": [a * 5 // 18 for a in angles], "printed": _PERCENT, "read_as": _PERCENT})
-            if difficulty == "hard":
+            if level.from_count:
                 known = int(pick(rng, [i for i in range(k) if i != ask]))
                 unit = Fraction(int(rng.integers(1, 9)), int(pick(rng, (1, 2, 3, 4, 6))))
                 count = unit * angles[known] / 10

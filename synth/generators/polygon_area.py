@@ -41,6 +41,11 @@ def _triple(rng: np.random.Generator, top: int) -> tuple[int, int, int]:
     return (a * k, b * k, c * k) if rng.integers(2) else (b * k, a * k, c * k)
 
 
+# What each difficulty draws: a rectangle's area or a triangle's perimeter, a triangle's or trapezium's area from
+# slanted sides, or an L-shape's area.
+_LEVELS = {"easy": "rectangle_or_perimeter", "medium": "slanted", "hard": "l_shape"}
+
+
 @register
 class PolygonAreaPerimeter(FigureFamily):
     """easy: perimeters; medium: triangle or trapezium area (a slant side given too); hard: an L-shaped area."""
@@ -60,34 +65,44 @@ class PolygonAreaPerimeter(FigureFamily):
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         unit = pick(rng, UNITS)
-        if difficulty == "easy":
-            if rng.integers(2):
-                length, width = sorted((int(rng.integers(2, 25)), int(rng.integers(2, 25))), reverse=True)
-                if rng.random() < 0.3:  # a rug measured in cm, its area asked in m²: 1 m² is 10 000 cm²
-                    return {"shape": "rectangle", "l": 10 * length + 50, "w": 10 * width + 50, "unit": "cm",
-                            "ask": "area_m2"}
-                if rng.random() < GRID_SHARE:  # drawn on squared paper: sides counted in squares
-                    k = pick(rng, GRID_STEPS)
-                    n_l, n_w = sorted((int(rng.integers(3, 11)), int(rng.integers(2, 8))), reverse=True)
-                    return {"shape": "rectangle", "l": n_l * k, "w": n_w * k, "unit": unit, "grid": k}
-                return {"shape": "rectangle", "l": length, "w": width, "unit": unit}
-            if rng.random() < 0.5:  # isosceles: the tick marks, not a label, give the third side
-                while True:
-                    leg, base = int(rng.integers(4, 20)), int(rng.integers(3, 20))
-                    if base != leg and base < 2 * leg - 1 and min_angle([leg, leg, base]) >= 25:
-                        return {"shape": "triangle_perimeter", "a": leg, "b": leg, "c": base, "unit": unit,
-                                "isosceles": True}
+        samplers = {"rectangle_or_perimeter": self._sample_rectangle_or_perimeter, "slanted": self._sample_slanted,
+                    "l_shape": self._sample_l_shape}
+        return samplers[_LEVELS[difficulty]](rng, unit)
+
+    @staticmethod
+    def _sample_rectangle_or_perimeter(rng: np.random.Generator, unit: str) -> dict[str, Any]:
+        if rng.integers(2):
+            length, width = sorted((int(rng.integers(2, 25)), int(rng.integers(2, 25))), reverse=True)
+            if rng.random() < 0.3:  # a rug measured in cm, its area asked in m²: 1 m² is 10 000 cm²
+                return {"shape": "rectangle", "l": 10 * length + 50, "w": 10 * width + 50, "unit": "cm",
+                        "ask": "area_m2"}
+            if rng.random() < GRID_SHARE:  # drawn on squared paper: sides counted in squares
+                k = pick(rng, GRID_STEPS)
+                n_l, n_w = sorted((int(rng.integers(3, 11)), int(rng.integers(2, 8))), reverse=True)
+                return {"shape": "rectangle", "l": n_l * k, "w": n_w * k, "unit": unit, "grid": k}
+            return {"shape": "rectangle", "l": length, "w": width, "unit": unit}
+        if rng.random() < 0.5:  # isosceles: the tick marks, not a label, give the third side
             while True:
-                a, b, c = (int(v) for v in rng.integers(3, 20, size=3))
-                if max(a, b, c) < (a + b + c) - max(a, b, c) - 1:
-                    return {"shape": "triangle_perimeter", "a": a, "b": b, "c": c, "unit": unit}
-        if difficulty == "medium":
-            o, h, s = _triple(rng, 40)
-            if rng.integers(2):
-                return {"shape": "triangle", "b": o + int(rng.integers(2, 12)), "h": h, "o": o, "s": s, "unit": unit}
-            top = int(rng.integers(2, 16))
-            return {"shape": "trapezium", "a": top, "b": top + o + int(rng.integers(0, 8)), "h": h, "o": o, "s": s,
-                    "unit": unit}
+                leg, base = int(rng.integers(4, 20)), int(rng.integers(3, 20))
+                if base != leg and base < 2 * leg - 1 and min_angle([leg, leg, base]) >= 25:
+                    return {"shape": "triangle_perimeter", "a": leg, "b": leg, "c": base, "unit": unit,
+                            "isosceles": True}
+        while True:
+            a, b, c = (int(v) for v in rng.integers(3, 20, size=3))
+            if max(a, b, c) < (a + b + c) - max(a, b, c) - 1:
+                return {"shape": "triangle_perimeter", "a": a, "b": b, "c": c, "unit": unit}
+
+    @staticmethod
+    def _sample_slanted(rng: np.random.Generator, unit: str) -> dict[str, Any]:
+        o, h, s = _triple(rng, 40)
+        if rng.integers(2):
+            return {"shape": "triangle", "b": o + int(rng.integers(2, 12)), "h": h, "o": o, "s": s, "unit": unit}
+        top = int(rng.integers(2, 16))
+        return {"shape": "trapezium", "a": top, "b": top + o + int(rng.integers(0, 8)), "h": h, "o": o, "s": s,
+                "unit": unit}
+
+    @staticmethod
+    def _sample_l_shape(rng: np.random.Generator, unit: str) -> dict[str, Any]:
         if rng.random() < GRID_SHARE:
             k = pick(rng, GRID_STEPS)
             width, height = int(rng.integers(5, 11)), int(rng.integers(5, 9))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,17 @@ from synth.generators.base import Derivation, MalRule, Reading, StepDraft
 from synth.records import Figure
 
 
+@dataclass(frozen=True)
+class _Level:
+    find: str | None  # "hyp" or "leg" from a Pythagorean triple; None: either, with a surd answer to simplify
+    triples: int = 0  # how many of TRIPLES (smallest first) the triple comes from
+    grid: bool = False  # on a share (GRID_SHARE), the legs drawn along the lines of squared paper
+
+
+_LEVELS = {"easy": _Level("hyp", triples=4, grid=True), "medium": _Level("leg", triples=len(TRIPLES)),
+           "hard": _Level(None)}
+
+
 @register
 class Pythagoras(FigureFamily):
     """easy: hypotenuse from a triple; medium: a leg; hard: a surd answer simplified (√52 = 2√13)."""
@@ -44,21 +56,26 @@ class Pythagoras(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         names, unit, flip = pick(rng, TRIANGLE_NAMES), pick(rng, UNITS), bool(rng.integers(2))
-        if difficulty == "easy" and rng.random() < GRID_SHARE:  # legs along the lines of squared paper
+        if level.grid and rng.random() < GRID_SHARE:  # legs along the lines of squared paper
             k = pick(rng, GRID_STEPS)
             a, b, c = (v * k for v in pick(rng, ((3, 4, 5), (6, 8, 10), (5, 12, 13))))
             if rng.integers(2):
                 a, b = b, a
             return {"names": names, "unit": unit, "flip": flip, "find": "hyp", "a": a, "b": b, "c": c, "grid": k}
-        if difficulty in ("easy", "medium"):
-            a, b, c = pick(rng, TRIPLES[:4] if difficulty == "easy" else TRIPLES)
+        if level.find is not None:
+            a, b, c = pick(rng, TRIPLES[:level.triples])
             k = int(rng.integers(1, 5 if c < 20 else 2))
             a, b, c = a * k, b * k, c * k
             if rng.integers(2):
                 a, b = b, a
-            return {"names": names, "unit": unit, "flip": flip, "find": "hyp" if difficulty == "easy" else "leg",
-                    "a": a, "b": b, "c": c}
+            return {"names": names, "unit": unit, "flip": flip, "find": level.find, "a": a, "b": b, "c": c}
+        return self._sample_surd(rng, names, unit, flip)
+
+    @staticmethod
+    def _sample_surd(rng: np.random.Generator, names: str, unit: str, flip: bool) -> dict[str, Any]:
+        """A hypotenuse or a leg whose length is a surd to simplify (√52 = 2√13); some hypotenuses on squared paper."""
         while True:
             find = pick(rng, ("hyp", "leg"))
             if find == "hyp" and rng.random() < GRID_SHARE:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,19 @@ SMALL_ON_GRID_SHARE = 0.5
 HOURGLASS_SHARE = 0.5
 
 
+@dataclass(frozen=True)
+class _Level:
+    kind: str  # "separate": two triangles apart; "nested": one inside the other (or, on a share, an hourglass)
+    whole_factor: tuple[int, int] | None = None  # a whole scale factor up, drawn from lo..hi
+    fractions: tuple[sympy.Rational, ...] = ()  # else a fractional factor from these, up or down
+    grid: bool = False  # on a share (GRID_SHARE), an enlargement on squared paper
+
+
+_FRACTIONS = tuple(sympy.Rational(p, q) for p, q in ((3, 2), (5, 2), (4, 3), (5, 4), (5, 3), (7, 2)))
+_LEVELS = {"easy": _Level("separate", whole_factor=(2, 3), grid=True),
+           "medium": _Level("separate", fractions=_FRACTIONS), "hard": _Level("nested")}
+
+
 @register
 class SimilarTriangles(FigureFamily):
     """easy: whole scale factor; medium: fractional scale factor, either direction; hard: a triangle inside another,
@@ -53,35 +67,40 @@ class SimilarTriangles(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         unit = pick(rng, UNITS)
-        if difficulty == "hard":
-            while True:
-                ad, db, de = int(rng.integers(2, 13)), int(rng.integers(1, 10)), int(rng.integers(2, 15))
-                bc = sympy.Rational(de * (ad + db), ad)
-                if E.is_decimal(E.to_fraction(bc)) and bc.q <= 2 and ad != db:
-                    nested = {"level": "nested", "unit": unit, "ad": ad, "db": db, "de": de,
-                              "angle": int(rng.integers(50, 75))}
-                    # drawn after the nested triangle's values, so the nested problems keep theirs
-                    return self._sample_hourglass(rng, unit) if rng.random() < HOURGLASS_SHARE else nested
+        if level.kind == "nested":
+            return self._sample_nested(rng, unit)
         names = pick(rng, (("ABC", "DEF"), ("PQR", "XYZ"), ("ABC", "PQR"), ("LMN", "RST")))
-        if difficulty == "easy" and rng.random() < GRID_SHARE:
+        if level.grid and rng.random() < GRID_SHARE:
             return self._sample_grid(rng, unit, names)
         while True:
             small = [int(rng.integers(3, 13)) for _ in range(3)]
             if not (max(small) < sum(small) - max(small) and len(set(small)) == 3 and min_angle(small) >= 28):
                 continue
-            if difficulty == "easy":
-                k = sympy.Integer(int(rng.integers(2, 4)))
+            if level.whole_factor:
+                lo, hi = level.whole_factor
+                k = sympy.Integer(int(rng.integers(lo, hi + 1)))
                 direction = "up"
             else:
-                k = pick(rng, (sympy.Rational(3, 2), sympy.Rational(5, 2), sympy.Rational(4, 3),
-                                sympy.Rational(5, 4), sympy.Rational(5, 3), sympy.Rational(7, 2)))
+                k = pick(rng, level.fractions)
                 direction = pick(rng, ("up", "down"))
             if any((s * k).q != 1 for s in small):
                 continue
             i, j = (int(v) for v in rng.choice(3, size=2, replace=False))
             return {"level": "separate", "unit": unit, "names": list(names), "small": small, "k": str(k),
                     "pair": i, "ask": j, "direction": direction}
+
+    def _sample_nested(self, rng: np.random.Generator, unit: str) -> dict[str, Any]:
+        """A triangle inside another, or on a share (HOURGLASS_SHARE) two meeting at a point (an hourglass)."""
+        while True:
+            ad, db, de = int(rng.integers(2, 13)), int(rng.integers(1, 10)), int(rng.integers(2, 15))
+            bc = sympy.Rational(de * (ad + db), ad)
+            if E.is_decimal(E.to_fraction(bc)) and bc.q <= 2 and ad != db:
+                nested = {"level": "nested", "unit": unit, "ad": ad, "db": db, "de": de,
+                          "angle": int(rng.integers(50, 75))}
+                # drawn after the nested triangle's values, so the nested problems keep theirs
+                return self._sample_hourglass(rng, unit) if rng.random() < HOURGLASS_SHARE else nested
 
     @staticmethod
     def _sample_grid(rng: np.random.Generator, unit: str, names: tuple[str, str]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,19 @@ from synth.generators._linear import lin_text, solve_linear
 from synth.generators.base import Derivation, MalRule, Reading, StepDraft, effective_readings
 from synth.records import Figure
 
+POLYGON_SHARE = 0.4
+
+
+@dataclass(frozen=True)
+class _Level:
+    kind: str  # params["level"]: two_angles, isosceles, or algebra (every angle an expression in x)
+    protractor_share: float = 0.0  # share whose angle a is measured off a drawn protractor (0: none, nothing drawn)
+    polygon_share: float = 0.0  # share asked as the last angle of a pentagon or hexagon instead (0: none)
+
+
+_LEVELS = {"easy": _Level("two_angles", protractor_share=PROTRACTOR_SHARE), "medium": _Level("isosceles"),
+           "hard": _Level("algebra", polygon_share=POLYGON_SHARE)}
+
 
 @register
 class TriangleAngleSum(FigureFamily):
@@ -45,29 +59,40 @@ class TriangleAngleSum(FigureFamily):
     )
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         names = pick(rng, TRIANGLE_NAMES)
-        if difficulty == "hard" and rng.random() < POLYGON_SHARE:
+        if level.polygon_share and rng.random() < level.polygon_share:
             return self._sample_polygon(rng)
-        if difficulty == "easy":
-            if rng.random() < PROTRACTOR_SHARE:
-                # Angle a is measured with the protractor drawn on it (to the nearest 5°), b is printed.
-                scale = pick(rng, ("outer", "inner"))
-                while True:
-                    a, b = int(rng.integers(8, 23)) * 5, int(rng.integers(25, 106))
-                    # The measured arm must run well past the protractor's rim (drawn half the base wide).
-                    arm = math.sin(math.radians(b)) / math.sin(math.radians(a + b))
-                    # ... and the triangle stays low, so the protractor is drawn large enough to read.
-                    low = arm * math.sin(math.radians(a)) <= 0.8
-                    if 180 - a - b >= 20 and a > b and arm >= 0.6 and low:
-                        return {"level": "two_angles", "names": names, "a": a, "b": b, "protractor": scale}
+        samplers = {"two_angles": self._sample_two_angles, "isosceles": self._sample_isosceles,
+                    "algebra": self._sample_algebra}
+        return samplers[level.kind](rng, names, level)
+
+    @staticmethod
+    def _sample_two_angles(rng: np.random.Generator, names: str, level: _Level) -> dict[str, Any]:
+        if level.protractor_share and rng.random() < level.protractor_share:
+            # Angle a is measured with the protractor drawn on it (to the nearest 5°), b is printed.
+            scale = pick(rng, ("outer", "inner"))
             while True:
-                a, b = int(rng.integers(25, 111)), int(rng.integers(25, 111))
-                if 180 - a - b >= 20:
-                    return {"level": "two_angles", "names": names, "a": a, "b": b}
-        if difficulty == "medium":
-            ask = pick(rng, ("base", "apex"))
-            given = int(rng.integers(10, 70)) * 2 if ask == "base" else int(rng.integers(25, 80))
-            return {"level": "isosceles", "names": names, "ask": ask, "given_angle": given}
+                a, b = int(rng.integers(8, 23)) * 5, int(rng.integers(25, 106))
+                # The measured arm must run well past the protractor's rim (drawn half the base wide).
+                arm = math.sin(math.radians(b)) / math.sin(math.radians(a + b))
+                # ... and the triangle stays low, so the protractor is drawn large enough to read.
+                low = arm * math.sin(math.radians(a)) <= 0.8
+                if 180 - a - b >= 20 and a > b and arm >= 0.6 and low:
+                    return {"level": "two_angles", "names": names, "a": a, "b": b, "protractor": scale}
+        while True:
+            a, b = int(rng.integers(25, 111)), int(rng.integers(25, 111))
+            if 180 - a - b >= 20:
+                return {"level": "two_angles", "names": names, "a": a, "b": b}
+
+    @staticmethod
+    def _sample_isosceles(rng: np.random.Generator, names: str, level: _Level) -> dict[str, Any]:
+        ask = pick(rng, ("base", "apex"))
+        given = int(rng.integers(10, 70)) * 2 if ask == "base" else int(rng.integers(25, 80))
+        return {"level": "isosceles", "names": names, "ask": ask, "given_angle": given}
+
+    @staticmethod
+    def _sample_algebra(rng: np.random.Generator, names: str, level: _Level) -> dict[str, Any]:
         while True:
             x = int(rng.integers(8, 40))
             forms = [[int(rng.integers(1, 5)), int(rng.integers(-4, 7)) * 5] for _ in range(2)]
@@ -325,8 +350,6 @@ class TriangleAngleSum(FigureFamily):
             els.append(el)
         return Figure(self.figure_kind, figure_spec(dict(zip(names, pts)), els, (3.0, 2.6)))
 
-
-POLYGON_SHARE = 0.4
 
 
 def polygon_points(angles: tuple[float, ...] | list[float]) -> list[tuple[float, float]] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,19 @@ def _ratio(func: str, angle: int) -> sympy.Expr:
     return show(_RATIO_NODE[(func, angle)])[0]
 
 
+@dataclass(frozen=True)
+class _Level:
+    kind: str  # "side": a side from an angle's exact ratio; "ratio": a ratio from two sides (Pythagoras first)
+    angles: tuple[tuple[str, int], ...] = ()  # the (function, angle) pairs a side is found with
+    step: int = 1  # known sides are multiples of this
+    whole_coefficient: bool = False  # the unknown side's coefficient must be whole (2√3 yes, √3/2 no)
+    grid: bool = False  # on a share (GRID_SHARE), the triangle on squared paper
+
+
+_LEVELS = {"easy": _Level("side", _RATIONAL, step=2, grid=True), "medium": _Level("ratio"),
+           "hard": _Level("side", _SURD, step=6, whole_coefficient=True)}
+
+
 @register
 class RightTriangleRatios(FigureFamily):
     """easy: a side from sin 30°, cos 60° or tan 45° (on a share, from a leg counted on squared paper);
@@ -84,7 +98,8 @@ class RightTriangleRatios(FigureFamily):
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         names, unit, flip = pick(rng, TRIANGLE_NAMES), pick(rng, UNITS), bool(rng.integers(2))
         base = {"names": names, "unit": unit, "flip": flip}
-        if difficulty == "medium":
+        level = _LEVELS[difficulty]
+        if level.kind == "ratio":
             a, b, c = pick(rng, _TRIPLES)
             k = int(rng.integers(2, 5))
             func = pick(rng, ("sin", "cos", "tan"))
@@ -94,17 +109,17 @@ class RightTriangleRatios(FigureFamily):
             given = sorted({"opp", "adj", "hyp"} - {drop})
             return {**base, "level": "ratio", "func": func, "opp": sides["opp"], "adj": sides["adj"],
                     "hyp": sides["hyp"], "given": given, "answer_form": "fraction"}
-        if difficulty == "easy" and rng.random() < GRID_SHARE:
+        if level.grid and rng.random() < GRID_SHARE:
             return {**base, **self._sample_grid(rng)}
-        func, angle = pick(rng, _RATIONAL if difficulty == "easy" else _SURD)
+        func, angle = pick(rng, level.angles)
         op = pick(rng, ("multiply", "divide"))
         known_side = _SIDES[func][1] if op == "multiply" else _SIDES[func][0]
         r = _ratio(func, angle)
-        step_k = 2 if difficulty == "easy" else 6
+        step_k = level.step
         while True:
             known = int(rng.integers(1, 16)) * step_k
             unknown = known * r if op == "multiply" else known / r
-            if difficulty == "easy" or exact(unknown).as_coeff_Mul()[0].is_Integer:
+            if not level.whole_coefficient or exact(unknown).as_coeff_Mul()[0].is_Integer:
                 return {**base, "level": "side", "func": func, "angle": angle, "op": op, "known": known,
                         "known_side": known_side}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -45,6 +46,18 @@ _TWO_WAY_SCALED = (
 )
 
 
+@dataclass(frozen=True)
+class _Level:
+    cols: int  # columns of counts (two rows)
+    ask: str  # "cell": P(cell); "given_row": P(column | row); "or": P(row or column)
+    scaled: bool  # on a share (_SCALED_SHARE), printed in hundreds or thousands and asking a column's total
+
+
+_LEVELS = {"easy": _Level(2, "cell", scaled=True), "medium": _Level(3, "given_row", scaled=True),
+           "hard": _Level(3, "or", scaled=False)}
+_SCALED_SHARE = 0.4
+
+
 @register
 class TwoWayTableProbability(Family):
     """easy: P(cell); medium: P(column | row); hard: P(row or column), all from a two-way table of counts.
@@ -65,18 +78,19 @@ class TwoWayTableProbability(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         context = int(rng.integers(len(_TWO_WAY)))
-        cols = {"easy": 2, "medium": 3, "hard": 3}[difficulty]
+        cols = level.cols
         while True:
             counts = [[int(rng.integers(2, 20)) for _ in range(cols)] for _ in range(2)]
             r, c = int(rng.integers(2)), int(rng.integers(cols))
             total = sum(map(sum, counts))
             if safe_divisor(total) and safe_divisor(sum(counts[r])):
                 params = {"counts": counts, "row": r, "col": c, "context": context,
-                          "ask": {"easy": "cell", "medium": "given_row", "hard": "or"}[difficulty],
+                          "ask": level.ask,
                           "image_role": sample_role(rng), "answer_form": "fraction"}
                 # drawn after the probability table, so those tables keep the params they had before
-                if difficulty != "hard" and rng.random() < 0.4:
+                if level.scaled and rng.random() < _SCALED_SHARE:
                     return self._sample_scaled(rng, cols)
                 return params
 
