@@ -56,29 +56,37 @@ MMERROR: tuple[tuple[str, str, str], ...] = (
 )
 MMERROR_LETTERS: tuple[str, ...] = tuple(letter for letter, _, _ in MMERROR)
 MMERROR_OPTIONS: dict[str, str] = {letter: label for letter, label, _ in MMERROR}
-MMERROR_NO_ERROR = "No Error"     # the label string an MMErroR record carries for an error-free solution
+MMERROR_NO_ERROR = "E_NoError"   # the label an MMErroR record carries for an error-free solution (EPD task only)
 NO_ERROR_LABEL = "no_error"       # the `presence` task's label for it, beside the letters
 
 # -- MathReal (§5.2): the 14 subtypes under their three families; rotation is a category, handwritten
 # answer 0/1 ------------------------------------------------------------------------------------------
 MATHREAL_LEVELS: dict[str, dict[str, str]] = {
-    "ImageQualityDegradation": {"blur": "Blur", "exposure": "UnderOverExposure", "shadow": "ShadowCoverage",
-                                "glare": "Glare"},
-    "ImagePerspectiveVariation": {"rotation": "Rotation", "tilt": "InPlaneTilt", "keystone": "NonPlanarCapture",
-                                  "paper_warp": "BackgroundDistortion"},
-    "IrrelevantContentInterference": {
-        "handwritten_question": "HandwrittenQuestion", "bleed_through": "ReverseSideContent",
-        "question_marking": "QuestionMarking", "figure_marking": "FigureMarking",
-        "handwritten_answer": "HandwrittenAnswer", "handwritten_working": "HandwrittenProcess"},
+    # Our degradation subtype -> MathReal's key, per top-level group, spelled as in their testmini.json.
+    "ImageQualityDegradation": {"blur": "blur", "exposure": "underexposure/overexposure",
+                                "shadow": "shadow coverage", "glare": "glare"},
+    "ImagePerspectiveVariation": {"rotation": "rotation", "tilt": "in-plane tilt", "keystone": "non-planar capture",
+                                  "paper_warp": "background distortion"},
+    "ContentInterference": {
+        "handwritten_question": "handwritten questions", "bleed_through": "reverse side content",
+        "question_marking": "question marking", "figure_marking": "figure marking",
+        "handwritten_answer": "handwritten answer for multiple-choice questions",
+        "handwritten_working": "handwritten process for constructed-response questions"},
 }
 MATHREAL_SUBTYPES: dict[str, str] = {s: name for group in MATHREAL_LEVELS.values() for s, name in group.items()}
-MATHREAL_ROTATION: dict[str, str] = {"90cw": "90cw", "90ccw": "90ccw", "180": "180"}
+MATHREAL_UPRIGHT = "Upright"
+MATHREAL_ROTATION: dict[str, str] = {"90cw": "Clockwise90°", "90ccw": "Counterclockwise90°", "180": "180°"}
 MATHREAL_QUESTION_TYPES: dict[str, str] = {"mcq": "MultipleChoice", "fill": "FillInTheBlank",
                                            "free": "ConstructedResponse"}
-# MathReal's categories are figure genres; our domains map where the genre is the same.
-MATHREAL_CATEGORIES: dict[str, str] = {"geometry": "PG", "plane_geometry": "PG", "solid_geometry": "SG",
-                                       "logic": "LR", "functions": "FG", "graphs": "FG", "statistics": "SC",
-                                       "data": "SC"}
+# MathReal's categories are figure genres (the five names of their calculate_answer_3.py); ours follow the figure.
+MATHREAL_CATEGORIES: tuple[str, ...] = ("Plane Geometry", "Solid Geometry", "Logical Reasoning", "Function Graphs",
+                                        "Statistical Charts")
+MATHREAL_CATEGORY_OF_FIGURE: dict[str, str] = {
+    "plane_geometry": "Plane Geometry", "solid": "Solid Geometry", "coordinate_grid": "Function Graphs",
+    "bar_chart": "Statistical Charts", "line_chart": "Statistical Charts", "pie_chart": "Statistical Charts",
+    "table": "Statistical Charts", "clock": "Logical Reasoning", "object_array": "Logical Reasoning",
+    "number_line": "Logical Reasoning",
+}
 
 # -- Seeing Is Solving (§4): image roles and the two input conditions ----------------------------------
 SEEING_ROLES: dict[str, str] = {"required": "REQUIRED", "useful": "USEFUL", "not_required": "NOT REQUIRED",

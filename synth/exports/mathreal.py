@@ -24,32 +24,22 @@ from synth.exports._base import (
     question_text,
     write_records,
 )
-from synth.vocab import MATHREAL_QUESTION_TYPES
+from synth.vocab import (
+    MATHREAL_CATEGORIES,
+    MATHREAL_CATEGORY_OF_FIGURE,
+    MATHREAL_LEVELS,
+    MATHREAL_QUESTION_TYPES,
+    MATHREAL_ROTATION,
+    MATHREAL_UPRIGHT,
+)
 
 DATA = "json/mathstress.json"
-# Our degradation subtype -> MathReal's key, per group, spelled as in testmini.json.
-LEVEL_KEYS: dict[str, dict[str, str]] = {
-    "ImageQualityDegradation": {"blur": "blur", "exposure": "underexposure/overexposure",
-                                "shadow": "shadow coverage", "glare": "glare"},
-    "ImagePerspectiveVariation": {"rotation": "rotation", "tilt": "in-plane tilt", "keystone": "non-planar capture",
-                                  "paper_warp": "background distortion"},
-    "ContentInterference": {
-        "handwritten_question": "handwritten questions", "bleed_through": "reverse side content",
-        "question_marking": "question marking", "figure_marking": "figure marking",
-        "handwritten_answer": "handwritten answer for multiple-choice questions",
-        "handwritten_working": "handwritten process for constructed-response questions"},
-}
+LEVEL_KEYS = MATHREAL_LEVELS
 SUBTYPE_GROUP = {s: group for group, keys in LEVEL_KEYS.items() for s in keys}
-UPRIGHT = "Upright"
-ROTATION = {"90cw": "Clockwise90°", "90ccw": "Counterclockwise90°", "180": "180°"}
-# MathReal's categories are figure genres (calculate_answer_3.py's five names); ours follow the figure drawn.
-CATEGORIES = ("Plane Geometry", "Solid Geometry", "Logical Reasoning", "Function Graphs", "Statistical Charts")
-CATEGORY_OF_FIGURE = {
-    "plane_geometry": "Plane Geometry", "solid": "Solid Geometry", "coordinate_grid": "Function Graphs",
-    "bar_chart": "Statistical Charts", "line_chart": "Statistical Charts", "pie_chart": "Statistical Charts",
-    "table": "Statistical Charts", "clock": "Logical Reasoning", "object_array": "Logical Reasoning",
-    "number_line": "Logical Reasoning",
-}
+UPRIGHT = MATHREAL_UPRIGHT
+ROTATION = MATHREAL_ROTATION
+CATEGORIES = MATHREAL_CATEGORIES
+CATEGORY_OF_FIGURE = MATHREAL_CATEGORY_OF_FIGURE
 NO_CATEGORY = ("photos with no MathReal category (no figure, or a figure kind outside its five genres): Category "
                "is null, so calculate_answer_3.py leaves them out of every score, overall included; "
                "evaluation_answer_2.py scores them")

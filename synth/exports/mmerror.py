@@ -30,11 +30,10 @@ from synth.exports._base import (
     write_json,
 )
 from synth.taxonomy import SUBTYPES
-from synth.vocab import MMERROR_OPTIONS
+from synth.vocab import MMERROR_NO_ERROR, MMERROR_OPTIONS
 
-# Their label for an error-free chain (EPD's option E), as mmerror_eval/labels.py spells it. synth.vocab's
-# MMERROR_NO_ERROR ("No Error") is a phrase their EPD normaliser also maps to it; their ETC rejects both.
-E_NO_ERROR = "E_NoError"
+# Their label for an error-free chain (EPD's option E), as mmerror_eval/labels.py spells it; their ETC rejects it.
+E_NO_ERROR = MMERROR_NO_ERROR
 TASK_FOLDERS = ("ETC", "EPD")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")   # the order their find_image tries
 # MMErroR's six domains include Data & Analytics with a subdomain named "Charts & Data Interpretation";
