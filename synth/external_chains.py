@@ -253,10 +253,13 @@ def _shown_copy(text: str, old: str, new: str) -> str:
     was: the same expression respaced, else its numbers one for one."""
     loose = re.compile(r"\s*".join(re.escape(ch) for ch in old.replace(" ", "")))
     found = list(loose.finditer(text))
-    if found:
+    if found:  # keep the visible copy's own spacing: change its numbers, or its characters one for one
         m = found[-1]
         shown, tight = m.group(0), new.replace(" ", "")
-        if len(tight) == len(old.replace(" ", "")):  # same length: keep the visible copy's own spacing
+        if _NUMBER.sub("#", tight) == _NUMBER.sub("#", old.replace(" ", "")):
+            numbers = iter(_NUMBER.findall(new))
+            shown = _NUMBER.sub(lambda _: next(numbers), shown)
+        elif len(tight) == len(old.replace(" ", "")):
             chars = iter(tight)
             shown = "".join(ch if ch.isspace() else next(chars) for ch in shown)
         else:
