@@ -1,6 +1,9 @@
 """Shared statistics: the Scored record, metric factories tasks compose, paired deltas with a clustered
 bootstrap, run stability and Cohen's kappa between models.
 
+The classification counts are a few lines of numpy (they equal scikit-learn's, see tests/evaluate/test_metrics.py):
+importing sklearn costs seconds, and every task module imports this one.
+
 A metric is a function of the scored answers returning named numbers (``Metric``); a task lists the
 ones it reports (``Task.metrics``). The factories here are the ones several tasks share; a metric
 only one task reports lives in that task's module.
@@ -9,20 +12,12 @@ only one task reports lives in that task's module.
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import (
-    accuracy_score,
-    balanced_accuracy_score,
-    cohen_kappa_score,
-    confusion_matrix,
-    precision_recall_fscore_support,
-)
 
 UNPARSED = "<unparsed>"
 
@@ -60,24 +55,48 @@ def predictions(scored: Sequence[Scored]) -> tuple[list[Any], list[Any]]:
     return gold, pred
 
 
+def confusion_counts(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence[Any]) -> np.ndarray:
+    """Counts of (gold, predicted) pairs over ``labels`` (rows gold, columns predicted); pairs with a
+    label outside ``labels`` are left out, as scikit-learn's confusion_matrix does."""
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    for g, p in zip(gold, pred):
+        i, j = index.get(g), index.get(p)
+        if i is not None and j is not None:
+            matrix[i, j] += 1
+    return matrix
+
+
+def precision_recall_f1(gold: Sequence[Any], pred: Sequence[Any],
+                        labels: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per label: precision, recall, F1 and support (0 where undefined, scikit-learn's zero_division=0)."""
+    g, p = np.asarray(gold, dtype=object), np.asarray(pred, dtype=object)
+    tp = np.array([np.sum((g == x) & (p == x)) for x in labels], dtype=float)
+    predicted = np.array([np.sum(p == x) for x in labels], dtype=float)
+    support = np.array([np.sum(g == x) for x in labels], dtype=float)
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+    return ratio(tp, predicted), ratio(tp, support), ratio(2 * tp, predicted + support), support.astype(int)
+
+
 def classification_metrics(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence[Any]) -> dict[str, Any]:
     """Accuracy, balanced accuracy, macro P/R/F1 over ``labels``, and the confusion matrix (rows = gold)."""
     gold, pred = [str(g) for g in gold], [str(p) for p in pred]
     labels = [str(x) for x in labels]
     present = [x for x in labels if x in set(gold)]
     extra = sorted(set(pred) - set(labels))
-    p, r, f, _ = precision_recall_fscore_support(gold, pred, labels=present, average="macro", zero_division=0)
-    with warnings.catch_warnings():
-        # "<unparsed>" is a prediction class that gold never has; that is the point.
-        warnings.filterwarnings("ignore", message="y_pred contains classes not in y_true")
-        balanced = float(balanced_accuracy_score(gold, pred)) if len(set(gold)) > 1 else None
+    p, r, f, _ = precision_recall_f1(gold, pred, present) if present else (np.zeros(1),) * 4
+    # Balanced accuracy: mean recall over the gold classes (a prediction-only class such as "<unparsed>" has none).
+    seen = sorted(set(gold))
+    _, recall_seen, _, _ = precision_recall_f1(gold, pred, seen)
     return {
         "n": len(gold),
-        "accuracy": float(accuracy_score(gold, pred)),
-        "balanced_accuracy": balanced,
-        "macro_precision": float(p), "macro_recall": float(r), "macro_f1": float(f),
-        "confusion": {"labels": labels + extra,
-                      "matrix": confusion_matrix(gold, pred, labels=labels + extra).tolist()},
+        "accuracy": float(np.mean([a == b for a, b in zip(gold, pred)])) if gold else 0.0,
+        "balanced_accuracy": float(np.mean(recall_seen)) if len(seen) > 1 else None,
+        "macro_precision": float(np.mean(p)), "macro_recall": float(np.mean(r)), "macro_f1": float(np.mean(f)),
+        "confusion": {"labels": labels + extra, "matrix": confusion_counts(gold, pred, labels + extra).tolist()},
     }
 
 
@@ -85,7 +104,7 @@ def per_class_metrics(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence
     """Precision, recall, F1 and support per gold label (ErrorRadar reports all three per category)."""
     g, p = [str(x) for x in gold], [str(x) for x in pred]
     labels = [str(x) for x in labels]
-    prec, rec, f1, support = precision_recall_fscore_support(g, p, labels=labels, average=None, zero_division=0)
+    prec, rec, f1, support = precision_recall_f1(g, p, labels)
     return {label: {"precision": float(prec[i]), "recall": float(rec[i]), "f1": float(f1[i]),
                     "support": int(support[i])} for i, label in enumerate(labels)}
 
@@ -231,8 +250,8 @@ def kappa(a: dict[str, bool], b: dict[str, bool]) -> dict[str, Any]:
     x, y = [a[i] for i in items], [b[i] for i in items]
     both = {"both_right": sum(p and q for p, q in zip(x, y)), "only_a": sum(p and not q for p, q in zip(x, y)),
             "only_b": sum(q and not p for p, q in zip(x, y)), "both_wrong": sum(not (p or q) for p, q in zip(x, y))}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        value = float(cohen_kappa_score(x, y, labels=[False, True]))
-    return {"n": len(items), "kappa": None if np.isnan(value) else value,
+    observed = float(np.mean([p == q for p, q in zip(x, y)]))
+    expected = float(np.mean(x) * np.mean(y) + (1 - np.mean(x)) * (1 - np.mean(y)))
+    value = None if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+    return {"n": len(items), "kappa": value,
             "agreement": float(np.mean([p == q for p, q in zip(x, y)])), "contingency": both}

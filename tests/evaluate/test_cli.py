@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -39,3 +41,13 @@ def test_eval_rejects_unknown_task_with_exit_code_2(tiny_run: Path, tmp_path: Pa
 def test_report_without_results_is_an_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 2 and "results.json" in result.output
+
+
+def test_reading_the_task_and_model_registries_loads_no_plotting_and_no_sklearn() -> None:
+    # What `mathstress eval --help` reads: it took 11 s on a loaded machine when it pulled in the report stack.
+    code = ("import sys; from synth.evaluate import MODELS, TASKS; list(TASKS); list(MODELS); "
+            "print(sorted(m for m in ('matplotlib', 'sklearn', 'synth.evaluate.report', 'synth.evaluate.plots') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

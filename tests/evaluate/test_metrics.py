@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
+from sklearn.metrics import (
+    accuracy_score,
+    balanced_accuracy_score,
+    cohen_kappa_score,
+    confusion_matrix,
+    f1_score,
+    precision_recall_fscore_support,
+)
 
 from synth.evaluate.metrics import (
     Scored,
     bootstrap_delta,
     classification_metrics,
+    kappa,
     paired_deltas,
+    per_class_metrics,
     run_stability,
 )
 from synth.evaluate.tasks.localize import processbench_f1
@@ -30,6 +39,30 @@ def test_classification_metrics_match_sklearn_on_random_labels() -> None:
     assert m["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(gold, pred))
     assert m["macro_f1"] == pytest.approx(f1_score(gold, pred, average="macro"))
     assert np.sum(m["confusion"]["matrix"]) == 200
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_classification_number_equals_sklearn_with_unparsed_and_missing_classes(seed: int) -> None:
+    # Our numpy counts replace sklearn (whose import cost seconds on every `mathstress eval --help`).
+    rng = np.random.default_rng(seed)
+    labels = ["a", "b", "c", "d"]
+    gold = list(rng.choice(labels[:3], 60))                 # "d" never occurs in gold
+    pred = list(rng.choice(labels + ["<unparsed>"], 60))    # an unparsed class that gold never has
+    m = classification_metrics(gold, pred, labels)
+    present = sorted(set(gold))
+    p, r, f, _ = precision_recall_fscore_support(gold, pred, labels=present, average="macro", zero_division=0)
+    assert (m["macro_precision"], m["macro_recall"], m["macro_f1"]) == (pytest.approx(p), pytest.approx(r),
+                                                                         pytest.approx(f))
+    assert m["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(gold, pred))
+    assert m["confusion"]["matrix"] == confusion_matrix(gold, pred, labels=m["confusion"]["labels"]).tolist()
+    per = per_class_metrics(gold, pred, labels)
+    ps, rs, fs, support = precision_recall_fscore_support(gold, pred, labels=labels, average=None, zero_division=0)
+    for i, label in enumerate(labels):
+        assert per[label] == {"precision": pytest.approx(ps[i]), "recall": pytest.approx(rs[i]),
+                              "f1": pytest.approx(fs[i]), "support": int(support[i])}
+    a = {f"i{k}": bool(x) for k, x in enumerate(rng.random(40) < 0.6)}
+    b = {f"i{k}": bool(x) for k, x in enumerate(rng.random(40) < 0.5)}
+    assert kappa(a, b)["kappa"] == pytest.approx(cohen_kappa_score(list(a.values()), list(b.values())))
 
 
 def test_balanced_accuracy_by_hand() -> None:

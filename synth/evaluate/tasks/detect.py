@@ -6,9 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sklearn.metrics import precision_recall_fscore_support
-
-from synth.evaluate.metrics import Metric, Scored, classification, predictions
+from synth.evaluate.metrics import Metric, Scored, classification, precision_recall_f1, predictions
 from synth.evaluate.tasks import Task, register_task
 from synth.evaluate.tasks._parsing import last_match, normalized_lines
 
@@ -36,8 +34,7 @@ def error_detection() -> Metric:
     """Precision, recall and F1 of the positive class: "incorrect" (an error is present)."""
     def metric(scored: Sequence[Scored]) -> dict[str, Any]:
         gold, pred = predictions(scored)
-        p, r, f, _ = precision_recall_fscore_support([str(g) for g in gold], [str(x) for x in pred],
-                                                     labels=["incorrect"], average=None, zero_division=0)
+        p, r, f, _ = precision_recall_f1([str(g) for g in gold], [str(x) for x in pred], ["incorrect"])
         return {"error_precision": float(p[0]), "error_recall": float(r[0]), "error_f1": float(f[0])}
     return metric
 

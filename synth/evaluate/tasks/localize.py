@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import accuracy_score
 
 from synth.evaluate.metrics import Metric, Scored, predictions
 from synth.evaluate.tasks import Task, register_task
@@ -62,7 +61,7 @@ def step_metrics() -> Metric:
     """Exact-step accuracy over every item, then ProcessBench's split by error / no-error items and its F1."""
     def metric(scored: Sequence[Scored]) -> dict[str, Any]:
         gold, pred = predictions(scored)
-        out = {"accuracy": float(accuracy_score([str(g) for g in gold], [str(x) for x in pred]))}
+        out = {"accuracy": float(np.mean([str(g) == str(x) for g, x in zip(gold, pred)]))}
         return out | processbench_f1([s.gold for s in scored], [s.pred for s in scored])
     return metric
 
