@@ -126,6 +126,12 @@ def test_levenshtein_equals_the_textbook_recurrence(a: str, b: str) -> None:
     assert levenshtein(a, b) == _reference_levenshtein(a, b)
 
 
+def test_cer_divides_edits_by_the_gold_length_so_long_garbage_exceeds_one() -> None:
+    # rapidfuzz's normalized_distance would divide by the longer text (4/6); CER divides by the reference.
+    assert cer("abcdef", "ab") == 2.0
+    assert cer("x+2=15", "x+2=5") == pytest.approx(0.2)
+
+
 def test_cer_ignores_spacing_and_minus_sign_variants() -> None:
     assert cer("10x+8-8 = -42-8", "10x + 8 − 8 = −42 − 8") == 0.0
     assert cer("10x = -5O", "10x = −50") == pytest.approx(1 / 7)
