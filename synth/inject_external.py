@@ -10,7 +10,7 @@ A model's reply is kept only when it is well formed (the contract's JSON), its l
 contract's (FERMAT: the type that was asked for), its final answer differs from the gold one (our answer
 comparison, never sympify) and no step mentions the error or a label. Where the chain's calculations
 parse, our verifier finds its first false step (``first_error_step_verified``); otherwise the row says
-``unparsed``. Offline (``model="offline"``) our own computational slips and notational edits are applied
+``unverified``. Offline (``model="offline"``) our own computational slips and notational edits are applied
 to reference solutions whose calculations parse (GSM8K's ``<<48/2=24>>`` or one equation per line), and
 every label comes from the verifier, which must agree with the edit's intent (else the edit is rejected
 and counted, as our injectors' funnel does).
@@ -293,7 +293,7 @@ def kept_row(contract: Contract, problem: External, model_id: str, image: str | 
     chain = parse_chain(checked.steps)
     verdict = verify_chain(chain, reference=None, truth=problem.answer) if chain is not None else None
     found = verdict.first_error_line if verdict is not None else None
-    status = "unparsed" if verdict is None else ("verified" if found is not None else "no_false_claim")
+    status = "unverified" if verdict is None else ("verified" if found is not None else "no_false_claim")
     return {"id": problem.id, "index": problem.index, "question": problem.question, "gold_answer": problem.answer,
             "image": image, "contract": contract.id, "model": model_id, "attempt": attempt,
             "steps": list(checked.steps), "solution": _solution_text(checked.steps, checked.final_answer),

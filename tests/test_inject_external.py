@@ -115,6 +115,12 @@ def reply_for(handler: Any, body: dict[str, Any]) -> None:
     elif problem == "Ravi":  # a verified error the model places at step 2 but the chain shows at step 1
         content = json.dumps({"steps": ["He has 7 × 8 = 54 stamps.", "He gives away 4, so 54 - 4 = 50."],
                               "final_answer": "50", "error_type": "B", "error_step": 2})
+    elif problem == "A":  # a wrong formula with right arithmetic: nothing false for the verifier to find
+        content = json.dumps({"steps": ["The area is base times height.", "10 × 6 = 60"], "final_answer": "60",
+                              "error_type": "D", "error_step": 1})
+    elif problem == "Omar":  # a calculation our parser cannot read: kept, but unverified
+        content = json.dumps({"steps": ["He has (5 + 3 = 8 boxes.", "So 8 × 2 = 18 books."], "final_answer": "18",
+                              "error_type": "B", "error_step": 2})
     else:
         content = "```json\n" + json.dumps(REPLIES[problem]) + "\n```"
     send_json(handler, 200, completion(body["model"], content, {"prompt_tokens": 50, "completion_tokens": 20}))
@@ -123,7 +129,10 @@ def reply_for(handler: Any, body: dict[str, Any]) -> None:
 MODEL_PROBLEMS = [*GSM8K[:4],
                   {"id": "k1", "question": "Kim buys 3 packs of 4 pens. How many pens?", "answer": "12"},
                   {"id": "r1", "question": "Ravi has 7 sheets of 8 stamps and gives 4 away. How many are left?",
-                   "answer": "52"}]
+                   "answer": "52"},
+                  {"id": "t1", "question": "A triangle has base 10 and height 6. What is its area?", "answer": "30"},
+                  {"id": "o1", "question": "Omar has 5 boxes and gets 3 more, 2 books in each. How many books?",
+                   "answer": "16"}]
 
 
 def test_a_model_behind_a_fake_endpoint_is_kept_only_when_every_check_passes(tmp_path: Path,
@@ -132,12 +141,15 @@ def test_a_model_behind_a_fake_endpoint_is_kept_only_when_every_check_passes(tmp
     fake = Scripted(lambda n, body: reply_for)
     with serve(fake, monkeypatch, "sk-test-0123456789abcdef") as url:
         result = inject_external(data, tmp_path / "out", contract="mmerror", model="openai:fake", base_url=url)
-        assert fake.calls == 6
+        assert fake.calls == 8
         funnel = result.funnel
         assert funnel["rejected"] == {"answer_preserved": 1, "bad_label": 1, "malformed": 1, "mentions_error": 1}
-        assert (funnel["asked"], funnel["kept"], funnel["failed_calls"]) == (6, 2, 0)
+        assert (funnel["asked"], funnel["kept"], funnel["failed_calls"]) == (8, 4, 0)
+        assert funnel["verification"] == {"no_false_claim": 1, "unverified": 1, "verified": 2}
         rows = {r["id"]: r for r in map(json.loads, (tmp_path / "out" / "injected.jsonl").read_text().splitlines())}
-        assert set(rows) == {"g1", "r1"}
+        assert set(rows) == {"g1", "r1", "t1", "o1"}
+        assert [(rows[i]["verification"], rows[i]["first_error_step_verified"]) for i in ("t1", "o1")] == \
+            [("no_false_claim", None), ("unverified", None)]
         assert rows["g1"]["error"] == {"label": "B", "label_name": "B_Reasoning_Error", "first_error_step": 1,
                                        "explanation": None}
         assert (rows["g1"]["first_error_step_verified"], rows["g1"]["verification"], rows["g1"]["agrees"]) == \
@@ -147,11 +159,11 @@ def test_a_model_behind_a_fake_endpoint_is_kept_only_when_every_check_passes(tmp
         assert reasons == {"g2": "bad_label", "g3": "answer_preserved", "g4": "mentions_error", "k1": "malformed"}
         # Re-running the same command is resume: every reply comes from the cache, same rows, same funnel.
         again = inject_external(data, tmp_path / "out", contract="mmerror", model="openai:fake", base_url=url)
-        assert fake.calls == 6 and again.funnel["cached"] == 6
+        assert fake.calls == 8 and again.funnel["cached"] == 8
         assert {k: again.funnel[k] for k in ("rejected", "kept")} == {k: funnel[k] for k in ("rejected", "kept")}
     stored = sqlite3.connect(tmp_path / "out" / "cache.sqlite").execute(
         "SELECT task, status, response FROM responses").fetchall()
-    assert len(stored) == 6 and {t for t, _, _ in stored} == {"inject-mmerror"}
+    assert len(stored) == 8 and {t for t, _, _ in stored} == {"inject-mmerror"}
     assert not any("sk-test" in (r or "") for _, _, r in stored)
 
 
