@@ -205,7 +205,9 @@ def open_input(path: str | Path, config: ExternalConfig, *, exclude: Path | None
             raise ConfigError(f"input {str(p)!r} is a file but not .parquet; give a parquet file, or the folder "
                               "that holds the images")
         return _parquet_input(p, config)
-    if (p / "manifest.jsonl").is_file() and (read_marker(p) or {}).get("kind", "run") == "run":
+    marker = read_marker(p)
+    if (p / "manifest.jsonl").is_file() and ((marker or {}).get("kind") == "run"
+                                             or (marker is None and (p / "config.yaml").is_file())):
         return _run_input(p, config)
     if any((p / n).is_file() for n in ("dataset_info.json", "dataset_dict.json", "state.json")):
         return _hf_input(p, config)
@@ -376,6 +378,24 @@ def _parquet_input(path: Path, config: ExternalConfig) -> Input:
     return Input("parquet", path, count, fingerprint, entries, path.parent, column)
 
 
+def _is_control(row: Any) -> bool:
+    """A run's clean control: its own base, no degradation."""
+    return isinstance(row, dict) and isinstance(row.get("id"), str) and row["id"] == row.get("base_id") \
+        and not row.get("degradations")
+
+
+def _control_item(root: Path, row: dict[str, Any], n: int) -> tuple[Item, Path | None]:
+    """A run's manifest row as its Item and image path, both proven (ids' shapes, the path inside the run)."""
+    where = f"manifest.jsonl line {n}"
+    check_row_ids(row, where=where)
+    try:
+        item = from_row(row)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RunError(f"{root}/{where} is not a mathstress manifest row ({exc!r} is missing or wrong); "
+                       "regenerate the run") from None
+    return item, inside(root, item.image, field="image", where=where) if item.image else None
+
+
 def _run_input(root: Path, config: ExternalConfig) -> Input:
     """A mathstress run: its clean controls, with their layout and words (every op applies)."""
     digest = hashlib.sha256()
@@ -383,8 +403,9 @@ def _run_input(root: Path, config: ExternalConfig) -> Input:
     with (root / "manifest.jsonl").open("rb") as fh:
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
-    for row in read_manifest(root):
-        if row.get("id") == row.get("base_id") and not row.get("degradations"):
+    for n, row in enumerate(read_manifest(root), start=1):
+        if _is_control(row) and (config.limit is None or count < config.limit):
+            _control_item(root, row, n)  # a row that is not ours is refused before anything is written
             count += 1
     if config.limit is not None:
         count = min(count, config.limit)
@@ -396,11 +417,9 @@ def _run_input(root: Path, config: ExternalConfig) -> Input:
         for n, row in enumerate(read_manifest(root), start=1):
             if i >= count:
                 return
-            if row.get("id") != row.get("base_id") or row.get("degradations"):
+            if not _is_control(row):
                 continue
-            check_row_ids(row, where=f"manifest.jsonl line {n}")
-            item = from_row(row)
-            cell = inside(root, item.image, field="image", where=f"manifest.jsonl line {n}") if item.image else None
+            item, cell = _control_item(root, row, n)
             yield Entry(i, {"kind": "run", "id": item.id, "image": item.image}, cell, item=item)
             i += 1
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from perturb.photo import OPS
 from synth.cli import app
 from synth.degrade_external import ExternalConfig, degrade_external, load_external_config
-from synth.errors import ConfigError
+from synth.errors import ConfigError, RunError, UnsafePathError
 from synth.evaluate import evaluate_run, get_task, load_items, write_report
 from synth.evaluate.models import Adapter
 from synth.pipeline import run
@@ -235,3 +235,16 @@ def test_overwrite_never_clears_a_folder_mathstress_did_not_write(photos: Path, 
     result = CliRunner().invoke(app, ["degrade", str(photos), "--out", str(mine), "--ops", "blur:1", "--overwrite"])
     assert result.exit_code == 2 and "not written by mathstress" in result.output
     assert (mine / "thesis.tex").read_text() == "keep me"
+
+
+def test_a_run_folder_whose_manifest_is_not_ours_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    fake = tmp_path / "run"
+    fake.mkdir()
+    (fake / "config.yaml").write_text("name: x\n")
+    (fake / "manifest.jsonl").write_text(json.dumps({"id": "x-000001", "base_id": "x-000001"}) + "\n")
+    with pytest.raises(RunError, match="line 1 is not a mathstress manifest row"):
+        degrade_external(fake, tmp_path / "out", config())
+    (fake / "manifest.jsonl").write_text(json.dumps({"id": "../etc", "base_id": "../etc"}) + "\n")
+    with pytest.raises(UnsafePathError, match="not a mathstress id"):
+        degrade_external(fake, tmp_path / "out", config())
+    assert not (tmp_path / "out").exists()
