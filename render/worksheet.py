@@ -1,7 +1,7 @@
 """Printable PDF worksheets (reportlab): problems with answer space, a copy-by-hand pack and an answer key.
 
 The packs are for collecting real handwriting and real photos of the same items a run holds:
-the items come from ``synth.pipeline.worksheet_items`` with the run's seeding, so every block's id
+the items come from ``synth.worksheets.worksheet_items`` with the run's seeding, so every block's id
 is the id ``mathstress generate`` gives that item. Every block prints its id in Courier (plain
 text in the PDF, easy to OCR off a photo), and ``index.json`` says on which page of which pack
 each id sits. The copy pack is FERMAT's protocol (§2.3): a writer copies the question and the

@@ -175,7 +175,7 @@ def worksheet(
     be joined to the run's labels (index.json says which id is on which page).
     """
     from synth.config import load_config
-    from synth.pipeline import build_worksheets
+    from synth.worksheets import build_worksheets
 
     try:
         cfg = load_config(config)

@@ -18,15 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from render.worksheet import WorksheetResult, write_worksheets
-from synth.config import DegradeConfig, RunConfig
+from synth.config import RunConfig
 from synth.distributed import Dask
 from synth.errors import ConfigError, ResumableError, RunError
 from synth.executors import Executor, InProcess, ProcessPool, ShardJob, produce_and_commit
-from synth.records import Item
 from synth.rundir import LOCK_NAME, RESUME_HINT, ResumePlan, RunDir
 from synth.safepath import prepare_output_dir, read_marker, write_marker
-from synth.stages import STAGES, ShardStats, build_items, produce_shard, shard_ranges, versions
+from synth.stages import STAGES, produce_shard, shard_ranges, versions
 
 
 def run_shard(config_data: dict[str, Any], run_dir: str | Path, shard: int) -> dict[str, Any]:
@@ -199,27 +197,3 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
         total = sum(1 for _ in (run_dir / "manifest.jsonl").open(encoding="utf-8"))
     return RunResult(run_dir, total, n_shards, n_shards - len(todo), time.perf_counter() - t0,
                      redone=plan.redone, notes=plan.notes)
-
-
-# ------------------------------------------------------------------------- worksheets
-
-
-def worksheet_items(config: RunConfig, limit: int | None = None) -> list[Item]:
-    """The run's clean problems and solution variants (ids as in the manifest), without pixels.
-
-    Rendering and degradation are switched off: they do not change which problems and variants
-    an index gets, because each stage draws from its own seeded stream.
-    """
-    if limit is not None and limit < 1:
-        raise ConfigError(f"--limit must be >= 1, got {limit}")
-    count = config.count if limit is None else min(limit, config.count)
-    textual = config.model_copy(update={"render": config.render.model_copy(update={"enabled": False}),
-                                        "degrade": DegradeConfig()})
-    stats = ShardStats()
-    return [item for index in range(count) for item, _ in build_items(textual, index, stats)]
-
-
-def build_worksheets(config: RunConfig, out_dir: str | Path, *, limit: int | None = None,
-                     page: str = "a4") -> WorksheetResult:
-    """Worksheets for a run config: the same problems (and ids) ``mathstress generate`` would make."""
-    return write_worksheets(worksheet_items(config, limit), out_dir, title=f"mathstress · {config.name}", page=page)

@@ -19,8 +19,8 @@ from render.figures import _load as load_drawers
 from render.worksheet import PACKS, write_worksheets
 from synth.cli import app
 from synth.manifest import read_manifest
-from synth.pipeline import worksheet_items
 from synth.records import Figure
+from synth.worksheets import worksheet_items
 from tests.conftest import tiny_config, tiny_config_data
 
 
