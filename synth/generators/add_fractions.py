@@ -26,6 +26,10 @@ def _signed_chain(first: E.Node, rest: list[tuple[str, E.Node]]) -> E.Node:
     return out
 
 
+# fractions, largest denominator, subtraction allowed, a common denominator smaller than the product required
+_LEVELS = {"easy": (2, 10, False, False), "medium": (2, 12, True, True), "hard": (3, 12, True, True)}
+
+
 @register
 class AddUnlikeFractions(Family):
     id = "arithmetic.fractions.add_unlike"
@@ -39,7 +43,7 @@ class AddUnlikeFractions(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        count, top, subtract = {"easy": (2, 10, False), "medium": (2, 12, True), "hard": (3, 12, True)}[difficulty]
+        count, top, subtract, smaller_lcd = _LEVELS[difficulty]
         while True:
             dens = [int(rng.integers(2, top + 1)) for _ in range(count)]
             nums = [int(rng.integers(1, d)) for d in dens]
@@ -49,7 +53,7 @@ class AddUnlikeFractions(Family):
                 continue  # unlike denominators, each fraction written in lowest terms
             total = fracs[0] + sum((f if s == "+" else -f) for s, f in zip(signs, fracs[1:]))
             lcd = lcm(*dens)
-            if total <= 0 or lcd > 120 or (difficulty != "easy" and lcd == int(np.prod(dens))):
+            if total <= 0 or lcd > 120 or (smaller_lcd and lcd == int(np.prod(dens))):
                 continue  # medium and hard need a common denominator smaller than the product
             return {"fractions": [[n, d] for n, d in zip(nums, dens)], "signs": signs, "answer_form": "fraction"}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,19 @@ def _num(value: sympy.Basic, latex: bool = False) -> str:
     return latex_number(value) if latex else format_number(value)
 
 
+@dataclass(frozen=True)
+class _Level:
+    a_top: int  # the coefficient is 2 to a_top − 1
+    signed: bool  # coefficient and constant of either sign
+    xs: tuple[int, int] | None  # the whole solution drawn from lo to hi − 1; None: a fraction over the coefficient
+    b_top: int  # the constant is 1 to b_top − 1
+
+
+_LEVELS = {"easy": _Level(10, signed=False, xs=(1, 13), b_top=20),
+           "medium": _Level(13, signed=True, xs=(-15, 16), b_top=31),
+           "hard": _Level(16, signed=True, xs=None, b_top=51)}
+
+
 @register
 class LinearTwoStep(Family):
     id = "algebra.linear.two_step"
@@ -49,17 +63,14 @@ class LinearTwoStep(Family):
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = ("x", "y", "n", "a", "t")[int(rng.integers(5))]
+        level = _LEVELS[difficulty]
         while True:
-            if difficulty == "easy":
-                a, x, b = int(rng.integers(2, 10)), sympy.Integer(int(rng.integers(1, 13))), int(rng.integers(1, 20))
-            elif difficulty == "medium":
-                a = int(rng.choice([-1, 1])) * int(rng.integers(2, 13))
-                x = sympy.Integer(int(rng.integers(-15, 16)))
-                b = int(rng.choice([-1, 1])) * int(rng.integers(1, 31))
-            else:
-                a = int(rng.choice([-1, 1])) * int(rng.integers(2, 16))
+            a = (int(rng.choice([-1, 1])) if level.signed else 1) * int(rng.integers(2, level.a_top))
+            if level.xs is None:
                 x = sympy.Rational(int(rng.integers(-40, 41)), abs(a))
-                b = int(rng.choice([-1, 1])) * int(rng.integers(1, 51))
+            else:
+                x = sympy.Integer(int(rng.integers(*level.xs)))
+            b = (int(rng.choice([-1, 1])) if level.signed else 1) * int(rng.integers(1, level.b_top))
             c = a * x + b
             if c.q == 1 and x != 0 and c != 0:
                 return {"var": var, "a": a, "b": b, "c": int(c)}

@@ -78,14 +78,15 @@ class PowerRule(Family):
     subdomain = "derivatives"
     grade_band = "11-12"
 
-    _LEVELS = {"easy": (2, 5, False), "medium": (3, 7, False), "hard": (4, 9, True)}
+    # terms, highest power, a negative power last, the leading coefficient positive
+    _LEVELS = {"easy": (2, 5, False, True), "medium": (3, 7, False, False), "hard": (4, 9, True, False)}
     malrules = (
         MalRule("raise_power", "formula_misuse", "adds one to the power instead of taking one away: n·x^(n+1)"),
         MalRule("keep_power", "formula_misuse", "brings the power down but forgets to lower it: n·x^n"),
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        n_terms, top, negative = self._LEVELS[difficulty]
+        n_terms, top, negative, positive_lead = self._LEVELS[difficulty]
         var = ("x", "t", "u")[int(rng.integers(3))]
         while True:
             exps = sorted({int(rng.integers(2, top + 1)) for _ in range(n_terms)}, reverse=True)
@@ -94,7 +95,7 @@ class PowerRule(Family):
             if len(exps) < n_terms:
                 continue
             terms = [[int(rng.choice([-1, 1])) * int(rng.integers(1, 10)), e] for e in exps]
-            if difficulty == "easy":
+            if positive_lead:
                 terms[0][0] = abs(terms[0][0])
             linear = int(rng.integers(-9, 10))
             constant = int(rng.integers(-20, 21))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -26,6 +27,18 @@ from synth.generators.terms import Piece
 from synth.polynomials import divmod_polys, expand_exact, rational_part, univariate
 
 
+@dataclass(frozen=True)
+class _Level:
+    inner: tuple[int, ...]  # the inner polynomial's degrees
+    positive_slope: bool  # a linear inner's x coefficient is positive and not 1
+    factor: bool  # a coefficient k (±2..5) stands before the bracket
+
+
+_LEVELS = {"easy": _Level((1, 0), positive_slope=True, factor=False),
+           "medium": _Level((2, 0), positive_slope=False, factor=False),
+           "hard": _Level((2, 1, 0), positive_slope=False, factor=True)}
+
+
 @register
 class ChainRule(Family):
     """d/dx k(inner)ⁿ = k·n·(inner)ⁿ⁻¹·inner′, kept in factored form.
@@ -47,14 +60,12 @@ class ChainRule(Family):
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = VARS[int(rng.integers(len(VARS)))]
+        level = _LEVELS[difficulty]
         n = int(rng.integers(2, 7))
-        if difficulty == "easy":
-            inner, k = random_poly(rng, [1, 0], 7), 1
+        inner = random_poly(rng, list(level.inner), 7)
+        k = int(rng.choice([-1, 1])) * int(rng.integers(2, 6)) if level.factor else 1
+        if level.positive_slope:
             inner[1] = abs(inner[1]) if inner[1] != 1 else 2
-        elif difficulty == "medium":
-            inner, k = random_poly(rng, [2, 0], 7), 1
-        else:
-            inner, k = random_poly(rng, [2, 1, 0], 7), int(rng.choice([-1, 1])) * int(rng.integers(2, 6))
         return {"var": var, "k": k, "n": n, "inner": {str(a): b for a, b in inner.items()}}
 
     def _pieces(self, params: dict[str, Any]) -> tuple[Poly, Piece]:

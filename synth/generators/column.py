@@ -39,15 +39,15 @@ class ColumnAddition(Family):
     subdomain = "multi_digit"
     grade_band = "2-4"
 
-    _LEVELS = {"easy": (2, 3, 3), "medium": (2, 4, 5), "hard": (3, 5, 6)}  # addends, digits range
+    _LEVELS = {"easy": (2, 3, 3, 1), "medium": (2, 4, 5, 2), "hard": (3, 5, 6, 2)}  # addends, digits range, min carries
     malrules = (MalRule("dropped_carry", "formula_misuse",
                         "writes only the units digit of each column sum and never carries to the next column"),)
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        count, lo, hi = self._LEVELS[difficulty]
+        count, lo, hi, carries = self._LEVELS[difficulty]
         while True:
             addends = [_digits(rng, int(rng.integers(lo, hi + 1))) for _ in range(count)]
-            if len(str(max(addends))) >= lo and self._carries(addends) >= (1 if difficulty == "easy" else 2):
+            if len(str(max(addends))) >= lo and self._carries(addends) >= carries:
                 return {"addends": addends}
 
     @staticmethod
@@ -218,13 +218,14 @@ class ColumnMultiplication(Family):
     subdomain = "multi_digit"
     grade_band = "3-5"
 
-    _LEVELS = {"easy": (2, 2), "medium": (3, 2), "hard": (3, 3)}
+    # digits of each factor; hard: on half of the problems a four-digit first factor
+    _LEVELS = {"easy": (2, 2, False), "medium": (3, 2, False), "hard": (3, 3, True)}
     malrules = (MalRule("place_value_dropped", "formula_misuse",
                         "multiplies by the tens (and hundreds) digit as if it were ones, leaving out the zeros"),)
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        da, db = self._LEVELS[difficulty]
-        if difficulty == "hard" and rng.random() < 0.5:
+        da, db, four_digits = self._LEVELS[difficulty]
+        if four_digits and rng.random() < 0.5:
             da = 4
         while True:
             a, b = _digits(rng, da), _digits(rng, db)

@@ -16,6 +16,9 @@ from synth.generators._data import mal_chain, rational
 from synth.generators.base import Derivation, Family, MalRule, StepDraft
 from synth.presentation import Vocabulary, form_request, label_last
 
+# the question (two bags: "and" or "or"; one bag without replacement) and the most of one colour in a bag
+_LEVELS = {"easy": ("and", 9), "medium": ("or", 12), "hard": ("without_replacement", 12)}
+
 
 @register
 class CompoundProbability(Family):
@@ -40,14 +43,14 @@ class CompoundProbability(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        if difficulty in ("easy", "medium"):
-            high = 9 if difficulty == "easy" else 12
+        mode, high = _LEVELS[difficulty]
+        if mode != "without_replacement":
             bags = [bag(rng, 2 + int(rng.integers(2)), 1, high) for _ in range(2)]
             picks = [int(rng.integers(len(c))) for c, _ in bags]
-            return {"mode": "and" if difficulty == "easy" else "or",
+            return {"mode": mode,
                     "bags": [[c, n] for c, n in bags], "picks": picks,
                     "bag": int(rng.integers(len(BAGS))), "replace": True, "answer_form": "fraction"}
-        colours, counts = bag(rng, 2 + int(rng.integers(2)), 2, 12)
+        colours, counts = bag(rng, 2 + int(rng.integers(2)), 2, high)
         ask = "same" if rng.random() < 0.5 else "each"
         first, second = (int(i) for i in rng.permutation(len(colours))[:2])
         return {"mode": ask, "bags": [[colours, counts]], "picks": [first, second if ask == "each" else first],

@@ -41,6 +41,9 @@ def _random_decimal(rng: np.random.Generator, lo: int, hi: int, dp: int) -> str:
     return E.decimal_text(Fraction(scaled, 10**dp))
 
 
+_LEVELS = {"easy": "add_sub", "medium": "multiply", "hard": "bill"}  # params["kind"] of each difficulty
+
+
 @register
 class DecimalOperations(Family):
     """easy: a + b − c; medium: a × b; hard: a × b + c − d (a shopping bill with a coupon)."""
@@ -58,12 +61,13 @@ class DecimalOperations(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        kind = _LEVELS[difficulty]
         while True:
-            if difficulty == "easy":
+            if kind == "add_sub":
                 p = {"kind": "add_sub", "a": _random_decimal(rng, 5, 40, 2), "b": _random_decimal(rng, 1, 20, 2),
                      "c": _random_decimal(rng, 1, 10, 1)}
                 ok = places(p["a"]) != places(p["c"]) or places(p["b"]) != places(p["c"])
-            elif difficulty == "medium":
+            elif kind == "multiply":
                 p = {"kind": "multiply", "a": _random_decimal(rng, 1, 20, 2), "b": _random_decimal(rng, 1, 10, 1)}
                 ok = True
             else:

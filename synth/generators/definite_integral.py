@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,20 @@ from synth.generators._intpoly import (
     poly_value,
 )
 from synth.generators.base import Derivation, Family, MalRule, StepDraft, format_number
+
+
+@dataclass(frozen=True)
+class _Level:
+    degrees: tuple[int, ...]  # the integrand's
+    positive: bool  # positive antiderivative coefficients 1-6 (else ±1-4)
+    lows: tuple[int, int]  # the lower limit is drawn from lo to hi − 1
+    spans: tuple[int, int]  # the upper limit is that plus lo to hi − 1
+    zero_low: bool  # the lower limit may be 0
+
+
+_LEVELS = {"easy": _Level((1, 0), positive=True, lows=(0, 3), spans=(1, 5), zero_low=True),
+           "medium": _Level((2, 1, 0), positive=False, lows=(0, 2), spans=(1, 4), zero_low=False),
+           "hard": _Level((3, 2, 0), positive=False, lows=(-3, 2), spans=(1, 4), zero_low=False)}
 
 
 @register
@@ -39,18 +54,15 @@ class DefiniteIntegral(Family):
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = VARS[int(rng.integers(len(VARS)))]
-        degrees = {"easy": [1, 0], "medium": [2, 1, 0], "hard": [3, 2, 0]}[difficulty]
+        level = _LEVELS[difficulty]
         while True:
-            anti = {n + 1: int(rng.choice([-1, 1])) * int(rng.integers(1, 5)) for n in degrees}
-            if difficulty == "easy":
+            anti = {n + 1: int(rng.choice([-1, 1])) * int(rng.integers(1, 5)) for n in level.degrees}
+            if level.positive:
                 anti = {n: int(rng.integers(1, 7)) for n in anti}
-                lo = int(rng.integers(0, 3))
-                hi = lo + int(rng.integers(1, 5))
-            else:
-                lo = int(rng.integers(-3 if difficulty == "hard" else 0, 2))
-                hi = lo + int(rng.integers(1, 4))
+            lo = int(rng.integers(*level.lows))
+            hi = lo + int(rng.integers(*level.spans))
             poly = {n - 1: c * n for n, c in anti.items()}
-            if lo != 0 or difficulty == "easy":
+            if lo != 0 or level.zero_low:
                 return {"var": var, "poly": {str(n): c for n, c in poly.items()}, "lower": lo, "upper": hi}
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:

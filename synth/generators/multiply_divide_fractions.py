@@ -19,6 +19,10 @@ from synth.presentation import Vocabulary, form_request, label_last
 _step = E.add_step
 
 
+# largest denominator, division allowed (else multiplication only), mixed numbers
+_LEVELS = {"easy": (9, False, False), "medium": (12, True, False), "hard": (12, True, True)}
+
+
 @register
 class MultiplyDivideFractions(Family):
     id = "arithmetic.fractions.multiply_divide"
@@ -35,12 +39,12 @@ class MultiplyDivideFractions(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        top = {"easy": 9, "medium": 12, "hard": 12}[difficulty]
+        top, divide, mixed = _LEVELS[difficulty]
         while True:
-            op = "*" if difficulty == "easy" else ("*", "/")[int(rng.integers(2))]
+            op = ("*", "/")[int(rng.integers(2))] if divide else "*"
             a = [int(rng.integers(1, top)), int(rng.integers(2, top + 1))]
             b = [int(rng.integers(1, top)), int(rng.integers(2, top + 1))]
-            whole = [int(rng.integers(1, 4)) if difficulty == "hard" else 0 for _ in range(2)]
+            whole = [int(rng.integers(1, 4)) if mixed else 0 for _ in range(2)]
             if gcd(*a) != 1 or gcd(*b) != 1 or a[0] >= a[1] or b[0] >= b[1]:
                 continue
             fa, fb = self._improper(a, whole[0]), self._improper(b, whole[1])

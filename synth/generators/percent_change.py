@@ -17,6 +17,11 @@ _step = E.add_step
 _dec = E.dec
 
 
+# What each difficulty draws: round old values and friendly percents, any whole values, or decimal amounts
+# (answers to the hundredth).
+_LEVELS = {"easy": "round", "medium": "whole", "hard": "decimal"}
+
+
 @register
 class PercentChange(Family):
     """Percentage increase or decrease from an old to a new value (hard: decimal amounts)."""
@@ -32,11 +37,12 @@ class PercentChange(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         while True:
-            if difficulty == "easy":
+            if level == "round":
                 old = int(rng.integers(2, 41)) * 10
                 pct = Fraction(int(rng.choice([5, 10, 20, 25, 30, 40, 50])))
-            elif difficulty == "medium":
+            elif level == "whole":
                 old = int(rng.integers(10, 400))
                 pct = Fraction(int(rng.integers(-40, 61)))
             else:
@@ -44,7 +50,7 @@ class PercentChange(Family):
                 pct = Fraction(int(rng.integers(-300, 601)), 10)
             new = Fraction(old) * (1 + pct / 100)
             if pct != 0 and new > 0 and new.denominator in (1, 2, 4, 5, 10, 20, 25, 50, 100) and (
-                    difficulty == "hard" or new.denominator == 1):
+                    level == "decimal" or new.denominator == 1):
                 return {"old": E.decimal_text(Fraction(old)), "new": E.decimal_text(new)}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:

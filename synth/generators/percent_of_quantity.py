@@ -20,6 +20,13 @@ _dec = E.dec
 _NICE_PERCENTS = (5, 8, 10, 12, 15, 16, 18, 20, 25, 30, 35, 40, 45, 60, 65, 75, 80)
 
 
+# Per difficulty: how many changes, the quantity's size (a multiple of `step` up to `top` steps), and whether
+# the percent is taken "of" the quantity (easy) or as an increase or decrease.
+_LEVELS = {"easy": {"changes": 1, "top": 50, "step": 5, "of": True},
+           "medium": {"changes": 1, "top": 100, "step": 5, "of": False},
+           "hard": {"changes": 2, "top": 200, "step": 10, "of": False}}
+
+
 @register
 class PercentOfQuantity(Family):
     """easy: p% of Q; medium: Q increased or decreased by p%; hard: two successive changes."""
@@ -37,13 +44,12 @@ class PercentOfQuantity(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        n_changes = {"easy": 1, "medium": 1, "hard": 2}[difficulty]
-        top = {"easy": 50, "medium": 100, "hard": 200}[difficulty]
+        level = _LEVELS[difficulty]
         while True:
-            quantity = int(rng.integers(2, top + 1)) * (5 if difficulty != "hard" else 10)
+            quantity = int(rng.integers(2, level["top"] + 1)) * level["step"]
             changes = [[_NICE_PERCENTS[int(rng.integers(len(_NICE_PERCENTS)))],
-                        "of" if difficulty == "easy" else ("up", "down")[int(rng.integers(2))]]
-                       for _ in range(n_changes)]
+                        "of" if level["of"] else ("up", "down")[int(rng.integers(2))]]
+                       for _ in range(level["changes"])]
             params = {"quantity": quantity, "changes": changes}
             if 100 % int(self.initial(params).q) == 0:  # answers in whole cents
                 return params

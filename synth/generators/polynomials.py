@@ -54,6 +54,34 @@ def _bracket(k: int, pieces: list[Piece]) -> list[Piece]:
     return [T.raw(k * inner.value, lead + inner.text, lead + inner.latex, k < 0)]
 
 
+def _nonzero(rng: np.random.Generator, lo: int, hi: int) -> int:
+    v = 0
+    while v == 0:
+        v = int(rng.integers(lo, hi + 1))
+    return v
+
+
+def _two_linear(rng: np.random.Generator) -> list[list[Any]]:
+    """a(x + p) − b(x + q)."""
+    return [["lin", int(rng.integers(2, 10)), 1, _nonzero(rng, -9, 9)],
+            ["lin", -int(rng.integers(2, 10)), 1, _nonzero(rng, -9, 9)]]
+
+
+def _square_and_linear(rng: np.random.Generator) -> list[list[Any]]:
+    """(x + p)² − b(cx + q)."""
+    return [["sq", 1, 1, _nonzero(rng, -9, 9)],
+            ["lin", -int(rng.integers(2, 10)), int(rng.integers(1, 4)), _nonzero(rng, -9, 9)]]
+
+
+def _product_and_square(rng: np.random.Generator) -> list[list[Any]]:
+    """(ax + p)(cx + q) − k(dx + r)²."""
+    return [["prod", 1, int(rng.integers(1, 4)), _nonzero(rng, -9, 9), int(rng.integers(1, 4)), _nonzero(rng, -9, 9)],
+            ["sq", -int(rng.integers(1, 4)), int(rng.integers(1, 4)), _nonzero(rng, -9, 9)]]
+
+
+_LEVELS = {"easy": _two_linear, "medium": _square_and_linear, "hard": _product_and_square}  # the parts drawn
+
+
 @register
 class PolynomialSimplify(Family):
     """easy: 3(x + 4) − 2(x − 1); medium: (x + 3)² − 2(x − 1); hard: (2x + 1)(x − 3) − (x − 2)².
@@ -76,22 +104,7 @@ class PolynomialSimplify(Family):
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         var = _VARS[int(rng.integers(len(_VARS)))]
-
-        def nz(lo: int, hi: int) -> int:
-            v = 0
-            while v == 0:
-                v = int(rng.integers(lo, hi + 1))
-            return v
-
-        if difficulty == "easy":
-            parts = [["lin", int(rng.integers(2, 10)), 1, nz(-9, 9)],
-                     ["lin", -int(rng.integers(2, 10)), 1, nz(-9, 9)]]
-        elif difficulty == "medium":
-            parts = [["sq", 1, 1, nz(-9, 9)], ["lin", -int(rng.integers(2, 10)), int(rng.integers(1, 4)), nz(-9, 9)]]
-        else:
-            parts = [["prod", 1, int(rng.integers(1, 4)), nz(-9, 9), int(rng.integers(1, 4)), nz(-9, 9)],
-                     ["sq", -int(rng.integers(1, 4)), int(rng.integers(1, 4)), nz(-9, 9)]]
-        return {"var": var, "parts": parts}
+        return {"var": var, "parts": _LEVELS[difficulty](rng)}
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         x = sympy.Symbol(params["var"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -77,6 +78,23 @@ def _degree_coeff(term: sympy.Expr, x: sympy.Symbol) -> tuple[int, sympy.Basic]:
     return k, c
 
 
+@dataclass(frozen=True)
+class _Level:
+    u: int | tuple[int, int]  # the first factor's degree, or the range (lo, hi − 1) it is drawn from
+    v: int | tuple[int, int]  # the second factor's (each factor a power of x plus a constant)
+    u_linear_term: bool  # the first factor has a linear term too (three terms)
+    top: int  # coefficients up to this size
+
+
+_LEVELS = {"easy": _Level(2, 1, u_linear_term=False, top=6),
+           "medium": _Level((2, 4), (1, 4), u_linear_term=False, top=9),
+           "hard": _Level((2, 5), (2, 4), u_linear_term=True, top=9)}
+
+
+def _degree(rng: np.random.Generator, spec: int | tuple[int, int]) -> int:
+    return spec if isinstance(spec, int) else int(rng.integers(*spec))
+
+
 @register
 class ProductRule(Family):
     """(uv)′ = u′v + uv′ for two polynomial factors, then multiplied out and collected.
@@ -95,15 +113,11 @@ class ProductRule(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         var = VARS[int(rng.integers(len(VARS)))]
-        if difficulty == "easy":
-            u, v = random_poly(rng, [2, 0], 6), random_poly(rng, [1, 0], 6)
-        elif difficulty == "medium":
-            m, n = int(rng.integers(2, 4)), int(rng.integers(1, 4))
-            u, v = random_poly(rng, [m, 0]), random_poly(rng, [n, 0])
-        else:
-            m, n = int(rng.integers(2, 5)), int(rng.integers(2, 4))
-            u, v = random_poly(rng, [m, 1, 0]), random_poly(rng, [n, 0])
+        m, n = _degree(rng, level.u), _degree(rng, level.v)
+        u = random_poly(rng, [m, 1, 0] if level.u_linear_term else [m, 0], level.top)
+        v = random_poly(rng, [n, 0], level.top)
         return {"var": var, "u": {str(k): c for k, c in u.items()}, "v": {str(k): c for k, c in v.items()}}
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:

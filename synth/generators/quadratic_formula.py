@@ -82,6 +82,11 @@ def _monic_rational(eq: sympy.Eq) -> sympy.Expr | None:
     return sympy.Add(*(sympy.Rational(c.numerator, c.denominator) * x**(degree - k) for k, c in enumerate(monic) if c))
 
 
+# What each difficulty draws: integer roots with a = 1, one fractional root, or irrational roots whose surd
+# simplifies, with terms on both sides to gather first.
+_LEVELS = {"easy": "integer_roots", "medium": "fractional_root", "hard": "surd_roots"}
+
+
 @register
 class QuadraticFormula(Family):
     """easy: a = 1 with rational roots; medium: a > 1 with rational roots; hard: irrational roots.
@@ -101,12 +106,13 @@ class QuadraticFormula(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        kind = _LEVELS[difficulty]
         var = _VARS[int(rng.integers(len(_VARS)))]
         while True:
-            if difficulty == "easy":  # (x − r)(x − s): integer roots, a = 1
+            if kind == "integer_roots":  # (x − r)(x − s): integer roots, a = 1
                 r, t = (int(rng.integers(-15, 16)) for _ in range(2))
                 a, b, c, moved = 1, -(r + t), r * t, [0, 0]
-            elif difficulty == "medium":  # (ax − m)(x − n): one fractional root
+            elif kind == "fractional_root":  # (ax − m)(x − n): one fractional root
                 a, m, n = int(rng.integers(2, 7)), int(rng.integers(-15, 16)), int(rng.integers(-12, 13))
                 b, c, moved = -(a * n + m), m * n, [0, 0]
                 if m % a == 0:
@@ -118,7 +124,7 @@ class QuadraticFormula(Family):
             if c == 0 or b == 0 or disc <= 0:
                 continue
             square = math.isqrt(disc) ** 2 == disc
-            if difficulty == "hard" and (square or _square_part(disc)[0] == 1 or moved == [0, 0]):
+            if kind == "surd_roots" and (square or _square_part(disc)[0] == 1 or moved == [0, 0]):
                 continue
             return {"var": var, "a": a, "b": b, "c": c, "moved": moved}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -19,6 +19,18 @@ _step = E.add_step
 _dec = E.dec
 
 _NAMES = ("Ava", "Ben", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana", "Ivan", "Jo")
+
+
+@dataclass(frozen=True)
+class _Level:
+    people: int  # how many share
+    ask: str  # "share": one person's share; "difference": the largest share minus the smallest
+    parts: int  # ratio parts are drawn from 1 to this − 1
+    unit_top: int  # one part is worth 2 to this − 1
+
+
+_LEVELS = {"easy": _Level(2, "share", parts=10, unit_top=30), "medium": _Level(3, "share", parts=10, unit_top=120),
+           "hard": _Level(3, "difference", parts=13, unit_top=120)}
 
 
 @register
@@ -37,13 +49,13 @@ class RatioShare(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        n = 2 if difficulty == "easy" else 3
-        ask = "difference" if difficulty == "hard" else "share"
+        level = _LEVELS[difficulty]
+        n, ask = level.people, level.ask
         while True:
-            ratio = [int(rng.integers(1, 10 if difficulty != "hard" else 13)) for _ in range(n)]
+            ratio = [int(rng.integers(1, level.parts)) for _ in range(n)]
             if len(set(ratio)) < n or np.gcd.reduce(ratio) != 1:
                 continue
-            unit = int(rng.integers(2, 30 if difficulty == "easy" else 120))
+            unit = int(rng.integers(2, level.unit_top))
             start = int(rng.integers(0, len(_NAMES) - n + 1))
             return {"ratio": ratio, "total": unit * sum(ratio), "ask": ask,
                     "who": int(rng.integers(n)), "names": list(_NAMES[start:start + n])}

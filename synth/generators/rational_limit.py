@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -42,6 +43,18 @@ def _limit_at(expr: sympy.Basic, var: str, r: int) -> sympy.Basic | None:
     return None if b == 0 else top.eval(r) / b
 
 
+@dataclass(frozen=True)
+class _Level:
+    squares: bool  # k(x² − r²)/(x − r): the numerator a difference of squares
+    leading: bool  # the numerator's x² coefficient is 2-4 (else 1)
+    square_denominator: bool  # the denominator is x² − r² (else x − r)
+
+
+_LEVELS = {"easy": _Level(squares=True, leading=False, square_denominator=False),
+           "medium": _Level(squares=False, leading=False, square_denominator=False),
+           "hard": _Level(squares=False, leading=True, square_denominator=True)}
+
+
 @register
 class RationalLimit(Family):
     """lim x→r of a rational function with a removable discontinuity: factor, cancel, substitute.
@@ -65,17 +78,18 @@ class RationalLimit(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         var = VARS[int(rng.integers(len(VARS)))]
         while True:
             r = int(rng.choice([-1, 1])) * int(rng.integers(1, 16))
-            if difficulty == "easy":  # k(x² − r²)/(x − r): the numerator is k(x − r)(x + r)
+            if level.squares:  # k(x² − r²)/(x − r): the numerator is k(x − r)(x + r)
                 k = int(rng.choice([-1, 1])) * int(rng.integers(1, 10))
                 return {"var": var, "r": r, "p": k, "s": k * r, "den_other": None}
             s = int(rng.integers(-9, 10))
-            p = 1 if difficulty == "medium" else int(rng.integers(2, 5))
+            p = int(rng.integers(2, 5)) if level.leading else 1
             # the other factor (px + s) must not vanish at r, or there is nothing to cancel into
-            if s != 0 and p * r + s != 0 and (difficulty == "medium" or s != p * r):
-                return {"var": var, "r": r, "p": p, "s": s, "den_other": r if difficulty == "hard" else None}
+            if s != 0 and p * r + s != 0 and (not level.square_denominator or s != p * r):
+                return {"var": var, "r": r, "p": p, "s": s, "den_other": r if level.square_denominator else None}
 
     def _factors(self, params: dict[str, Any]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
         """(x − r), (px + s), and the denominator's other factor (1 if none)."""

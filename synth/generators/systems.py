@@ -208,6 +208,12 @@ _MAL = (
 )
 
 
+# Per difficulty: how the system is built and solved (matched: one coefficient the same or opposite, so adding
+# or subtracting eliminates; substitution: the second equation gives v; scaled: elimination after multiplying)
+# and the largest solution value.
+_LEVELS = {"easy": ("matched", 6), "medium": ("substitution", 8), "hard": ("scaled", 10)}
+
+
 @register
 class TwoEquations(Family):
     """easy: elimination, one pair of coefficients already equal or opposite; medium: substitution into
@@ -228,12 +234,12 @@ class TwoEquations(Family):
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         names = list(_VARS[int(rng.integers(len(_VARS)))])
-        span = {"easy": 6, "medium": 8, "hard": 10}[difficulty]
+        kind, span = _LEVELS[difficulty]
         while True:
             sol = [int(rng.integers(-span, span + 1)) for _ in range(2)]
             if 0 in sol:
                 continue
-            if difficulty == "easy":
+            if kind == "matched":
                 a1, a2 = (int(rng.integers(1, 7)) for _ in range(2))
                 b1 = int(rng.integers(1, 7))
                 b2 = b1 * int(rng.choice([-1, 1]))
@@ -241,7 +247,7 @@ class TwoEquations(Family):
                     continue
                 if rng.random() < 0.5:
                     b1, b2 = -b1, -b2
-            elif difficulty == "medium":  # v = m·u + k is the second equation
+            elif kind == "substitution":  # v = m·u + k is the second equation
                 a1, b1 = int(rng.integers(1, 8)), int(rng.integers(2, 7)) * int(rng.choice([-1, 1]))
                 m, k = int(rng.integers(-4, 5)), int(rng.integers(-9, 10))
                 sol[1] = m * sol[0] + k
@@ -256,7 +262,7 @@ class TwoEquations(Family):
             if a1 * b2 == a2 * b1:
                 continue
             c1, c2 = a1 * sol[0] + b1 * sol[1], a2 * sol[0] + b2 * sol[1]
-            method = "substitution" if difficulty == "medium" else "elimination"
+            method = "substitution" if kind == "substitution" else "elimination"
             return {"vars": names, "method": method, "eq1": [a1, b1, c1], "eq2": [a2, b2, c2]}
 
     # -- the problem and its answer --------------------------------------------------------

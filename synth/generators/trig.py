@@ -108,7 +108,8 @@ class ExactValues(Family):
     subdomain = "exact_values"
     grade_band = "10-11"
 
-    _LEVELS = {"easy": (2, False), "medium": (3, True), "hard": (4, True)}
+    # terms, coefficients other than 1 (on a share), squared values (sin²45° and the like)
+    _LEVELS = {"easy": (2, False, False), "medium": (3, True, True), "hard": (4, True, True)}
     malrules = (
         MalRule("swap_sin_cos", "incorrect_fact", "swaps the sine and cosine values: sin 30° = √3/2"),
         MalRule("tan_inverted", "incorrect_fact", "takes tan as cos ÷ sin: tan 60° = √3/3"),
@@ -116,8 +117,8 @@ class ExactValues(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        n, coefs = self._LEVELS[difficulty]
-        pool = _CHOICES if difficulty != "easy" else [c for c in _CHOICES if c[2] == 1]
+        n, coefs, squares = self._LEVELS[difficulty]
+        pool = _CHOICES if squares else [c for c in _CHOICES if c[2] == 1]
         while True:
             picks = [pool[int(rng.integers(len(pool)))] for _ in range(n)]
             terms = [[int(rng.integers(2, 7)) if coefs and rng.random() < 0.6 else 1, f, a, p] for f, a, p in picks]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -212,6 +213,19 @@ _MAL = (
 )
 
 
+@dataclass(frozen=True)
+class _Level:
+    top: int  # coefficients 2 to top
+    equal: bool  # a sin² + a cos² + k: one coefficient (k nonzero); else two different ones
+    constant_share: float | None  # share of problems with a constant k (None: all, k may be 0)
+    disguise: bool  # one term written in disguise
+
+
+_LEVELS = {"easy": _Level(12, equal=True, constant_share=None, disguise=False),
+           "medium": _Level(12, equal=False, constant_share=0.5, disguise=False),
+           "hard": _Level(15, equal=False, constant_share=None, disguise=True)}
+
+
 @register
 class IdentitySimplify(Family):
     """Simplify ``a·f² ± b·g² + k`` where f² ± g² = 1: split off the common part, use the identity, collect.
@@ -232,14 +246,15 @@ class IdentitySimplify(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         angle = sorted(_ANGLES)[int(rng.integers(len(_ANGLES)))]
         pair = sorted(_PAIRS)[int(rng.integers(len(_PAIRS)))]
-        top = {"easy": 12, "medium": 12, "hard": 15}[difficulty]
+        level = _LEVELS[difficulty]
+        top = level.top
         while True:
             a = int(rng.integers(2, top + 1))
-            b = a if difficulty == "easy" else int(rng.integers(2, top + 1))
-            k = int(rng.integers(-9, 10)) if difficulty != "medium" or rng.random() < 0.5 else 0
-            if (difficulty == "easy" and k == 0) or (difficulty != "easy" and a == b):
+            b = a if level.equal else int(rng.integers(2, top + 1))
+            k = int(rng.integers(-9, 10)) if level.constant_share is None or rng.random() < level.constant_share else 0
+            if (level.equal and k == 0) or (not level.equal and a == b):
                 continue
-            hidden = int(rng.integers(2)) if difficulty == "hard" else None
+            hidden = int(rng.integers(2)) if level.disguise else None
             return {"angle": angle, "pair": pair, "a": a, "b": b, "k": k, "disguise": hidden}
 
     # -- the problem -------------------------------------------------------------------------

@@ -25,6 +25,9 @@ _TWO_STEP = {"time": ("h", "s", (60, 60)), "distance": ("km", "cm", (1000, 100))
              "days": ("days", "min", (24, 60)), "mass": ("t", "g", (1000, 1000))}
 
 
+_LEVELS = {"easy": "mixed", "medium": "two_factor", "hard": "speed"}  # params["level"] of each difficulty
+
+
 @register
 class UnitConversion(Family):
     """easy: 3 m 45 cm in cm; medium: 2.5 h in s (two factors, either direction); hard: km/h <-> m/s."""
@@ -42,22 +45,32 @@ class UnitConversion(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        if difficulty == "easy":
-            kind = sorted(_MIXED)[int(rng.integers(len(_MIXED)))]
-            factor = _MIXED[kind][2][0]
-            return self._with_unit({"level": "mixed", "kind": kind, "big": int(rng.integers(1, 20)),
-                                    "small": int(rng.integers(1, factor))})
-        if difficulty == "medium":
-            kind = sorted(_TWO_STEP)[int(rng.integers(len(_TWO_STEP)))]
-            f1, f2 = _TWO_STEP[kind][2]
-            amount = Fraction(int(rng.integers(2, 40)), int(rng.choice([1, 2, 4])))
-            down = bool(rng.random() < 0.5)
-            value = amount if down else amount * f1 * f2  # going up starts from the small unit
-            return self._with_unit({"level": "two_factor", "kind": kind, "to_small": down,
-                                    "amount": E.decimal_text(value)})
+        samplers = {"mixed": self._sample_mixed, "two_factor": self._sample_two_factor, "speed": self._sample_speed}
+        return self._with_unit(samplers[_LEVELS[difficulty]](rng))
+
+    @staticmethod
+    def _sample_mixed(rng: np.random.Generator) -> dict[str, Any]:
+        """3 m 45 cm in cm."""
+        kind = sorted(_MIXED)[int(rng.integers(len(_MIXED)))]
+        factor = _MIXED[kind][2][0]
+        return {"level": "mixed", "kind": kind, "big": int(rng.integers(1, 20)), "small": int(rng.integers(1, factor))}
+
+    @staticmethod
+    def _sample_two_factor(rng: np.random.Generator) -> dict[str, Any]:
+        """2.5 h in s: two factors, either direction."""
+        kind = sorted(_TWO_STEP)[int(rng.integers(len(_TWO_STEP)))]
+        f1, f2 = _TWO_STEP[kind][2]
+        amount = Fraction(int(rng.integers(2, 40)), int(rng.choice([1, 2, 4])))
+        down = bool(rng.random() < 0.5)
+        value = amount if down else amount * f1 * f2  # going up starts from the small unit
+        return {"level": "two_factor", "kind": kind, "to_small": down, "amount": E.decimal_text(value)}
+
+    @staticmethod
+    def _sample_speed(rng: np.random.Generator) -> dict[str, Any]:
+        """km/h to m/s or back."""
         to_ms = bool(rng.random() < 0.5)
         speed = int(rng.integers(2, 45)) * (18 if to_ms else 5)  # whole numbers both ways
-        return self._with_unit({"level": "speed", "to_ms": to_ms, "amount": speed})
+        return {"level": "speed", "to_ms": to_ms, "amount": speed}
 
     def _with_unit(self, params: dict[str, Any]) -> dict[str, Any]:
         """The answer's unit, declared so the verifier can check the unit written after the answer."""

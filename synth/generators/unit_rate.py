@@ -17,6 +17,11 @@ _step = E.add_step
 _dec = E.dec
 
 
+# What each difficulty asks: a whole rate, a decimal rate (money or a measure), or a printer's rate over a time
+# given in hours and minutes.
+_LEVELS = {"easy": "whole", "medium": "decimal", "hard": "timed"}
+
+
 @register
 class UnitRate(Family):
     """Unitary method: find the rate for one, then scale (hard: time given in hours and minutes)."""
@@ -34,14 +39,15 @@ class UnitRate(Family):
     )
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
+        level = _LEVELS[difficulty]
         context = self._CONTEXTS[int(rng.integers(len(self._CONTEXTS)))]
         while True:
             n1 = int(rng.integers(2, 13))
-            if difficulty == "easy":
+            if level == "whole":
                 rate = Fraction(int(rng.integers(2, 20)))
                 n2 = int(rng.integers(2, 20))
                 hours, minutes = 0, 0
-            elif difficulty == "medium":
+            elif level == "decimal":
                 rate = Fraction(int(rng.integers(105, 2000)), 100 if context == "cost" else 10)
                 n2 = int(rng.integers(2, 40))
                 hours, minutes = 0, 0
@@ -50,7 +56,7 @@ class UnitRate(Family):
                 hours, minutes = int(rng.integers(1, 4)), int(rng.choice([10, 15, 20, 30, 40, 45, 50]))
                 n2 = hours * 60 + minutes
             if n2 != n1:
-                return {"context": "printer" if difficulty == "hard" else context, "n1": n1,
+                return {"context": "printer" if level == "timed" else context, "n1": n1,
                         "amount1": E.decimal_text(rate * n1), "n2": n2, "hours": hours, "minutes": minutes}
 
     def derive(self, params: dict[str, Any], overrides: Mapping[int, sympy.Basic] = {}) -> list[StepDraft]:
