@@ -2,7 +2,7 @@
 
 A :class:`Writer` is sampled once per item from an rng (font, size, slant, letter spacing, ink,
 pressure, neatness). Text and restricted LaTeX go through the same layout engine as print
-(:mod:`render.typeset`), so fractions, exponents and radicals are real math; the writer then moves,
+(:mod:`render.mathlayout`), so fractions, exponents and radicals are real math; the writer then moves,
 turns and scales every glyph a little, lets the baseline drift, draws fraction bars, radicals and
 tall brackets as wobbly pen strokes, and draws the symbols its font lacks (π, √, ≤, Greek, ...) as
 strokes too, never as typeset fallbacks. Neatness 1-3 follows MathReal: neat, irregular, messy.
@@ -23,25 +23,9 @@ from functools import cache
 import numpy as np
 from fontTools.ttLib import TTFont
 
-from render.typeset import (
-    DelimOp,
-    GlyphOp,
-    InkGlyph,
-    InkLayer,
-    InkMark,
-    InkStroke,
-    Laid,
-    Op,
-    PathOp,
-    Row,
-    RuleOp,
-    Sym,
-    delim_strokes,
-    ink_rows,
-    lay_ink,
-    layout,
-    parse,
-)
+from render.ink import InkGlyph, InkLayer, InkMark, InkStroke, delim_strokes, font, ink_rows, lay_ink
+from render.latex import Row, Sym, parse
+from render.mathlayout import DelimOp, GlyphOp, Laid, Op, PathOp, RuleOp, layout
 
 # writer id -> (pip module, file under <module>.ROOT / "files")
 WRITER_FONTS = {
@@ -228,8 +212,6 @@ class HandFace:
             return adv * self.writer.spacing, max(ys) + self.writer.pen, max(0.0, -min(ys)) + self.writer.pen
         size = self._ref
         top, bottom = ink_rows(self.path, size, ch)
-        from render.typeset import font  # the same cached FreeType objects as print
-
         adv = font(self.path, size).getlength(ch) * self.norm / size
         return adv * self.writer.spacing, max(0.0, -top) * self.norm / size, max(0.0, bottom) * self.norm / size
 

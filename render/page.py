@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from render.figures import draw_figure
 from render.handwriting import Hand, Writer, sample_line, sample_writer
 from render.typeset import (
     SANS,
@@ -281,8 +282,6 @@ class _Composer:
         fig = self.problem.figure
         if fig is None:
             return
-        from render.figures import draw_figure
-
         drawn = draw_figure(fig, self.dpi)
         h, w = drawn.pixels.shape[:2]
         if w > self.width - 2 * self.margin:

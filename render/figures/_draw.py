@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
+
+from render.ink import matplotlib_font
 
 INK = (25, 25, 30)
 PAPER = (255, 255, 255)
@@ -27,13 +28,11 @@ Rect = tuple[float, float, float, float]
 @cache
 def font(style: str, size_px: int) -> ImageFont.FreeTypeFont:
     """A DejaVu font (shipped with matplotlib) at a pixel size; ``style`` is sans, italic or serif."""
-    from matplotlib import get_data_path
-
     try:
         name = FONT_FILES[style]
     except KeyError:
         raise ValueError(f"font style must be one of {sorted(FONT_FILES)}, got {style!r}") from None
-    return ImageFont.truetype(str(Path(get_data_path()) / "fonts" / "ttf" / name), max(1, size_px))
+    return ImageFont.truetype(matplotlib_font(name), max(1, size_px))
 
 
 def union(rects: Sequence[Rect]) -> Rect:
