@@ -6,7 +6,10 @@
 # can be killed.
 #
 # Shape. One worker per process, spawned on first use (importing SymPy costs ~0.4 CPU s), reused
-# by every call, and replaced lazily on the next call after it is killed. A lock serialises the
+# by every call, and replaced lazily on the next call after it is killed. The worker imports the
+# module of every function it is sent before that function's budget starts: at its start, the
+# modules of all calls seen so far, and later a new one on its first call. So this module imports
+# none of its callers (synth.equivalence imports it), and a budget never pays for an import. A lock serialises the
 # callers of one process (Dask worker threads). A fork hook and a pid check make a forked child
 # start its own worker instead of writing into its parent's pipes.
 #
@@ -25,6 +28,7 @@
 from __future__ import annotations
 
 import atexit
+import importlib
 import math
 import os
 import pickle
@@ -51,18 +55,22 @@ _REQUEST = struct.Struct("!Qd")  # payload length, CPU budget in seconds (0: non
 _REPLY = struct.Struct("!QB")  # payload length, status
 _OK, _RAISED, _RETIRING = 0, 1, 2  # _RETIRING: raised, and the worker exits after this reply
 _READY = b"R"
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from synth._bounded import _serve; _serve(int(sys.argv[2]))"
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from synth._bounded import _serve; "
+    "_serve(int(sys.argv[2]), sys.argv[3:])"
+)
 
 
 class _Worker:
     """One worker process and its pipes, owned by the process that spawned it."""
 
-    def __init__(self) -> None:
+    def __init__(self, modules: tuple[str, ...]) -> None:
         root = str(Path(__file__).resolve().parent.parent)
+        self.modules = set(modules)  # imported by the worker, outside any budget
         try:
             # -P: the current directory must not shadow sympy or synth in the worker.
             self.proc = subprocess.Popen(
-                [sys.executable, "-P", "-c", _BOOT, root, str(os.getpid())],
+                [sys.executable, "-P", "-c", _BOOT, root, str(os.getpid()), *modules],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
             )  # fmt: skip
         except OSError as exc:
@@ -80,12 +88,22 @@ class _Worker:
             self.kill()
             raise
         if ready != _READY:
+            try:  # a closed pipe comes just before the exit status
+                exited: int | None = self.proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                exited = None
             self.kill()
-            raise ResumableError(
-                f"the equivalence worker process did not start within {START_TIMEOUT_S:.0f} s (exit code "
-                f"{self.proc.returncode}); check that `{sys.executable} -c 'import synth.mathparse'` works, then "
-                "re-run with --resume"
-            )
+            raise _not_started(modules, f"did not start within {START_TIMEOUT_S:.0f} s" if exited is None
+                               else f"exited with code {exited} while starting")
+
+    def load(self, module: str) -> None:
+        """Have the worker import module now, without a CPU budget; ResumableError when it cannot."""
+        reply = self.call(pickle.dumps((_import, (module,)), protocol=pickle.HIGHEST_PROTOCOL), 0.0, START_TIMEOUT_S)
+        if reply is None or reply[0] != _OK:
+            if reply is not None:
+                self.kill()
+            raise _not_started((module,), f"could not import {module}")
+        self.modules.add(module)
 
     @property
     def alive(self) -> bool:
@@ -123,6 +141,19 @@ class _Worker:
                 pipe.close()
 
 
+def _not_started(modules: tuple[str, ...], what: str) -> ResumableError:
+    imports = "; ".join(f"import {m}" for m in modules) or "import synth"
+    return ResumableError(
+        f"the equivalence worker process {what}; check that `{sys.executable} -c '{imports}'` works, then re-run "
+        "with --resume"
+    )
+
+
+def _import(module: str) -> None:
+    """Run in the worker: import a module whose functions it will be sent."""
+    importlib.import_module(module)
+
+
 def _read_exact(fd: int, n: int, deadline: float) -> bytes:
     """Up to n bytes from fd, fewer when it closes or the deadline passes."""
     chunks: list[bytes] = []
@@ -154,15 +185,17 @@ _lock = threading.Lock()
 _holder: int | None = None  # thread ident inside call(), to refuse re-entry from a gc callback in that thread
 _worker: _Worker | None = None
 _inherited: list[_Worker] = []  # a parent's workers seen by a forked child: kept (never collected), never used
+_modules: dict[str, None] = {}  # modules of the functions sent so far, in order: a new worker imports them first
 
 
 def call(fn: Callable[..., Any], *args: Any, cpu_s: float) -> Any:
     """fn(*args) in the worker process, or None when it raises, dies, or exceeds its budget.
 
-    ``fn`` and ``args`` travel by pickle, so fn must be a module-level function. The worker is
-    killed when fn has used ``cpu_s`` CPU seconds, or ``WALL_FACTOR * cpu_s + WALL_SLACK_S`` wall
-    seconds have passed (a starved worker), and a fresh one is started on the next call.
-    Raises ResumableError only when no worker process can be started.
+    ``fn`` and ``args`` travel by pickle, so fn must be a module-level function; the worker
+    imports fn's module before the budget starts. The worker is killed when fn has used ``cpu_s``
+    CPU seconds, or ``WALL_FACTOR * cpu_s + WALL_SLACK_S`` wall seconds have passed (a starved
+    worker), and a fresh one is started on the next call. Raises ResumableError only when no
+    worker process can be started or it cannot import fn's module.
     """
     global _holder, _worker
     if not cpu_s > 0:
@@ -172,6 +205,7 @@ def call(fn: Callable[..., Any], *args: Any, cpu_s: float) -> Any:
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
     wall_s = WALL_FACTOR * cpu_s + WALL_SLACK_S
+    module = getattr(fn, "__module__", None)
     me = threading.get_ident()
     if _holder == me:  # re-entered from a gc callback or signal handler while this thread waits
         return None
@@ -180,8 +214,16 @@ def call(fn: Callable[..., Any], *args: Any, cpu_s: float) -> Any:
         try:
             if _worker is not None and (_worker.owner != os.getpid() or not _worker.alive):
                 _drop_worker()
+            if isinstance(module, str) and module != "__main__":  # __main__ is another module in the worker
+                _modules.setdefault(module)
             if _worker is None:
-                _worker = _Worker()
+                _worker = _Worker(tuple(_modules))
+            elif module in _modules and module not in _worker.modules:
+                try:
+                    _worker.load(module)
+                except BaseException:
+                    _worker = None  # load() killed it
+                    raise
             reply = _worker.call(payload, cpu_s if math.isfinite(cpu_s) else 0.0, wall_s)
             if reply is None:
                 _worker = None  # killed by its budget or by us; the next call starts a fresh one
@@ -230,14 +272,17 @@ atexit.register(_shutdown)
 
 
 # -- the worker side ----------------------------------------------------------------------------------
-def _serve(parent: int) -> None:
-    """The worker's loop: read a request, run it under the CPU timer, reply; exit when stdin closes."""
+def _serve(parent: int, modules: list[str]) -> None:
+    """The worker's loop: read a request, run it under the CPU timer, reply; exit when stdin closes.
+
+    ``modules`` hold the functions callers send: imported now, before any budget and the memory cap.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the parent's to handle
     if os.getppid() != parent:
         os._exit(1)
     threading.Thread(target=_watch_parent, args=(parent,), name="bounded-parent-watch", daemon=True).start()
-    import synth.mathparse  # noqa: F401  (the functions callers send; imported now, outside any budget)
-
+    for module in modules:
+        _import(module)
     _limit_memory()
     stdin, stdout = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
     _write_all(stdout, _READY)

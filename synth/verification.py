@@ -16,7 +16,8 @@ from typing import Any, Protocol
 import sympy
 from sympy.core.relational import Relational
 
-from synth.mathparse import MathParseError, _clearly_differ, equivalent, parse_math
+from synth.equivalence import _clearly_differ
+from synth.mathparse import MathParseError, equivalent, parse_math
 from synth.polynomials import exact_form, expand_difference, monic_square_free, rational_part, to_sympy, univariate
 from synth.presentation import ShownLine, Vocabulary, presentation_faults, read_line
 from synth.records import Problem, Step

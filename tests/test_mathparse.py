@@ -18,7 +18,7 @@ import sympy.parsing.sympy_parser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from synth import _bounded, mathparse
+from synth import _bounded, equivalence, mathlexer, mathparse, mathwriter
 from synth.mathparse import (
     MathParseError,
     equivalent,
@@ -446,8 +446,9 @@ def test_parser_never_calls_sympify_or_parse_expr(monkeypatch):
         assert parse_math(to_text(value)) == value
 
 
-def test_module_source_calls_no_string_evaluators():
-    tree = ast.parse(Path(mathparse.__file__).read_text(encoding="utf-8"))
+@pytest.mark.parametrize("module", [mathparse, mathlexer, mathwriter, equivalence], ids=lambda m: m.__name__)
+def test_module_source_calls_no_string_evaluators(module):
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
     calls = [node.func for node in ast.walk(tree) if isinstance(node, ast.Call)]
     builtins_called = {func.id for func in calls if isinstance(func, ast.Name)}
     anything_called = builtins_called | {func.attr for func in calls if isinstance(func, ast.Attribute)}
@@ -636,7 +637,7 @@ def test_cheap_comparisons_are_decided_without_the_worker(monkeypatch):
     def no_worker(*args, **kwargs):
         raise AssertionError("sent to the worker process")
 
-    monkeypatch.setattr(mathparse, "_bounded_call", no_worker)
+    monkeypatch.setattr(equivalence, "_bounded_call", no_worker)
     assert equivalent(parse_math("0.5"), parse_math("1/2"))
     assert not equivalent(parse_math("x + 1"), parse_math("x + 2"))
     assert equivalent(parse_math("0.333"), parse_math("1/3"), tol=1e-2)
