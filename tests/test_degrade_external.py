@@ -20,6 +20,8 @@ from synth.degrade_external import ExternalConfig, degrade_external, load_extern
 from synth.errors import ConfigError, RunError, UnsafePathError
 from synth.evaluate import evaluate_run, get_task, load_items, write_report
 from synth.evaluate.models import Adapter
+from synth.export import export_run
+from synth.exports.hf import class_names
 from synth.pipeline import run
 from tests.conftest import folder_hashes, tiny_config
 
@@ -248,3 +250,16 @@ def test_a_run_folder_whose_manifest_is_not_ours_is_refused_before_anything_is_w
     with pytest.raises(UnsafePathError, match="not a mathstress id"):
         degrade_external(fake, tmp_path / "out", config())
     assert not (tmp_path / "out").exists()
+
+
+def test_a_degraded_external_set_exports_to_hugging_face_with_its_own_labels(photos: Path, tmp_path: Path) -> None:
+    # The external family, domain and difficulty are not in our registries: the export extends the ClassLabels
+    # after the registry's names (so our labels keep their indexes) instead of failing.
+    degrade_external(photos, tmp_path / "out", config())
+    dest = export_run(tmp_path / "out", "hf", tmp_path / "hf")
+    data = datasets.load_from_disk(str(Path(dest) / "dataset"))
+    clean = data["clean"]
+    family = clean.features["family"]
+    assert family.names[:len(class_names()["family"])] == list(class_names()["family"])
+    assert {family.int2str(v) for v in clean["family"]} == {r["family"] for r in rows(tmp_path / "out")}
+    assert len(clean) == 3 and sum(len(split) for split in data.values()) == len(rows(tmp_path / "out"))

@@ -14,7 +14,7 @@ import hashlib
 import json
 import shutil
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, get_args
 
@@ -58,8 +58,34 @@ def _image(run_dir: Path, rel: str | None, *, field: str = "image", where: str =
     return {"bytes": path.read_bytes(), "path": Path(rel).name}
 
 
-def hf_features() -> Features:
-    label = {name: ClassLabel(names=list(names)) for name, names in class_names().items()}
+# The manifest fields behind the ClassLabel columns that a run made outside our registries can extend
+# (a `mathstress degrade` set of external images: family external.folder, domain external, difficulty unknown).
+# An external photo's render style is "photo".
+EXTENSIBLE: dict[str, Any] = {
+    **{name: (lambda row, name=name: row.get(name)) for name in
+       ("family", "domain", "difficulty", "question_type", "image_role")},
+    "render_style": lambda row: (row.get("render") or {}).get("style"),
+}
+
+
+def extra_class_names(rows: Iterable[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """Label names a run holds beyond the registries', per column, sorted (appended after the registry's names,
+    so every registry label keeps its index)."""
+    known = class_names()
+    extra: dict[str, set[str]] = {name: set() for name in EXTENSIBLE}
+    for row in rows:
+        for name, get in EXTENSIBLE.items():
+            value = get(row)
+            if isinstance(value, str) and value not in known[name]:
+                extra[name].add(value)
+    return {name: tuple(sorted(values)) for name, values in extra.items() if values}
+
+
+def hf_features(extra: dict[str, tuple[str, ...]] | None = None) -> Features:
+    names = class_names()
+    for name, values in (extra or {}).items():
+        names[name] = tuple(names[name]) + tuple(values)
+    label = {name: ClassLabel(names=list(values)) for name, values in names.items()}
     return Features({
         "id": Value("string"), "base_id": Value("string"), "variant": label["variant"],
         "family": label["family"], "domain": label["domain"], "difficulty": label["difficulty"],
@@ -125,7 +151,8 @@ def write(ctx: Context) -> None:
     families: Counter[str] = Counter()
     subtypes: Counter[str] = Counter()
     degradations: Counter[str] = Counter()
-    features = hf_features()
+    extra = extra_class_names(read_manifest(ctx.run_dir))
+    features = hf_features(extra)
 
     def records(split: str) -> Iterator[dict[str, Any]]:
         for row in ctx.rows():
@@ -162,7 +189,8 @@ def write(ctx: Context) -> None:
         "dataset_card.md.j2", config=(ctx.run_dir / "config.yaml").read_text(encoding="utf-8"),
         total=sum(counts.values()), counts=[(s, counts[s]) for s in SPLITS if counts[s]],
         families=sorted(families.items()), subtypes=sorted(subtypes.items()),
-        degradations=sorted(degradations.items()), taxonomy=list(ERROR_SUBTYPES), classes=class_names())
+        degradations=sorted(degradations.items()), taxonomy=list(ERROR_SUBTYPES),
+        classes={name: tuple(values) + extra.get(name, ()) for name, values in class_names().items()})
     (ctx.out / "README.md").write_text(card, encoding="utf-8")
     ctx.details |= {"splits": {s: counts[s] for s in SPLITS if counts[s]},
                     "clean_image": "not a column: the clean twin is the image of the clean row whose id is base_id",
