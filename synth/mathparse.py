@@ -53,7 +53,7 @@ from synth.mathlexer import (
     _Limits,
     _Token,
 )
-from synth.mathwriter import _short, to_text
+from synth.mathwriter import _short, to_text, unwritable, writable_kind
 
 __all__ = [
     "MathParseError",
@@ -136,6 +136,16 @@ class _Parser:
                 raise MathParseError(f"number with more than {_MAX_RESULT_DIGITS} digits", pos)
         return value
 
+    def make_writable(self, pos: int, build: Callable[..., sympy.Expr], *args: sympy.Expr) -> sympy.Expr:
+        """make(), refusing what SymPy rewrites into something to_text cannot write (|e^x| is exp(re(x)))."""
+        value = self.make(pos, build, *args)
+        if writable_kind(value) and all(any(part is arg for arg in args) for part in value.args):
+            return value  # the only new node is value itself (E^x is exp(x), 3^-1 is 1/3): nothing to walk
+        node = unwritable(value)
+        if node is not None:
+            raise MathParseError(f"SymPy turns this into {_short(value)}; {type(node).__name__}() is not accepted", pos)
+        return value
+
     def power(self, base: sympy.Expr, exponent: sympy.Expr, pos: int) -> sympy.Expr:
         """Build base**exponent, refusing anything sympy would turn into a huge number."""
         if exponent.is_number:
@@ -147,7 +157,7 @@ class _Parser:
             # sympy expands rational powers eagerly, also through products ((10^60 x)^1000).
             if size * _decimal_scale(base) > _MAX_RESULT_DIGITS:
                 raise MathParseError(f"power would have more than {_MAX_RESULT_DIGITS} digits", pos)
-        return self.make(pos, sympy.Pow, base, exponent)
+        return self.make_writable(pos, sympy.Pow, base, exponent)
 
     def root(self, radicand: sympy.Expr, index: int, pos: int) -> sympy.Expr:
         # School roots of negative numbers are real for odd index: cbrt(-8) = -2.
@@ -164,8 +174,8 @@ class _Parser:
             # exp(1000000*ln 3) would become 3**1000000; route through the power check.
             return self.power(sympy.E, arg, pos)
         if name == "log" and base is not None:
-            return self.make(pos, sympy.log, arg, base)
-        return self.make(pos, _SYMPY_FUNCTIONS[name], arg)
+            return self.make_writable(pos, sympy.log, arg, base)
+        return self.make_writable(pos, _SYMPY_FUNCTIONS[name], arg)
 
     def factorial(self, value: sympy.Expr, pos: int) -> sympy.Expr:
         if isinstance(value, sympy.Integer):
@@ -173,7 +183,7 @@ class _Parser:
                 raise MathParseError(f"factorial is only allowed for integers 0 to {_MAX_FACTORIAL}", pos)
             # math.factorial is ~100x faster than sympy's, which matters for `1000!*1000!*...`.
             return self.make(pos, sympy.Integer, math.factorial(int(value)))
-        return self.make(pos, sympy.factorial, value)
+        return self.make_writable(pos, sympy.factorial, value)
 
     def product(self, factors: list[sympy.Expr], pos: int) -> sympy.Expr:
         # Refuse before multiplying: the check in make() would only see the finished product.
@@ -338,7 +348,7 @@ class _Parser:
 
     def bars(self) -> sympy.Expr:
         pos = self.tok.pos
-        return self.make(pos, sympy.Abs, self.enclosed(self.expression, "bar", "|", in_bars=True))
+        return self.make_writable(pos, sympy.Abs, self.enclosed(self.expression, "bar", "|", in_bars=True))
 
     def frac_argument(self) -> sympy.Expr:
         token = self.tok

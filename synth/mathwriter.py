@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import sympy
 from sympy.core.relational import Relational
@@ -19,6 +19,7 @@ _WRITABLE_TYPES = (
     sympy.Rational, sympy.Float, sympy.Add, sympy.Mul, sympy.Pow, sympy.Abs, sympy.factorial,
     type(sympy.pi), type(sympy.E), type(sympy.I), sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge,
 )  # fmt: skip
+_WRITABLE_NODES = (*_WRITABLE_TYPES, sympy.Symbol)
 _GREEK_ALTERNATION = "|".join(sorted(_LATEX_GREEK | {"pi"}, key=len, reverse=True))
 _WRITABLE_SYMBOL = re.compile(rf"(?P<base>[A-Za-z]|{_GREEK_ALTERNATION})(?:_(?P<sub>[A-Za-z0-9]+))?")
 _REL_TEXT = {"==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -96,11 +97,21 @@ def unwritable(value: sympy.Basic) -> sympy.Basic | None:
     uses this to refuse what SymPy rewrites into functions it does not read (|e^x| is exp(re(x))).
     """
     for node in sympy.preorder_traversal(value):
-        if isinstance(node, (sympy.Dummy, sympy.Wild)) or not (
-            isinstance(node, (*_WRITABLE_TYPES, sympy.Symbol)) or type(node) in _WRITABLE_FUNCTIONS
-        ):
+        if not writable_kind(node):
             return node
     return None
+
+
+def writable_kind(node: sympy.Basic) -> bool:
+    """Whether to_text can write this kind of node (its arguments aside)."""
+    return _writable_type(type(node))
+
+
+@cache  # a few dozen SymPy classes; the parser asks for each function it builds
+def _writable_type(kind: type) -> bool:
+    return not issubclass(kind, (sympy.Dummy, sympy.Wild)) and (
+        issubclass(kind, _WRITABLE_NODES) or kind in _WRITABLE_FUNCTIONS
+    )
 
 
 def _short(value: sympy.Basic) -> str:
