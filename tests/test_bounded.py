@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from synth import _bounded
+from tests import _slow_import
 
 
 def running(pid: int) -> bool:
@@ -104,3 +105,11 @@ def test_a_call_that_wants_more_memory_than_the_cap_is_undecided_and_the_worker_
     assert _bounded.call(bytearray, _bounded.MEMORY_HEADROOM + (1 << 30), cpu_s=5) is None  # MemoryError
     assert not running(worker)
     assert _bounded.call(abs, -9, cpu_s=5) == 9
+
+
+def test_the_module_of_a_function_is_imported_before_its_budget_starts():
+    live_worker()  # running, without _slow_import: its first call imports it, outside the budget
+    assert _bounded.call(_slow_import.answer, cpu_s=_slow_import.IMPORT_CPU_S / 2) == 42
+    assert _bounded.call(time.sleep, 60, cpu_s=0.05) is None  # the worker is killed
+    # A fresh worker imports, as it starts, the modules of the functions sent so far.
+    assert _bounded.call(_slow_import.answer, cpu_s=_slow_import.IMPORT_CPU_S / 2) == 42
