@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from synth.describe import describe_figure
+from render.describe import describe_figure
 from synth.records import (
     Box,
     Control,

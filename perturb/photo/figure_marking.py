@@ -21,18 +21,13 @@ from perturb.photo import register
 from perturb.photo.base import DegradationError, Op, Rubric
 from perturb.photo.functional.ink import mark_figure
 from perturb.photo.measure import luma, pen_mask
+from render.figures.primitives import marks_for
 from synth.records import Box, RenderedPage
 
 # Number of separate marks on the figure: 1 one marked element; 2 several, partly obscuring;
 # 3 extensive (four or more, scribbles included), heavily obscuring.
 BINS = {1: (1, 1), 2: (2, 3), 3: (4, 10_000)}
 PENS = {"blue": (30, 60, 175), "red": (200, 35, 45), "pencil": (95, 95, 100)}
-# Which mark goes on which primitive, and how likely it is chosen when both fit.
-_MARKS_FOR = {"point": ("circle", "arc"), "label": ("circle",), "segment": ("tick",), "angle_mark": ("arc",),
-              "right_angle": ("circle",), "tick_mark": ("circle",), "polygon": ("scribble",),
-              "face": ("scribble",), "circle": ("scribble",), "bar": ("scribble", "circle"),
-              "wedge": ("scribble",), "cell": ("scribble", "circle"), "object": ("circle", "scribble"),
-              "curve": ("circle",), "text": ("circle",)}
 # Footprint radius of each mark kind, inches; scribbles scale with the shape they cover.
 _RADIUS_IN = {"circle": 0.16, "arc": 0.3, "tick": 0.12}
 _GAP_IN = 0.08  # clear space between marks, so each stays one blob of ink
@@ -60,7 +55,7 @@ def _candidates(page: RenderedPage) -> list[dict[str, Any]]:
         inside = [p for p in points if b.x0 <= p[0] <= b.x1 and b.y0 <= p[1] <= b.y1]
         if ptype == "polygon" and len(inside) >= 3:  # the vertices' centroid is inside; the box centre may not be
             cx, cy = float(np.mean([p[0] for p in inside])), float(np.mean([p[1] for p in inside]))
-        for kind in _MARKS_FOR.get(ptype, ()):
+        for kind in marks_for(ptype):  # the marks each primitive declares (render.figures.primitives)
             if kind == "scribble":
                 r = 0.3 * min(b.x1 - b.x0, b.y1 - b.y0)
                 if r < 0.12 * page.dpi:

@@ -37,22 +37,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from render.figures import FigureImage, drawer
-from render.figures._draw import Point, Rect, ellipse_points, points_box, union
-from render.figures.geometry import (
-    LABEL_PT,
-    Scene,
-    _grid_drawer,
-    _legend_drawer,
-    canvas_for,
-    fit,
-    label_margins,
-    render_elements,
-)
+from render.figures._draw import Point, Rect, ellipse_points, union
+from render.figures._scene import LABEL_PT, Scene
+from render.figures.geometry import canvas_for, fit, label_margins, render_elements
+from render.figures.primitives.face import SIDE_TINT, TOP_TINT
 from synth.records import Figure
 
 Vec = tuple[float, float, float]
-TOP_TINT = (232, 232, 232)
-SIDE_TINT = (246, 246, 246)
 
 
 def camera(view: Mapping[str, Any]) -> tuple[float, float, float, float]:
@@ -102,62 +93,6 @@ def visible_faces(points: Mapping[str, Vec], faces: list[Mapping[str, Any]],
         n = face_normal([points[k] for k in f["points"]], inside)  # type: ignore[arg-type]
         out[f["id"]] = to_camera(n, cam)[2] - to_camera((0.0, 0.0, 0.0), cam)[2] > 1e-9
     return out
-
-
-def _draw_face(s: Scene, e: Mapping[str, Any]) -> Rect:
-    pts = [s.p(n) for n in e["points"]]
-    if e.get("visible"):
-        return s.canvas.polygon_fill(pts, TOP_TINT if e.get("top") else SIDE_TINT)
-    return points_box(pts, 0.0)
-
-
-def _draw_face_grid(s: Scene, e: Mapping[str, Any]) -> Rect:
-    p0, p1, p2, p3 = (s.p(n) for n in e["points"])
-    if not e.get("visible"):
-        return points_box([p0, p1, p2, p3], 0.0)
-    m, n = (int(v) for v in e["divisions"])
-    width = s.line * 0.55
-    boxes = []
-    for i in range(1, m):  # lines across the face, from edge P0P1 to edge P3P2
-        t = i / m
-        boxes.append(s.canvas.polyline([_lerp(p0, p1, t), _lerp(p3, p2, t)], width=width))
-    for j in range(1, n):
-        t = j / n
-        boxes.append(s.canvas.polyline([_lerp(p0, p3, t), _lerp(p1, p2, t)], width=width))
-    return union(boxes) if boxes else points_box([p0, p1, p2, p3], 0.0)
-
-
-def _draw_disc_lines(s: Scene, e: Mapping[str, Any]) -> Rect:
-    """The near half of the horizontal circle between each two discs of a stack (thinner than the outline)."""
-    bottom, top = s.p(e["center"]), s.p(e["top"])
-    r = float(e["radius"]) * s.world_scale
-    ry = r * float(e.get("flatten", 1.0))
-    n = int(e["count"])
-    if n < 1:
-        raise ValueError(f"figure element {e['id']!r}: a stack needs a count of at least 1 disc, got {e['count']!r}")
-    boxes = [s.canvas.polyline(ellipse_points(_lerp(bottom, top, i / n), r, ry, 180, 360, 2.0), width=s.line * 0.6)
-             for i in range(1, n)]
-    return union(boxes) if boxes else points_box([bottom, top], 0.0)
-
-
-def _draw_ball_stack(s: Scene, e: Mapping[str, Any]) -> Rect:
-    """Equal balls stacked up the axis from ``base``: a circle each, and the near half of its equator thinner."""
-    bx, by = s.p(e["base"])
-    r = float(e["radius"]) * s.world_scale
-    n = int(e["count"])
-    if n < 1:
-        raise ValueError(f"figure element {e['id']!r}: a stack needs at least 1 ball, got {e['count']!r}")
-    flat = float(e.get("flatten", 0.3))
-    boxes = []
-    for i in range(n):
-        c = (bx, by - (2 * i + 1) * r)
-        boxes.append(s.canvas.polyline(ellipse_points(c, r, r, 0, 360, 2.0), width=s.line))
-        boxes.append(s.canvas.polyline(ellipse_points(c, r, r * flat, 180, 360, 3.0), width=s.line * 0.45))
-    return union(boxes)
-
-
-def _lerp(a: Point, b: Point, t: float) -> Point:
-    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
 def _draw_circle(s: Scene, e: Mapping[str, Any]) -> Rect:
@@ -225,11 +160,12 @@ def draw_solid(figure: Figure, dpi: int) -> FigureImage:
     if any(e["type"] == "gridline" for e in elements):
         margin = (max(margin[0], 0.3 * dpi), max(margin[1], 0.25 * dpi))
     px, scale = fit(flat, extents, canvas.width, drawing_h, margin)
-    extra = {"face": _draw_face, "face_grid": _draw_face_grid, "circle": _draw_circle, "arc": _draw_circle,
-             "disc_lines": _draw_disc_lines, "ball_stack": _draw_ball_stack,
-             "gridline": _grid_drawer((0.0, 0.0, float(canvas.width), float(drawing_h))),
-             "legend": _legend_drawer((0.0, float(drawing_h), float(canvas.width), float(canvas.height)))}
-    boxes = render_elements(canvas, px, elements, dpi, scale, extra=extra, only=spec.get("draw_only"))
+    # Circles and arcs lie flat on a solid (squashed by the view, their far half dashed): drawn here, not as on a
+    # plane figure; every other element by its primitive.
+    extra = {"circle": _draw_circle, "arc": _draw_circle}
+    boxes = render_elements(canvas, px, elements, dpi, scale, extra=extra, only=spec.get("draw_only"),
+                            area=(0.0, 0.0, float(canvas.width), float(drawing_h)),
+                            strip=(0.0, float(drawing_h), float(canvas.width), float(canvas.height)))
     return FigureImage(canvas.pixels(), boxes)
 
 
