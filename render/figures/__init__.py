@@ -4,9 +4,10 @@ The contract every figure family and the page composer share:
 
 - ``Figure.spec`` holds the *true* values (side lengths, angles, bar heights, clock time, ...)
   and an ``"elements"`` list. Each element is a dict with at least ``"id"`` (unique within the
-  figure, e.g. ``"side_AB"``, ``"bar_3"``, ``"label_A"``) and ``"type"`` (the kind of primitive its
-  drawer draws: ``"segment"``, ``"label"``, ``"bar"``, ...), plus whatever the drawer needs
-  (``"value"``, ``"text"``, coordinates).
+  figure, e.g. ``"side_AB"``, ``"bar_3"``, ``"label_A"``) and ``"type"`` (the primitive it is:
+  ``"segment"``, ``"label"``, ``"bar"``, ...), plus the fields its primitive declares (``"value"``,
+  ``"text"``, coordinates). Each type is one module of :mod:`render.figures.primitives`, holding its
+  field schema, its drawer, its description and the pen marks a student may put on it.
   A ``Given`` whose value lives in the figure has ``source == "figure:<element id>"``.
 - ``spec["size_in"] = [width, height]`` is the figure's size on the page in inches.
 - A drawer turns the spec into an RGB image at a DPI (white or transparent-looking paper

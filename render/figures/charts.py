@@ -19,6 +19,9 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from render.figures import FigureImage, drawer
+from render.figures.primitives import Element
+from render.figures.primitives.equal_mark import EqualMarkElement
+from render.figures.primitives.wedge import WedgeElement
 from synth.records import Box, Figure
 
 SS = 2  # supersampling factor
@@ -76,7 +79,7 @@ class Canvas:
         ink[2], ink[3] = max(ink[2], x1), max(ink[3], y1)
 
     @contextmanager
-    def element(self, el: dict[str, Any]) -> Iterator[None]:
+    def element(self, el: Element) -> Iterator[None]:
         self._ink = [math.inf, math.inf, -math.inf, -math.inf]
         yield
         x0, y0, x1, y1 = self._ink
@@ -191,7 +194,7 @@ class _Axes:
     def slot(self) -> float:
         return (self.right - self.left) / self.n
 
-    def draw(self, el: dict[str, Any]) -> bool:
+    def draw(self, el: Element) -> bool:
         cv, kind = self.cv, el["type"]
         if kind == "gridline":
             v = self.y_step
@@ -281,7 +284,7 @@ def draw_pie_chart(figure: Figure, dpi: int) -> FigureImage:
     return cv.finish()
 
 
-def _wedge(cv: Canvas, el: dict[str, Any], cx: float, cy: float, r: float, a0: float) -> None:
+def _wedge(cv: Canvas, el: WedgeElement, cx: float, cy: float, r: float, a0: float) -> None:
     a1 = a0 - el["angle"]
     steps = max(2, int(el["angle"] / 3))
     arc = [(cx + r * math.cos(math.radians(a0 - (a0 - a1) * t / steps)),
@@ -302,7 +305,7 @@ def _wedge(cv: Canvas, el: dict[str, Any], cx: float, cy: float, r: float, a0: f
         cv.text((tx, ty), label, size, "mm")
 
 
-def _equal_mark(cv: Canvas, el: dict[str, Any], cx: float, cy: float, r: float) -> None:
+def _equal_mark(cv: Canvas, el: EqualMarkElement, cx: float, cy: float, r: float) -> None:
     """The geometry mark for equal angles: an arc across the sector's corner at the centre, crossed by as many
     short ticks as the mark's number (sectors with the same mark have equal angles)."""
     a0, a1 = el["start_deg"], el["start_deg"] - el["angle"]

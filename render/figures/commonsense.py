@@ -7,6 +7,7 @@ from typing import Any
 
 from render.figures import FigureImage, drawer
 from render.figures.charts import INK, SOFT, Canvas
+from render.figures.primitives.hand import HandElement
 from synth.records import Figure
 
 # ---------------------------------------------------------------- number line
@@ -90,7 +91,7 @@ def _face(cv: Canvas, cx: float, cy: float, r: float) -> None:
     cv.ellipse(cx, cy, cv.pt(1.8), fill=INK, outline=None)
 
 
-def _hand(cv: Canvas, cx: float, cy: float, r: float, el: dict[str, Any]) -> None:
+def _hand(cv: Canvas, cx: float, cy: float, r: float, el: HandElement) -> None:
     hour, minute = el["hour"], el["minute"]
     if el["hand"] == "minute":
         angle, length, width = minute * 6, r * 0.84, 1.3

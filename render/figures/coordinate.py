@@ -8,6 +8,13 @@ from typing import Any
 from render.figures import FigureImage, drawer
 from render.figures._draw import dash_runs
 from render.figures.charts import GRID, INK, Canvas, nice_number
+from render.figures.primitives.axis import AxisElement
+from render.figures.primitives.curve import CurveElement
+from render.figures.primitives.gridline import GridlineElement
+from render.figures.primitives.point import PointElement
+from render.figures.primitives.segment import SegmentElement
+from render.figures.primitives.step import StepElement
+from render.figures.primitives.tick import TickElement
 from synth.records import Figure
 
 CURVE = (30, 70, 160)
@@ -56,14 +63,14 @@ def draw_coordinate_grid(figure: Figure, dpi: int) -> FigureImage:
     return cv.finish()
 
 
-def _gridlines(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+def _gridlines(cv: Canvas, g: _Grid, el: GridlineElement) -> None:
     for x in g.values(g.x0, g.x1):
         cv.line([g.px(x, g.y0), g.px(x, g.y1)], 0.5, GRID)
     for y in g.yvalues(g.y0, g.y1):
         cv.line([g.px(g.x0, y), g.px(g.x1, y)], 0.5, GRID)
 
 
-def _axis(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+def _axis(cv: Canvas, g: _Grid, el: AxisElement) -> None:
     over = cv.pt(9)
     if el["id"] == "axis_x":
         (xa, ya), (xb, _) = g.px(g.x0, 0), g.px(g.x1, 0)
@@ -77,7 +84,7 @@ def _axis(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
         cv.text((xa + cv.pt(5), yb - over), el.get("label", "y"), 9, "lt")
 
 
-def _ticks(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+def _ticks(cv: Canvas, g: _Grid, el: TickElement) -> None:
     size = 6.5 if g.unit < cv.pt(14) else 7.5
     t = cv.pt(2.5)
     if el["id"] == "ticks_x":
@@ -100,7 +107,7 @@ def _ticks(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
                         nice_number(y).replace("-", "−"), size, "rt" if y == 0 else "rm")
 
 
-def _point(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+def _point(cv: Canvas, g: _Grid, el: PointElement) -> None:
     x, y = g.px(el["x"], el["y"])
     cv.ellipse(x, y, cv.pt(2.2), fill=INK, outline=None)
     label = el.get("text", "")
@@ -113,7 +120,7 @@ def _point(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
             cv.text((x + cv.pt(4), y - cv.pt(3)), label, 8.5, "lb", bold=True)
 
 
-def _segment(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+def _segment(cv: Canvas, g: _Grid, el: SegmentElement) -> None:
     (xa, ya), (xb, yb) = el["from"], el["to"]
     if el.get("extend"):
         pts = _clip_line(g, Fraction(xa), Fraction(ya), Fraction(xb), Fraction(yb))
@@ -122,7 +129,7 @@ def _segment(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
         cv.line([g.px(xa, ya), g.px(xb, yb)], 1.2, CURVE)
 
 
-def _step(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+def _step(cv: Canvas, g: _Grid, el: StepElement) -> None:
     """One leg of a gradient's step triangle (the run or the rise), dashed along a grid line."""
     for run in dash_runs([g.px(*el["from"]), g.px(*el["to"])], cv.pt(3), cv.pt(2)):
         cv.line(run, 1.1, INK)
@@ -146,7 +153,7 @@ def _clip_line(g: _Grid, xa: Fraction, ya: Fraction, xb: Fraction, yb: Fraction)
     return [pts[0], pts[-1]] if len(pts) >= 2 else [(float(xa), float(ya)), (float(xb), float(yb))]
 
 
-def _curve(cv: Canvas, g: _Grid, el: dict[str, Any]) -> None:
+def _curve(cv: Canvas, g: _Grid, el: CurveElement) -> None:
     a, b, c = (float(Fraction(v)) for v in el["coeffs"])
     n = 160
     runs: list[list[tuple[float, float]]] = [[]]

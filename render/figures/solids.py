@@ -40,6 +40,8 @@ from render.figures import FigureImage, drawer
 from render.figures._draw import Point, Rect, ellipse_points, union
 from render.figures._scene import LABEL_PT, Scene
 from render.figures.geometry import canvas_for, fit, label_margins, render_elements
+from render.figures.primitives.arc import ArcElement
+from render.figures.primitives.circle import CircleElement
 from render.figures.primitives.face import SIDE_TINT, TOP_TINT
 from synth.records import Figure
 
@@ -95,7 +97,7 @@ def visible_faces(points: Mapping[str, Vec], faces: list[Mapping[str, Any]],
     return out
 
 
-def _draw_circle(s: Scene, e: Mapping[str, Any]) -> Rect:
+def _draw_circle(s: Scene, e: CircleElement | ArcElement) -> Rect:
     c = s.p(e["center"])
     r = float(e["radius"]) * s.world_scale
     ry = r * float(e.get("flatten", 1.0))
