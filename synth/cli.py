@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperCommand
@@ -62,7 +75,8 @@ def generate(
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted run.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run folder.")] = False,
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N base problems.")] = None,
-    executor: Annotated[str, typer.Option(help="local (a process pool) or dask (needs mathstress[dask]).")] = "local",
+    executor: Annotated[str, typer.Option(help=(
+        "local (a process pool) or dask (needs the dask extra: pip install 'mathstress\\[dask]')."))] = "local",
     scheduler: Annotated[Optional[str], typer.Option(
         help="With --executor dask: a running scheduler, tcp://HOST:PORT (default: a local cluster).")] = None,
 ) -> None:
@@ -75,6 +89,12 @@ def generate(
         if limit is not None and limit < cfg.count:
             cfg = cfg.model_copy(update={"count": limit})
         run_dir = out_dir or Path(cfg.output.root) / cfg.name
+        if not (resume or overwrite) and (run_dir / "config.yaml").is_file():
+            # Said before any progress bar starts (the pipeline refuses it too, once the bar is up).
+            from synth.errors import RunError
+
+            raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to replace "
+                           "it, or --out to write elsewhere")
         with progress_bar() as bar:
             task = bar.add_task(f"generate {cfg.name}", total=None)
 
@@ -180,7 +200,15 @@ def worksheet(
     try:
         cfg = load_config(config)
         dest = out_dir or Path(cfg.output.root) / f"{cfg.name}-worksheets"
-        result = build_worksheets(cfg, dest, limit=limit, page=page)
+        count = cfg.count if limit is None else min(limit, cfg.count)
+        # The library reports no steps, so the bar pulses with the elapsed time instead of counting.
+        with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(),
+                      console=console, transient=True) as bar:
+            bar.add_task(f"worksheets for {count} problems of {cfg.name}", total=None)
+            result = build_worksheets(cfg, dest, limit=limit, page=page)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: the worksheet folder may hold some of the PDFs")
+        raise typer.Exit(130) from None
     except MathstressError as exc:
         _fail(exc)
     for pack, path in result.files.items():
@@ -244,10 +272,21 @@ def check_families(
         raise typer.Exit(1)
 
 
+def narrow_table(title: str | None = None, caption: str | None = None) -> Table:
+    """A table that fits 80 columns: a rule under the header, one space between columns, no outer padding."""
+    return Table(title=title, caption=caption, box=box.SIMPLE_HEAD, show_edge=False, padding=0,
+                 title_justify="left", caption_justify="left")
+
+
+def _print_json(value: object) -> None:
+    out.print_json(json.dumps(value, ensure_ascii=False, default=str), indent=2, highlight=False)
+
+
 @app.command()
 def taxonomy(
     families: Annotated[bool, typer.Option("--families", help="List problem families instead.")] = False,
     degradations: Annotated[bool, typer.Option("--degradations", help="List degradation subtypes.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON instead of a table.")] = False,
 ) -> None:
     """Print the error taxonomy with its benchmark projections (or the families / degradations).
 
@@ -257,17 +296,34 @@ def taxonomy(
     from synth.taxonomy import ERROR_SUBTYPES
 
     if families:
-        out.print(_families_table())
+        rows = _family_rows()
+        if as_json:
+            _print_json(rows)
+            return
+        width = max(len(r["family"]) for r in rows)
+        table = narrow_table("Problem families", f"{len(rows)} families; second line: domain and an easy example")
+        table.add_column("family", min_width=width)   # ids never fold: the column is as wide as the longest
+        table.add_column("figure", no_wrap=True)
+        table.add_column("question types", max_width=len("free, mcq,"))
+        table.add_column("image roles", min_width=len("not_required"))
+        for r in rows:
+            table.add_row(Text.assemble(r["family"], ("\n" + f"{r['domain']} · {r['example']}", "dim")),
+                          r["figure"] or "—", ", ".join(r["question_types"]), ", ".join(r["image_roles"]))
+        out.print(table)
         return
     if degradations:
         from perturb.photo import degradation_subtypes
 
-        rows = degradation_subtypes()
-        table = Table(title="Photographic degradations (severity 0 = identity)",
-                      caption=f"{len(rows)} ops; each severity is graded on the measured quantity shown")
-        for col in ("family", "subtype", "severity 1 / 2 / 3 (measured)"):
-            table.add_column(col)
-        for d in rows:
+        drows = degradation_subtypes()
+        if as_json:
+            _print_json([{"family": d.family, "subtype": d.subtype, "levels": d.levels} for d in drows])
+            return
+        table = narrow_table("Photographic degradations (severity 0 = identity)",
+                             f"{len(drows)} ops; each severity is graded on the measured quantity shown")
+        table.add_column("family", no_wrap=True)
+        table.add_column("subtype", no_wrap=True)
+        table.add_column("severity 1 / 2 / 3 (measured)")
+        for d in drows:
             table.add_row(d.family, d.subtype, d.levels)
         out.print(table)
         return
@@ -275,42 +331,72 @@ def taxonomy(
     from perturb.reasoning.conceptual import malrule_counts
 
     rules = malrule_counts()
+    rows = [{"family": s.family, "subtype": s.subtype, "errorradar": s.errorradar, "fermat": s.fermat,
+             "mmerror": s.mmerror, "injector": s.subtype in INJECTORS} for s in ERROR_SUBTYPES]
+    if as_json:
+        _print_json({"subtypes": rows, "malrules": dict(rules.most_common())})
+        return
     by_subtype = ", ".join(f"{subtype} {n}" for subtype, n in rules.most_common())
-    table = Table(title="Reasoning-error taxonomy and projections",
-                  caption=f"{sum(s.subtype in INJECTORS for s in ERROR_SUBTYPES)} of {len(ERROR_SUBTYPES)} subtypes "
-                          f"have an injector; the families' catalogues hold {sum(rules.values())} mal-rules "
-                          f"({by_subtype})")
+    table = narrow_table("Reasoning-error taxonomy and projections",
+                         f"{sum(r['injector'] for r in rows)} of {len(rows)} subtypes have an injector; the "
+                         f"families' catalogues hold {sum(rules.values())} mal-rules ({by_subtype})")
     for col in ("family", "subtype", "ErrorRadar", "FERMAT", "MMErroR", "injector"):
-        table.add_column(col)
-    for s in ERROR_SUBTYPES:
-        table.add_row(s.family, s.subtype, s.errorradar or "—", s.fermat or "—", s.mmerror or "—",
-                      "yes" if s.subtype in INJECTORS else "planned")
+        table.add_column(col, no_wrap=True)
+    for r in rows:
+        table.add_row(r["family"], r["subtype"], r["errorradar"] or "—", r["fermat"] or "—", r["mmerror"] or "—",
+                      "yes" if r["injector"] else "planned")
     out.print(table)
 
 
-def _families_table() -> Table:
+def _family_rows() -> list[dict]:
     import numpy as np
 
     from synth.generators import REGISTRY, get_family
 
-    table = Table(title="Problem families")
-    for col in ("family", "domain", "figure", "question types", "image roles", "example"):
-        table.add_column(col, overflow="fold")
+    rows = []
     for fid in sorted(REGISTRY):
         fam = get_family(fid)
         example = fam.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="example")
-        table.add_row(fid, fam.domain, fam.figure_kind or "—", ", ".join(fam.question_types),
-                      ", ".join(fam.image_roles), example.question_text)
-    return table
+        rows.append({"family": fid, "domain": fam.domain, "figure": fam.figure_kind,
+                     "question_types": list(fam.question_types), "image_roles": list(fam.image_roles),
+                     "example": example.question_text})
+    return rows
+
+
+_REFERENCE = re.compile(r"\s*\((?:[^()]*(?:arXiv|\.md)[^()]*)\)")
+
+
+def config_purpose(path: Path) -> str:
+    """A config's one-line purpose: the first sentence of its leading comment, references left out."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    text = _REFERENCE.sub("", " ".join(lines)).strip()
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return sentence.rstrip(".")
 
 
 @app.command("configs")
-def list_configs() -> None:
-    """List the packaged configs (usable by name: `mathstress generate quickstart`)."""
+def list_configs(
+    as_json: Annotated[bool, typer.Option("--json", help="Print name, path and purpose as JSON.")] = False,
+) -> None:
+    """List the packaged configs with their purpose (usable by name: `mathstress generate quickstart`)."""
     from synth.resources import packaged_configs, resource_dir
 
-    for name in packaged_configs():
-        out.print(f"{name}\t{resource_dir('configs') / (name + '.yaml')}")
+    rows = [{"name": name, "purpose": config_purpose(resource_dir("configs") / f"{name}.yaml"),
+             "path": str(resource_dir("configs") / f"{name}.yaml")} for name in packaged_configs()]
+    if as_json:
+        _print_json(rows)
+        return
+    table = narrow_table("Packaged configs", f"files in {resource_dir('configs')}; "
+                                             "run one with `mathstress generate NAME`")
+    table.add_column("name", no_wrap=True)
+    table.add_column("purpose")
+    for r in rows:
+        table.add_row(r["name"], r["purpose"])
+    out.print(table)
 
 
 class _EvalCommand(TyperCommand):
@@ -344,10 +430,27 @@ def eval_command(
         "Exit 4 when a task's failed calls reach this: a proportion of its calls if < 1, a count if >= 1 "
         "(as inspect-ai). Default 1: any call left failed."))] = 1.0,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output folder (default: RUN/eval/<model>).")] = None,
-    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items of the manifest.")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help=(
+        "Only N base problems, each with all its variants, taken in turn from each family."))] = None,
     input_mode: Annotated[str, typer.Option("--input", help=(
         "image (the page) or text (no image: steps as text; question only for solve and solvable)."))] = "image",
-    seed: Annotated[int, typer.Option(help="Seed of the random baseline and of the bootstrap.")] = 0,
+    seed: Annotated[int, typer.Option(help=(
+        "Seed of the random baseline and of the bootstrap; an endpoint is sent seed + run index."))] = 0,
+    temperature: Annotated[float, typer.Option(min=0, max=2, help=(
+        "Sampling temperature (with --runs K > 1 and a temperature > 0, the runs measure stability)."))] = 0.0,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Longest reply asked for, in tokens.")] = 1024,
+    max_tokens_param: Annotated[str, typer.Option(help=(
+        "The field --max-tokens is sent as: max_tokens, max_completion_tokens, or auto (max_completion_tokens for "
+        "o-series and gpt-5 names, and whichever the endpoint accepts when it refuses one)."))] = "auto",
+    top_p: Annotated[Optional[float], typer.Option(min=0, max=1, help="Nucleus sampling mass (not sent if unset).")
+    ] = None,
+    extra_body: Annotated[Optional[str], typer.Option(help=(
+        "More request fields as a JSON object, e.g. '{\"top_k\": 20}' (part of the cache key)."))] = None,
+    rpm: Annotated[Optional[float], typer.Option(min=0, help=(
+        "At most this many calls per minute, spread evenly, across every task of the run."))] = None,
+    tpm: Annotated[Optional[float], typer.Option(min=0, help=(
+        "At most this many tokens (prompt + reply) per minute, across every task of the run."))] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON instead of a table.")] = False,
     max_retries: Annotated[int, typer.Option(min=0, max=50, help="HTTP retries per call (openai client).")] = 6,
     timeout: Annotated[float, typer.Option(min=1, help=(
         "Seconds the endpoint may stay silent (connecting, each read) before the client retries."))] = 120.0,
@@ -373,7 +476,9 @@ def eval_command(
         task_ids = [t.strip() for value in task for t in value.split(",") if t.strip()]
         tasks = [get_task(t) for t in dict.fromkeys(task_ids)]
         adapter = get_model(model, base_url=base_url, seed=seed, max_retries=max_retries, timeout=timeout,
-                            deadline=deadline, price_in=price_in, price_out=price_out)
+                            deadline=deadline, price_in=price_in, price_out=price_out, temperature=temperature,
+                            max_tokens=max_tokens, max_tokens_param=max_tokens_param, top_p=top_p,
+                            extra_body=extra_body)
         with progress_bar() as bar:
             bars: dict[str, int] = {}
 
@@ -386,50 +491,111 @@ def eval_command(
 
             result = evaluate_run(run_dir, adapter, tasks, out_dir=out_dir, runs=runs, concurrency=concurrency,
                                   retry_errors=retry_errors, limit=limit, input_mode=input_mode, seed=seed,
-                                  progress=update)
+                                  rpm=rpm, tpm=tpm, progress=update)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: answers so far are cached; re-run the same command to resume")
         raise typer.Exit(130) from None
     except MathstressError as exc:
         _fail(exc)
-    table = Table(title=f"{adapter.id} on {run_dir}")
-    for col in ("task", "ok", "failed", "cached", "called", "acc", "bal acc", "F1", "CER", "unparsed", "cost"):
-        table.add_column(col)
-    for tid in result.counts:
-        t = result.results["tasks"][tid]
-        m, c = t["metrics"], t["counts"]
-        f1 = m.get("f1", m.get("macro_f1"))
-        table.add_row(tid, str(c["answered"]), str(c["failed"]), str(c["cached"]), str(c["called"]),
-                      *(f"{v:.3f}" if isinstance(v, float) else "—" for v in
-                        (m.get("accuracy"), m.get("balanced_accuracy"), f1, m.get("cer"))),
-                      str(m.get("unparsed", 0)), "—" if c.get("cost") is None else f"${c['cost']:.4f}")
-    out.print(table)
-    out.print(f"wrote {result.out_dir / 'results.json'} (report: mathstress report {result.out_dir})")
-    for tid in result.counts:
-        reasons = result.failures(tid)
-        if reasons:
-            console.print(f"[yellow]{tid}: failed calls by reason[/]")
-            for reason, n in reasons[:8]:
-                console.print(f"  {n} x {escape(reason)}", highlight=False, soft_wrap=True)
-            if len(reasons) > 8:
-                console.print(f"  ... and {len(reasons) - 8} more reasons (responses/{tid}.jsonl)")
+    if as_json:
+        _print_json(eval_summary(result))
+    else:
+        out.print(eval_table(result, title=f"{adapter.id} on {run_dir}"))
+        costs = [f"{tid} ${c.cost:.4f}" for tid, c in result.counts.items() if c.cost is not None]
+        if costs:
+            out.print("cost: " + ", ".join(costs))
+        out.print(f"wrote {result.out_dir / 'results.json'} (report: mathstress report {result.out_dir})")
+        for tid in result.counts:
+            reasons = result.failures(tid)
+            if reasons:
+                console.print(f"[yellow]{tid}: failed calls by reason[/]")
+                for reason, n in reasons[:8]:
+                    console.print(f"  {n} x {escape(reason)}", highlight=False, soft_wrap=True)
+                if len(reasons) > 8:
+                    console.print(f"  ... and {len(reasons) - 8} more reasons (responses/{tid}.jsonl)")
     try:
         check_failures(result, fail_on_error=fail_on_error)
     except MathstressError as exc:
         _fail(exc)
 
 
+_SHORT_METRIC = {"balanced_accuracy": "bal. acc", "accuracy": "acc", "macro_f1": "macro F1", "f1": "PB F1",
+                 "cer": "CER", "loose_accuracy": "loose acc"}
+
+
+def eval_table(result, *, title: str) -> Table:  # noqa: ANN001 - synth.evaluate.EvalResult, imported lazily
+    """One row per task: calls answered, failed and cached, then its headline metric with the 95 % interval."""
+    table = narrow_table(title, "headline: results.json's summary; every metric is in results.json and the report")
+    table.add_column("task", no_wrap=True)
+    for col in ("ok", "failed", "cached"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("headline", no_wrap=True)
+    for col in ("value", "95 % CI", "unparsed"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for tid in result.counts:
+        t = result.results["tasks"][tid]
+        c, h = t["counts"], t.get("headline") or {}
+        ci = h.get("ci95")
+        table.add_row(tid, str(c["answered"]), str(c["failed"]), str(c["cached"]),
+                      _SHORT_METRIC.get(h.get("metric"), h.get("metric") or "—"),
+                      f"{h['value']:.3f}" if h else "—", f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "—",
+                      str(t["metrics"].get("unparsed", 0)))
+    return table
+
+
+def eval_summary(result) -> dict:  # noqa: ANN001 - synth.evaluate.EvalResult
+    """What `mathstress eval --json` prints: per task its counts, headline, main metrics and failure reasons."""
+    keys = ("n", "unparsed", "accuracy", "balanced_accuracy", "macro_f1", "f1", "loose_accuracy", "cer")
+    return {"out_dir": str(result.out_dir), "results": str(result.out_dir / "results.json"),
+            "model": result.results["model"],
+            "tasks": {tid: {"counts": t["counts"], "headline": t.get("headline"),
+                            "metrics": {k: t["metrics"][k] for k in keys if k in t["metrics"]},
+                            "failures": t.get("failures", [])}
+                      for tid, t in result.results["tasks"].items() if tid in result.counts}}
+
+
 @app.command("report")
 def report_command(
-    eval_dir: Annotated[Path, typer.Argument(help="An evaluation folder (RUN/eval/<model>).")],
+    eval_dir: Annotated[Optional[Path], typer.Argument(help=(
+        "An evaluation folder (RUN/eval/<model>); with --from-inspect, where to write it "
+        "(default RUN/eval/inspect-<model>)."))] = None,
     compare: Annotated[Optional[list[Path]], typer.Option(
         "--compare", help="Another evaluation folder of the same run: adds Cohen's kappa (repeatable).")] = None,
+    price_in: Annotated[Optional[float], typer.Option(
+        "--price-in", min=0, help="US dollars per million prompt tokens: recompute the cost from the stored usage.")
+    ] = None,
+    price_out: Annotated[Optional[float], typer.Option(
+        "--price-out", min=0, help="US dollars per million completion tokens (with --price-in).")] = None,
+    from_inspect: Annotated[Optional[Path], typer.Option(
+        "--from-inspect", help=("inspect-ai's log folder of `inspect eval mathstress/<task>` runs: rebuild the "
+                                "evaluation (paired deltas, intervals, worst case) from its logs first."))] = None,
+    run: Annotated[Optional[Path], typer.Option(
+        "--run", help="With --from-inspect: the run folder, if it moved since the logs were written.")] = None,
 ) -> None:
-    """Write report.md and report.html (with plots) from an evaluation folder's results.json."""
+    """Write report.md and report.html (plots and a per-item viewer) from an evaluation folder's results.json."""
     from synth.evaluate import write_report
+    from synth.evaluate.inspect_logs import results_from_inspect
 
     try:
-        path = write_report(eval_dir, compare=compare or ())
+        if from_inspect is not None:
+            eval_dir = results_from_inspect(from_inspect, out_dir=eval_dir, run_dir=run).out_dir
+            out.print(f"rebuilt {eval_dir / 'results.json'} from the inspect logs in {from_inspect}")
+        elif eval_dir is None:
+            from synth.errors import ConfigError
+
+            raise ConfigError("give an evaluation folder (RUN/eval/<model>), or --from-inspect LOGDIR")
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, transient=True) as bar:
+            steps = bar.add_task("report", total=None)
+
+            def update(step: str, done: int, total: int) -> None:
+                bar.update(steps, completed=done, total=total, description=f"report: {step}")
+
+            path = write_report(eval_dir, compare=compare or (), price_in=price_in, price_out=price_out,
+                                progress=update)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: nothing is half-written (each file is replaced whole when done)")
+        raise typer.Exit(130) from None
     except MathstressError as exc:
         _fail(exc)
     out.print(f"wrote {path} and {path.with_name('report.html')}")

@@ -35,8 +35,9 @@ CREATE TABLE IF NOT EXISTS responses (
     created_at REAL NOT NULL
 )
 """
-# Token usage and cost, when the endpoint reports them (added after the first schema; see _migrate).
-_USAGE_COLUMNS = {"prompt_tokens": "INTEGER", "completion_tokens": "INTEGER", "cost": "REAL"}
+# Token usage and cost, when the endpoint reports them, and the prompt sent (added after the first schema;
+# see _migrate).
+_USAGE_COLUMNS = {"prompt_tokens": "INTEGER", "completion_tokens": "INTEGER", "cost": "REAL", "prompt": "TEXT"}
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -94,13 +95,16 @@ class Stored:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None
+    prompt: str | None = None   # the prompt text sent (None in stores written before it was kept)
 
 
-_COLUMNS = "key, task, item_id, run_index, status, response, error, truncated, prompt_tokens, completion_tokens, cost"
+_COLUMNS = ("key, task, item_id, run_index, status, response, error, truncated, prompt_tokens, completion_tokens,"
+            " cost, prompt")
 
 
 def _stored(row: tuple) -> Stored:
-    return Stored(*row[:7], truncated=bool(row[7]), prompt_tokens=row[8], completion_tokens=row[9], cost=row[10])
+    return Stored(*row[:7], truncated=bool(row[7]), prompt_tokens=row[8], completion_tokens=row[9], cost=row[10],
+                  prompt=row[11])
 
 
 class ResponseCache:
@@ -137,27 +141,28 @@ class ResponseCache:
 
     def put_ok(self, key: str, *, model: str, endpoint: str, task: str, item_id: str, run_index: int,
                response: str, truncated: bool, latency_s: float, prompt_tokens: int | None = None,
-               completion_tokens: int | None = None, cost: float | None = None) -> None:
+               completion_tokens: int | None = None, cost: float | None = None, prompt: str | None = None) -> None:
         self._db.execute(
             "INSERT INTO responses (key, model, endpoint, task, item_id, run_index, status, response, error,"
-            " truncated, latency_s, prompt_tokens, completion_tokens, cost, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, NULL, ?, ?, ?, ?, ?, ?)"
+            " truncated, latency_s, prompt_tokens, completion_tokens, cost, prompt, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, NULL, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(key) DO UPDATE SET status='ok', response=excluded.response, error=NULL,"
             " truncated=excluded.truncated, latency_s=excluded.latency_s, prompt_tokens=excluded.prompt_tokens,"
-            " completion_tokens=excluded.completion_tokens, cost=excluded.cost, attempts=attempts+1,"
-            " created_at=excluded.created_at",
+            " completion_tokens=excluded.completion_tokens, cost=excluded.cost, prompt=excluded.prompt,"
+            " attempts=attempts+1, created_at=excluded.created_at",
             (key, model, endpoint, task, item_id, run_index, _text(response), int(truncated), latency_s,
-             prompt_tokens, completion_tokens, _number(cost), time.time()))
+             prompt_tokens, completion_tokens, _number(cost), _text(prompt), time.time()))
 
     def put_error(self, key: str, *, model: str, endpoint: str, task: str, item_id: str, run_index: int,
-                  error: str, latency_s: float) -> None:
+                  error: str, latency_s: float, prompt: str | None = None) -> None:
         # A stored answer is never replaced by a later failure.
         self._db.execute(
             "INSERT INTO responses (key, model, endpoint, task, item_id, run_index, status, response, error,"
-            " latency_s, created_at) VALUES (?, ?, ?, ?, ?, ?, 'error', NULL, ?, ?, ?)"
+            " latency_s, prompt, created_at) VALUES (?, ?, ?, ?, ?, ?, 'error', NULL, ?, ?, ?, ?)"
             " ON CONFLICT(key) DO UPDATE SET error=excluded.error, latency_s=excluded.latency_s,"
-            " attempts=attempts+1, created_at=excluded.created_at WHERE status = 'error'",
-            (key, model, endpoint, task, item_id, run_index, _text(error[:2000]), latency_s, time.time()))
+            " prompt=excluded.prompt, attempts=attempts+1, created_at=excluded.created_at WHERE status = 'error'",
+            (key, model, endpoint, task, item_id, run_index, _text(error[:2000]), latency_s, _text(prompt),
+             time.time()))
 
     def counts(self) -> dict[str, int]:
         return dict(self._db.execute("SELECT status, COUNT(*) FROM responses GROUP BY status").fetchall())

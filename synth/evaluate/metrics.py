@@ -170,6 +170,23 @@ def _stable_seed(seed: int, name: str) -> list[int]:
     return [seed, int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")]
 
 
+# Fewer base problems than this and an interval says little: 4 bases give intervals spanning 0-1, and 3 bases
+# that all agree give [0, 0]. Such cells are flagged ("small_sample") wherever they are reported.
+MIN_BASES = 30
+
+
+def _bootstrap_means(values: Sequence[np.ndarray], *, seed: int, n_boot: int, name: str) -> list[tuple[float, float]]:
+    """Percentile 95 % CI of the mean of each array, all resampled with the same picks of base problems."""
+    rng = np.random.default_rng(_stable_seed(seed, name))
+    n = len(values[0])
+    picks = rng.integers(0, n, size=(n_boot, n))
+    out = []
+    for v in values:
+        lo, hi = np.percentile(v[picks].mean(axis=1), [2.5, 97.5])
+        out.append((float(lo), float(hi)))
+    return out
+
+
 def bootstrap_delta(clean: np.ndarray, variant: np.ndarray, *, seed: int, n_boot: int = 2000,
                     name: str = "") -> tuple[float, float]:
     """Percentile 95 % CI of mean(variant - clean), resampling base problems (clusters) with replacement.
@@ -177,19 +194,16 @@ def bootstrap_delta(clean: np.ndarray, variant: np.ndarray, *, seed: int, n_boot
     ``clean[i]`` and ``variant[i]`` are base problem i's mean scores; the generator is seeded
     from (seed, name) so every condition's interval is reproducible on its own.
     """
-    rng = np.random.default_rng(_stable_seed(seed, name))
-    diffs = variant - clean
-    picks = rng.integers(0, len(diffs), size=(n_boot, len(diffs)))
-    means = diffs[picks].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return float(lo), float(hi)
+    return _bootstrap_means([variant - clean], seed=seed, n_boot=n_boot, name=name)[0]
 
 
 def paired_deltas(scored: Sequence[Scored], *, seed: int = 0, n_boot: int = 2000) -> list[dict[str, Any]]:
     """Accuracy (mean credit) change clean -> variant per condition, on the base problems that have both.
 
     Scores are averaged over runs (and over a base's several variants of one condition) before
-    pairing, so each base problem is one cluster.
+    pairing, so each base problem is one cluster. Each row has the delta's interval (``ci95``) and the
+    clean and variant accuracies' own intervals (``clean_ci95``, ``variant_ci95``), all from the same
+    resampled bases, and ``small_sample`` when fewer than ``MIN_BASES`` bases are paired.
     """
     clean: dict[str, list[float]] = defaultdict(list)
     by_cond: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -205,12 +219,35 @@ def paired_deltas(scored: Sequence[Scored], *, seed: int = 0, n_boot: int = 2000
             continue
         c = np.array([np.mean(clean[b]) for b in bases])
         v = np.array([np.mean(by_cond[cond][b]) for b in bases])
-        lo, hi = bootstrap_delta(c, v, seed=seed, n_boot=n_boot, name=cond)
+        delta_ci, clean_ci, variant_ci = _bootstrap_means([v - c, c, v], seed=seed, n_boot=n_boot, name=cond)
         kind, _, rest = cond.partition(":")
         rows.append({"condition": cond, "kind": kind, "detail": rest, "n_bases": len(bases),
                      "clean_accuracy": float(c.mean()), "variant_accuracy": float(v.mean()),
-                     "delta": float((v - c).mean()), "ci95": [lo, hi]})
+                     "delta": float((v - c).mean()), "ci95": list(delta_ci), "clean_ci95": list(clean_ci),
+                     "variant_ci95": list(variant_ci), "small_sample": len(bases) < MIN_BASES})
     return rows
+
+
+def headline_interval(scored: Sequence[Scored], metric: Metric, key: str, *, seed: int = 0,
+                      n_boot: int = 1000) -> tuple[float, float] | None:
+    """Percentile 95 % CI of ``metric(scored)[key]``, resampling base problems with replacement (every item
+    and run of a picked base comes along); None when the metric is undefined on too many resamples."""
+    by_base: dict[str, list[Scored]] = defaultdict(list)
+    for s in scored:
+        by_base[s.base_id].append(s)
+    groups = [by_base[b] for b in sorted(by_base)]
+    if not groups:
+        return None
+    rng = np.random.default_rng(_stable_seed(seed, f"headline:{key}"))
+    values = []
+    for picks in rng.integers(0, len(groups), size=(n_boot, len(groups))):
+        value = metric([s for i in picks for s in groups[i]]).get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value):
+            values.append(float(value))
+    if len(values) < 0.9 * n_boot:   # e.g. balanced accuracy on resamples holding one class only
+        return None
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
 
 
 def run_stability(scored: Sequence[Scored]) -> dict[str, Any] | None:

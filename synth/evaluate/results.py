@@ -15,10 +15,13 @@ from synth import __version__
 from synth.evaluate.cache import json_ready, strict_json
 from synth.evaluate.metrics import Scored, paired_deltas, run_stability
 from synth.evaluate.models import Model
-from synth.evaluate.scoring import score, summarize
+from synth.evaluate.scoring import conditions_of, headline, score, summarize
 from synth.evaluate.tasks import Task
+from synth.manifest import variant_label
+from synth.records import Item
 
 RESULTS_FILE = "results.json"
+SUMMARY_SCHEMA = "mathstress.results.summary/1"
 # How much of each response the per-item records keep (the full bounded text is in cache.sqlite).
 _RECORD_CHARS = 2_000
 
@@ -31,15 +34,27 @@ def score_outcomes(task: Task, outcomes: Sequence[Any]) -> tuple[list[Scored], l
         item = o.request.item
         rec: dict[str, Any] = {"item_id": item.id, "base_id": item.base_id, "run_index": o.request.run_index,
                                "status": o.status, "cached": o.cached, "gold": task.gold(item)}
+        rec |= item_facts(item) | {"prompt": o.request.prompt}
         if o.status == "ok" and o.response is not None:
             s = score(task, item, o.request.run_index, o.response)
             scored.append(s)
-            rec |= {"variant": s.variant, "pred": s.pred, "correct": s.correct, "credit": round(s.credit, 6),
+            rec |= {"pred": s.pred, "correct": s.correct, "credit": round(s.credit, 6),
                     "response": o.response[-_RECORD_CHARS:]}
         else:
             rec |= {"error": o.error}
         records.append(rec)
     return scored, records
+
+
+def item_facts(item: Item) -> dict[str, Any]:
+    """What the per-item viewer filters and shows an item by (beside its answer): family, variant, error
+    subtype, capture (each op and severity, or the profile's name) and the image's path in the run folder."""
+    error = item.variant.error
+    return {"variant": variant_label(item), "family": item.problem.family,
+            "error_family": error.family if error else None, "error_subtype": error.subtype if error else None,
+            "control": item.variant.control.subtype if item.variant.control else None,
+            "degradations": [[d.subtype, d.severity] for d in item.degradations], "profile": item.profile,
+            "conditions": list(conditions_of(item)), "image": item.image}
 
 
 def _sha256(path: Path) -> str | None:
@@ -81,19 +96,31 @@ def write_results(out_dir: Path, *, run_dir: Path, model: Model,
         lines = "".join(strict_json(r, default=str) + "\n" for r in records)
         write_atomic(out_dir / "responses" / f"{key}.jsonl", lines)
         c = counts[key]
+        metrics = summarize(task, scored)
         results["tasks"][key] = {
             "settings": settings,
             "counts": {"requests": c.total, "answered": c.total - c.failed, "failed": c.failed,
                        "cached": c.cached, "called": c.called, "prompt_tokens": c.prompt_tokens,
                        "completion_tokens": c.completion_tokens, "cost": c.cost},
-            "metrics": summarize(task, scored),
+            "headline": headline(task, scored, metrics, seed=seed, n_boot=min(n_boot, 1000)),
+            "metrics": metrics,
             "deltas": paired_deltas(scored, seed=seed, n_boot=n_boot),
             "stability": run_stability(scored),
             "failures": failure_reasons(records),
         }
+    results["summary"] = leaderboard_summary(results)
     results = json_ready(results)   # what is returned is what results.json holds (non-finite numbers as null)
     write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
     return results
+
+
+def leaderboard_summary(results: Mapping[str, Any]) -> dict[str, Any]:
+    """results.json's ``summary``: one number per task with its interval, for a leaderboard to read
+    (the fields are documented in README, "results.json")."""
+    model = results.get("model", {})
+    return {"schema": SUMMARY_SCHEMA, "model": model.get("id"), "endpoint": model.get("endpoint"),
+            "params": model.get("params"), "manifest_sha256": results.get("manifest_sha256"),
+            "tasks": {key: t["headline"] for key, t in sorted(results.get("tasks", {}).items()) if t.get("headline")}}
 
 
 def failure_reasons(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from typing import Literal
 from synth.errors import ConfigError, EvalFailuresError, RunError
 from synth.evaluate.cache import CACHE_FILE, ResponseCache, request_key
 from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Reply, Request
+from synth.evaluate.ratelimit import RateLimiter, guess_tokens
 from synth.evaluate.results import score_outcomes, write_results
 from synth.evaluate.tasks import Task, prompt_for
 from synth.manifest import from_row, read_manifest
@@ -57,18 +58,38 @@ ProgressFn = Callable[[Counts], None]
 
 
 def load_items(run_dir: str | Path, *, limit: int | None = None) -> list[Item]:
-    """The run's items in manifest order (the first ``limit`` when given)."""
+    """The run's items in manifest order; with ``limit``, only those of ``limit`` base problems (each with
+    all its variants, so every comparison stays paired), taken in turn from each problem family."""
     path = Path(run_dir) / "manifest.jsonl"
     if not path.is_file():
         raise RunError(f"{run_dir} has no manifest.jsonl; generate a run first (mathstress generate)")
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be >= 1, got {limit}")
-    items: list[Item] = []
-    for row in read_manifest(run_dir):
-        if limit is not None and len(items) >= limit:
-            break
-        items.append(from_row(row))
-    return items
+    rows = list(read_manifest(run_dir))
+    if limit is not None:
+        chosen = stratified_bases(rows, limit)
+        rows = [row for row in rows if row["base_id"] in chosen]
+    return [from_row(row) for row in rows]
+
+
+def stratified_bases(rows: Sequence[dict], n: int) -> set[str]:
+    """``n`` base ids, one from each family in turn (families and bases in manifest order), so a small
+    evaluation covers every family instead of the first few."""
+    by_family: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for row in rows:
+        if row["base_id"] not in seen:
+            seen.add(row["base_id"])
+            by_family.setdefault(str(row.get("family", "")), []).append(row["base_id"])
+    queues = list(by_family.values())
+    chosen: set[str] = set()
+    depth = 0
+    while len(chosen) < n and any(depth < len(q) for q in queues):
+        for queue in queues:
+            if depth < len(queue) and len(chosen) < n:
+                chosen.add(queue[depth])
+        depth += 1
+    return chosen
 
 
 def _image_of(run_dir: Path, item: Item) -> Path | None:
@@ -128,12 +149,15 @@ def bound_response(text: str) -> tuple[str, bool]:
 
 
 async def collect(requests: Sequence[Request], model: Model, cache: ResponseCache, *, concurrency: int = 8,
-                  retry_errors: bool = False, progress: ProgressFn | None = None) -> list[Outcome]:
+                  retry_errors: bool = False, progress: ProgressFn | None = None,
+                  limiter: RateLimiter | None = None) -> list[Outcome]:
     """Answer every request: stored answers are reused, the rest are called with at most
-    ``concurrency`` in flight and stored as each arrives. Stored failures are called again only
-    with ``retry_errors``."""
+    ``concurrency`` in flight (and no faster than ``limiter`` allows) and stored as each arrives.
+    Stored failures are called again only with ``retry_errors``."""
     if concurrency < 1:
         raise ConfigError(f"--concurrency must be >= 1, got {concurrency}")
+    limiter = limiter if limiter is not None and limiter.active else None
+    max_tokens = model.params.get("max_tokens") if isinstance(model.params.get("max_tokens"), int) else None
     total = len(requests)
     outcomes: list[Outcome | None] = [None] * total
     state = {"done": 0, "cached": 0, "failed": 0, "called": 0, "prompt_tokens": 0, "completion_tokens": 0}
@@ -175,16 +199,23 @@ async def collect(requests: Sequence[Request], model: Model, cache: ResponseCach
     async def call(i: int) -> None:
         req, key = requests[i], keys[i]
         meta = meta_of.setdefault(i, {"model": model.id, "endpoint": model.endpoint, "task": req.task.id,
-                                      "item_id": req.item.id, "run_index": req.run_index})
+                                      "item_id": req.item.id, "run_index": req.run_index, "prompt": req.prompt})
         async with gate:
             if crashed:   # a sibling hit a bug: start nothing new, let the calls in flight finish and be stored
                 return
+            charged = 0
+            if limiter is not None:
+                guess = guess_tokens(req.prompt, image=req.image_path is not None, max_tokens=max_tokens)
+                charged = await limiter.acquire(req.task.id, guess)
             state["called"] += 1
             start = time.perf_counter()
+            used: int | None = None
             try:
                 try:
                     answer = await model.respond(req)
                     reply = answer if isinstance(answer, Reply) else Reply(answer)
+                    if reply.prompt_tokens is not None and reply.completion_tokens is not None:
+                        used = reply.prompt_tokens + reply.completion_tokens
                     text = reply.text
                     if not isinstance(text, str) or not text.strip():
                         raise ModelCallError("empty response")
@@ -205,6 +236,9 @@ async def collect(requests: Sequence[Request], model: Model, cache: ResponseCach
             except Exception as exc:   # not a model failure but a fault of ours: re-raised once siblings are stored
                 crashed.append(exc)
                 return
+            finally:
+                if limiter is not None:
+                    limiter.settle(req.task.id, charged, used)
         state["done"] += 1
         report()
 
@@ -266,15 +300,18 @@ def check_failures(result: EvalResult, *, fail_on_error: float = 1) -> None:
 
 def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, out_dir: str | Path | None = None,
                  runs: int = 1, concurrency: int = 8, retry_errors: bool = False, limit: int | None = None,
-                 input_mode: InputMode = "image", seed: int = 0, n_boot: int = 2000,
-                 progress: Callable[[str, Counts], None] | None = None) -> EvalResult:
+                 input_mode: InputMode = "image", seed: int = 0, n_boot: int = 2000, rpm: float | None = None,
+                 tpm: float | None = None, progress: Callable[[str, Counts], None] | None = None) -> EvalResult:
     """Call ``model`` on a run folder for each task, store every response, score and write results.json.
 
     Re-running the same call is resume: stored answers are reused and only missing ones are
-    requested. Scores are always recomputed from the stored responses.
+    requested. Scores are always recomputed from the stored responses. ``limit`` takes that many base
+    problems (with all their variants) in turn from each family; ``rpm`` and ``tpm`` bound the calls and
+    tokens per minute over the whole evaluation, every task included.
     """
     run_dir = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else default_out_dir(run_dir, model.id)
+    limiter = RateLimiter(rpm=rpm, tpm=tpm)
     items = load_items(run_dir, limit=limit)
     counts: dict[str, Counts] = {}
     scored_by_task = {}
@@ -293,19 +330,20 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
                 if progress is not None:
                     progress(key, c)
 
-            outcomes = asyncio.run(_collect_and_close(requests, model, cache, concurrency, retry_errors, update))
+            outcomes = asyncio.run(_collect_and_close(requests, model, cache, concurrency, retry_errors, update,
+                                                      limiter))
             counts[key] = last[-1] if last else Counts(0, 0, 0, 0, 0)
             scored_by_task[key] = (task, *score_outcomes(task, outcomes))
     results = write_results(out, run_dir=run_dir, model=model, scored_by_task=scored_by_task, counts=counts,
                             settings={"runs": runs, "limit": limit, "input": input_mode, "seed": seed,
-                                      "n_boot": n_boot}, seed=seed, n_boot=n_boot)
+                                      "n_boot": n_boot, "rpm": rpm, "tpm": tpm}, seed=seed, n_boot=n_boot)
     return EvalResult(out, results, counts)
 
 
 async def _collect_and_close(requests: Sequence[Request], model: Model, cache: ResponseCache, concurrency: int,
-                             retry_errors: bool, progress: ProgressFn) -> list[Outcome]:
+                             retry_errors: bool, progress: ProgressFn, limiter: RateLimiter) -> list[Outcome]:
     try:
         return await collect(requests, model, cache, concurrency=concurrency, retry_errors=retry_errors,
-                             progress=progress)
+                             progress=progress, limiter=limiter)
     finally:
         await model.aclose()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from synth.evaluate.metrics import Scored, mean_by, worst_case
+from synth.evaluate.metrics import MIN_BASES, Scored, headline_interval, mean_by, worst_case
 from synth.evaluate.tasks import Task
 from synth.manifest import variant_label
 from synth.records import Item
@@ -18,7 +19,9 @@ def conditions_of(item: Item) -> tuple[str, ...]:
         keys.append(f"error:{item.variant.error.family}")
     if item.variant.control is not None:
         keys.append(f"superficial:{item.variant.control.subtype}")
-    if item.degradations:
+    if item.profile:   # a named capture profile is one condition, reported under its name
+        keys.append(f"profile:{item.profile}")
+    elif item.degradations:
         keys.append("degradation:" + "+".join(f"{d.subtype}:{d.severity}" for d in item.degradations))
     return tuple(keys)
 
@@ -46,8 +49,35 @@ def summarize(task: Task, scored: Sequence[Scored]) -> dict[str, Any]:
     out: dict[str, Any] = {"n": len(scored), "unparsed": sum(s.pred is None for s in scored)}
     for metric in task.metrics:
         out |= metric(scored)
-    out["by_variant"] = mean_by(scored, lambda s: s.variant)
-    out["by_family"] = mean_by(scored, lambda s: s.family)
-    out["by_error_family"] = mean_by([s for s in scored if s.error_family], lambda s: s.error_family)
+    groups = {"by_variant": (scored, lambda s: s.variant), "by_family": (scored, lambda s: s.family),
+              "by_error_family": ([s for s in scored if s.error_family], lambda s: s.error_family)}
+    for name, (subset, key) in groups.items():
+        out[name] = mean_by(subset, key)
+    # Base problems behind each group's number: a group under MIN_BASES is flagged in the report.
+    out["bases"] = {name: bases_by(subset, key) for name, (subset, key) in groups.items()}
     out["worst_case"] = worst_case(scored)
     return out
+
+
+def bases_by(scored: Sequence[Scored], key: Callable[[Scored], str]) -> dict[str, int]:
+    """How many base problems each group's items come from."""
+    bases: dict[str, set[str]] = defaultdict(set)
+    for s in scored:
+        bases[key(s)].add(s.base_id)
+    return {k: len(v) for k, v in sorted(bases.items())}
+
+
+def headline(task: Task, scored: Sequence[Scored], metrics: dict[str, Any], *, seed: int = 0,
+             n_boot: int = 1000) -> dict[str, Any] | None:
+    """The task's one number for a leaderboard: its ``headline`` metric with a 95 % interval clustered by base
+    problem (None when the task has no scored answers or the metric is undefined)."""
+    value = metrics.get(task.headline)
+    if not scored or not isinstance(value, (int, float)):
+        return None
+    metric = next((m for m in task.metrics if task.headline in m(scored)), None)
+    interval = None if metric is None else headline_interval(scored, metric, task.headline, seed=seed,
+                                                             n_boot=n_boot)
+    n_bases = len({s.base_id for s in scored})
+    return {"metric": task.headline, "value": float(value), "ci95": None if interval is None else list(interval),
+            "higher_is_better": not task.lower_is_better, "n": len(scored), "n_bases": n_bases,
+            "small_sample": n_bases < MIN_BASES}

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
@@ -29,7 +30,7 @@ def test_eval_then_report_writes_results_and_markdown(tiny_run: Path, tmp_path: 
     report = CliRunner().invoke(app, ["report", str(out)])
     assert report.exit_code == 0, report.output
     text = (out / "report.md").read_text()
-    assert "## detect" in text and "## localize" in text and "degradation:blur:3" in text
+    assert "## detect" in text and "## localize" in text and "| blur 3 |" in text
 
 
 def test_eval_rejects_unknown_task_with_exit_code_2(tiny_run: Path, tmp_path: Path) -> None:
@@ -51,3 +52,42 @@ def test_reading_the_task_and_model_registries_loads_no_plotting_and_no_sklearn(
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def _fits(text: str, width: int = 80) -> bool:
+    return all(len(line.rstrip()) <= width for line in text.splitlines()) and "…" not in text
+
+
+def test_eval_table_is_readable_at_80_columns_and_json_is_the_same_summary(tiny_run: Path, tmp_path: Path) -> None:
+    args = ["eval", str(tiny_run), "--model", "random", "--task", "detect,localize,categorize-errorradar",
+            "--out", str(tmp_path)]
+    table = CliRunner().invoke(app, args, terminal_width=80)
+    assert table.exit_code == 0, table.output
+    block = table.output[table.output.index("random on"):table.output.index("wrote ")]
+    assert _fits(block) and "categorize-errorradar" in block and "bal. acc" in block
+    as_json = CliRunner().invoke(app, [*args, "--json"])
+    summary = json.loads(as_json.stdout)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert summary["tasks"]["detect"]["headline"] == results["tasks"]["detect"]["headline"]
+    assert summary["tasks"]["localize"]["counts"]["cached"] == summary["tasks"]["localize"]["counts"]["requests"]
+
+
+def test_report_recomputes_cost_from_the_stored_usage_at_the_given_prices(tiny_run: Path, tmp_path: Path) -> None:
+    from synth.evaluate import evaluate_run, get_task
+    from synth.evaluate.models import Reply
+    from synth.evaluate.models.offline import RandomGuess
+
+    class Metered(RandomGuess):
+        async def respond(self, request):  # noqa: ANN001, ANN201
+            return Reply(await super().respond(request), prompt_tokens=1000, completion_tokens=100)
+
+    evaluate_run(tiny_run, Metered(), [get_task("detect")], out_dir=tmp_path, limit=1)
+    assert json.loads((tmp_path / "results.json").read_text())["tasks"]["detect"]["counts"]["cost"] is None
+    result = CliRunner().invoke(app, ["report", str(tmp_path), "--price-in", "2.5", "--price-out", "10"])
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["tasks"]["detect"]["counts"]["cost"] == pytest.approx(4 * (1000 * 2.5 + 100 * 10) / 1e6)
+    assert results["prices"] == {"in_per_million": 2.5, "out_per_million": 10.0}
+    assert "$0.0140" in (tmp_path / "report.md").read_text()
+    half = CliRunner().invoke(app, ["report", str(tmp_path), "--price-in", "2.5"])
+    assert half.exit_code == 2 and "--price-out" in half.output

@@ -46,7 +46,8 @@ def always(reply: ReplyFn) -> Scripted:
     return Scripted(lambda n, body: reply)
 
 
-def run_detect(tiny_run: Path, out: Path, base_url: str, *, limit: int = 2, **options: Any) -> EvalResult:
+def run_detect(tiny_run: Path, out: Path, base_url: str, *, limit: int = 1, **options: Any) -> EvalResult:
+    # limit=1: one base problem, i.e. its 4 items (clean, one error, blur 1, blur 3)
     options = {"max_retries": 0, "timeout": 10, **options}
     model = get_model("openai:fake-vlm", base_url=base_url, **options)
     return evaluate_run(tiny_run, model, [get_task("detect")], out_dir=out, limit=limit, concurrency=4)
@@ -57,7 +58,7 @@ def stored(out: Path) -> list:
         return list(cache)
 
 
-def eval_cli(tiny_run: Path, out: Path, base_url: str, *extra: str, limit: int = 3) -> Any:
+def eval_cli(tiny_run: Path, out: Path, base_url: str, *extra: str, limit: int = 1) -> Any:
     return CliRunner().invoke(app, ["eval", str(tiny_run), "--model", "openai:fake-vlm", "--base-url", base_url,
                                     "--task", "detect", "--limit", str(limit), "--max-retries", "0",
                                     "--timeout", "10", "--concurrency", "4", "--out", str(out), *extra])
@@ -82,11 +83,11 @@ def test_a_malformed_reply_is_a_stored_failure_with_its_reason(
     with serve(always(reply), monkeypatch, API_KEY) as url:
         result = run_detect(tiny_run, tmp_path, url)
     counts = result.results["tasks"]["detect"]["counts"]
-    assert counts["failed"] == counts["requests"] == 2
-    [(grouped, n)] = result.failures("detect")             # both calls, one reason
-    assert n == 2 and grouped.startswith(reason)
+    assert counts["failed"] == counts["requests"] == 4
+    [(grouped, n)] = result.failures("detect")             # every call, one reason
+    assert n == 4 and grouped.startswith(reason)
     rows = stored(tmp_path)
-    assert len(rows) == 2 and all(r.status == "error" and r.response is None and r.error == grouped for r in rows)
+    assert len(rows) == 4 and all(r.status == "error" and r.response is None and r.error == grouped for r in rows)
     assert result.results["tasks"]["detect"]["metrics"]["n"] == 0   # never scored
 
 
@@ -99,7 +100,7 @@ def test_a_reply_trickling_one_byte_a_second_fails_at_the_deadline(
         result = run_detect(tiny_run, tmp_path, url, limit=1, deadline=1)   # the whole reply would take minutes
         elapsed = time.monotonic() - start
     assert elapsed < 10, elapsed
-    assert result.failures("detect") == [("deadline: no complete reply within 1 s (--deadline)", 1)]
+    assert result.failures("detect") == [("deadline: no complete reply within 1 s (--deadline)", 4)]
 
 
 @pytest.mark.parametrize("status", [200, 500])
@@ -108,13 +109,13 @@ def test_a_gzip_bomb_stops_at_the_size_cap(status: int, tiny_run: Path, tmp_path
     # 32 MiB of zeros in 32 KB of gzip; as an error body the client reads it itself (after one retry).
     with serve(always(gzip_bomb_reply(status)), monkeypatch, API_KEY) as url:
         result = run_detect(tiny_run, tmp_path, url, limit=1, max_retries=1)
-    assert result.failures("detect") == [(f"response larger than {MAX_REPLY_BYTES} bytes (decoded)", 1)]
+    assert result.failures("detect") == [(f"response larger than {MAX_REPLY_BYTES} bytes (decoded)", 4)]
 
 
 def test_the_key_is_never_written_even_when_the_server_echoes_it(
         tiny_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with serve(Scripted(lambda n, body: echo_key if n % 2 == 0 else echo_key_in_error), monkeypatch, API_KEY) as url:
-        result = run_detect(tiny_run, tmp_path, url, limit=4)
+        result = run_detect(tiny_run, tmp_path, url)
     counts = result.results["tasks"]["detect"]["counts"]
     assert counts["answered"] == 2 and counts["failed"] == 2
     rows = stored(tmp_path)
@@ -132,7 +133,7 @@ def test_a_cost_of_1e999_leaves_results_json_strict(tiny_run: Path, tmp_path: Pa
         run_detect(tiny_run, tmp_path, url)
     results = strict_load(tmp_path / "results.json")
     counts = results["tasks"]["detect"]["counts"]
-    assert counts["answered"] == 2 and counts["cost"] is None
+    assert counts["answered"] == 4 and counts["cost"] is None
     assert all(r.cost is None for r in stored(tmp_path))
 
 
@@ -155,9 +156,9 @@ def test_server_down_exits_4_with_the_reasons_counted(tiny_run: Path, tmp_path: 
         closed.bind(("127.0.0.1", 0))
         result = eval_cli(tiny_run, tmp_path, f"http://127.0.0.1:{closed.getsockname()[1]}/v1")
     assert result.exit_code == 4, result.output
-    assert "3 x connection failed" in result.output
-    assert "3 of 3 detect calls failed" in result.output and "re-run the same command" in result.output
-    assert strict_load(tmp_path / "results.json")["tasks"]["detect"]["counts"]["failed"] == 3
+    assert "4 x connection failed" in result.output
+    assert "4 of 4 detect calls failed" in result.output and "re-run the same command" in result.output
+    assert strict_load(tmp_path / "results.json")["tasks"]["detect"]["counts"]["failed"] == 4
 
 
 def test_an_unsupported_parameter_exits_4_and_names_it(tiny_run: Path, tmp_path: Path,
@@ -165,10 +166,10 @@ def test_an_unsupported_parameter_exits_4_and_names_it(tiny_run: Path, tmp_path:
     with serve(always(unsupported_parameter), monkeypatch, API_KEY) as url:
         result = eval_cli(tiny_run, tmp_path, url)
     assert result.exit_code == 4, result.output
-    assert "3 x HTTP 400: Unsupported parameter: 'max_tokens' is not supported with this model." in result.output
+    assert "4 x HTTP 400: Unsupported parameter: 'max_tokens' is not supported with this model." in result.output
     failures = strict_load(tmp_path / "results.json")["tasks"]["detect"]["failures"]
     assert failures == [{"reason": "HTTP 400: Unsupported parameter: 'max_tokens' is not supported with this "
-                                   "model.", "count": 3}]
+                                   "model.", "count": 4}]
 
 
 def test_one_bad_reply_among_good_ones_keeps_the_good_ones_and_exits_per_threshold(
@@ -180,7 +181,7 @@ def test_one_bad_reply_among_good_ones_keeps_the_good_ones_and_exits_per_thresho
 
     fake = Scripted(choose)
     with serve(fake, monkeypatch, API_KEY) as url:
-        first = eval_cli(tiny_run, tmp_path, url, limit=4)
+        first = eval_cli(tiny_run, tmp_path, url)
         assert first.exit_code == 4, first.output
         t = strict_load(tmp_path / "results.json")["tasks"]["detect"]
         assert (t["counts"]["answered"], t["counts"]["failed"], t["metrics"]["n"]) == (3, 1, 3)
@@ -188,11 +189,11 @@ def test_one_bad_reply_among_good_ones_keeps_the_good_ones_and_exits_per_thresho
         assert "1 x reply is not JSON" in first.output
 
         calls = fake.calls
-        tolerant = eval_cli(tiny_run, tmp_path, url, "--fail-on-error", "2", limit=4)
+        tolerant = eval_cli(tiny_run, tmp_path, url, "--fail-on-error", "2")
         assert tolerant.exit_code == 0, tolerant.output
         assert fake.calls == calls + 1                      # only the stored failure was called again
-        assert eval_cli(tiny_run, tmp_path, url, "--fail-on-error", "0.5", limit=4).exit_code == 0   # 1 < 2 of 4
-        assert eval_cli(tiny_run, tmp_path, url, "--fail-on-error", "0.25", limit=4).exit_code == 4  # 1 >= 1 of 4
+        assert eval_cli(tiny_run, tmp_path, url, "--fail-on-error", "0.5").exit_code == 0   # 1 < 2 of 4
+        assert eval_cli(tiny_run, tmp_path, url, "--fail-on-error", "0.25").exit_code == 4  # 1 >= 1 of 4
 
 
 def test_a_rerun_retries_stored_failures_and_never_scores_them(
@@ -205,13 +206,13 @@ def test_a_rerun_retries_stored_failures_and_never_scores_them(
         assert failure.response is None
 
         kept = eval_cli(tiny_run, tmp_path, url, "--no-retry-errors")
-        assert kept.exit_code == 4 and fake.calls == 3     # scored from the store; the failure is still a failure
+        assert kept.exit_code == 4 and fake.calls == 4     # scored from the store; the failure is still a failure
 
         again = eval_cli(tiny_run, tmp_path, url)
         assert again.exit_code == 0, again.output
-        assert fake.calls == 4
+        assert fake.calls == 5
     counts = strict_load(tmp_path / "results.json")["tasks"]["detect"]["counts"]
-    assert (counts["answered"], counts["failed"], counts["called"], counts["cached"]) == (3, 0, 1, 2)
+    assert (counts["answered"], counts["failed"], counts["called"], counts["cached"]) == (4, 0, 1, 3)
 
 
 def test_fail_on_error_reads_like_inspect_ai() -> None:
@@ -235,7 +236,7 @@ def test_a_bug_in_one_call_lets_the_calls_in_flight_finish_and_be_stored(tiny_ru
 
     first_id = load_items(tiny_run, limit=1)[0].id
     with pytest.raises(RuntimeError, match="bug in an adapter"):
-        evaluate_run(tiny_run, OneBug(), [get_task("detect")], out_dir=tmp_path, limit=4, concurrency=4)
+        evaluate_run(tiny_run, OneBug(), [get_task("detect")], out_dir=tmp_path, limit=1, concurrency=4)
     rows = stored(tmp_path)
     assert len(rows) == 3 and all(r.status == "ok" for r in rows)
 

@@ -51,14 +51,38 @@ def test_solvability_rates_split_refusals_wrong_guesses_and_lucky_answers() -> N
         == (0.25, 0.25, 0.25, 0.25)
 
 
-def test_severity_series_starts_at_the_clean_twins() -> None:
-    deltas = [{"kind": "degradation", "detail": "blur:3", "n_bases": 4, "clean_accuracy": 1.0,
-               "variant_accuracy": 0.5, "ci95": [-0.75, -0.25]},
-              {"kind": "degradation", "detail": "blur:1", "n_bases": 4, "clean_accuracy": 1.0,
-               "variant_accuracy": 1.0, "ci95": [0.0, 0.0]},
-              {"kind": "degradation", "detail": "blur:1+jpeg:2", "n_bases": 4, "clean_accuracy": 1.0,
-               "variant_accuracy": 0.0, "ci95": [-1.0, -1.0]}]
-    assert severity_series(deltas) == {"blur": [(0, 1.0, 1.0, 1.0), (1, 1.0, 1.0, 1.0), (3, 0.5, 0.25, 0.75)]}
+def _delta(detail: str, variant: float, kind: str = "degradation", n: int = 4) -> dict:
+    return {"kind": kind, "detail": detail, "n_bases": n, "clean_accuracy": 1.0, "variant_accuracy": variant,
+            "delta": variant - 1.0, "ci95": [variant - 1.25, variant - 0.75], "clean_ci95": [1.0, 1.0],
+            "variant_ci95": [variant - 0.25, min(variant + 0.25, 1.0)], "small_sample": n < 30}
+
+
+def test_severity_series_starts_at_the_clean_twins_and_keeps_accuracy_and_delta_intervals_apart() -> None:
+    deltas = [_delta("blur:3", 0.5), _delta("blur:1", 1.0), _delta("blur:1+jpeg:2", 0.0)]
+    (blur,) = severity_series(deltas).values()
+    assert [(p.x, p.accuracy, p.delta) for p in blur] == [(0, 1.0, None), (1, 1.0, 0.0), (3, 0.5, -0.5)]
+    assert blur[2].accuracy_ci == (0.25, 0.75)          # accuracy's own interval, around the accuracy ...
+    assert blur[2].delta_ci == (-0.75, -0.25)           # ... and the delta's, around the delta (below 0 is fine)
+    assert all(p.small for p in blur)                   # 4 base problems: flagged
+
+
+def test_capture_profiles_are_points_under_their_names() -> None:
+    series = severity_series([_delta("blur:2", 0.5), _delta("desk_lamp_tilted", 0.25, kind="profile", n=40)])
+    (lamp,) = series["profile:desk_lamp_tilted"]
+    assert lamp.accuracy == 0.25 and lamp.delta == -0.75 and not lamp.small
+
+
+def test_the_severity_plot_dodges_subtypes_that_share_a_severity(monkeypatch: pytest.MonkeyPatch) -> None:
+    from synth.evaluate import plots
+
+    xs: list[float] = []
+    real = plots._errorbar
+    monkeypatch.setattr(plots, "_errorbar", lambda ax, x, *a, **k: (xs.append(x), real(ax, x, *a, **k)))
+    png = plots.severity_plot([_delta("blur:2", 0.5), _delta("tilt:2", 0.75),
+                               _delta("desk_lamp_tilted", 0.25, kind="profile")], "t")
+    assert png is not None and png[:4] == b"\x89PNG"
+    at_two = sorted({x for x in xs if 1.5 < x < 2.5})
+    assert len(at_two) == 2 and at_two[1] - at_two[0] >= 0.2   # blur and tilt side by side, not on top
 
 
 class WithoutImageRefuses(Adapter):
@@ -122,9 +146,14 @@ def test_report_escapes_strings_from_results(tiny_run: Path, tmp_path: Path) -> 
     results = json.loads(path.read_text())
     results["model"]["id"] = "<script>alert(1)</script>"
     path.write_text(json.dumps(results))
+    records = (tmp_path / "responses" / "detect.jsonl").read_text().splitlines()
+    hostile = json.loads(records[0]) | {"response": "</script><script>alert(2)</script><!--", "prompt": "<b>x</b>"}
+    (tmp_path / "responses" / "detect.jsonl").write_text("\n".join([json.dumps(hostile), *records[1:]]) + "\n")
     assert CliRunner().invoke(app, ["report", str(tmp_path)]).exit_code == 0
     html = (tmp_path / "report.html").read_text()
-    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+    assert "alert(2)" in html and "<script>alert(2)" not in html and "<!--" not in html   # inert inside the JSON
+    assert html.count("<script") == 2                     # the viewer's data and its code, nothing else
     assert _images(html) and all(png.startswith(PNG) for png in _images(html))   # figures are embedded
 
 

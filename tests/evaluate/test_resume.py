@@ -40,12 +40,14 @@ TASKS = [get_task("detect"), get_task("localize")]
 
 def test_resume_after_limit_calls_only_the_missing_items(tiny_run: Path, tmp_path: Path) -> None:
     n = len(load_items(tiny_run))
+    first = len(load_items(tiny_run, limit=3))          # three base problems, each with all its items
+    assert 0 < first < n
     half = CountingRandom()
-    evaluate_run(tiny_run, half, TASKS, out_dir=tmp_path / "resumed", limit=n // 2)
-    assert len(half.calls) == 2 * (n // 2)
+    evaluate_run(tiny_run, half, TASKS, out_dir=tmp_path / "resumed", limit=3)
+    assert len(half.calls) == 2 * first
     rest = CountingRandom()
     resumed = evaluate_run(tiny_run, rest, TASKS, out_dir=tmp_path / "resumed")
-    assert len(rest.calls) == 2 * (n - n // 2)
+    assert len(rest.calls) == 2 * (n - first)
     assert set(rest.calls).isdisjoint(half.calls)
 
     straight = evaluate_run(tiny_run, CountingRandom(), TASKS, out_dir=tmp_path / "straight")
@@ -70,9 +72,9 @@ def test_resume_after_a_crash_mid_run(tiny_run: Path, tmp_path: Path) -> None:
 
 def test_runs_are_distinct_cache_entries(tiny_run: Path, tmp_path: Path) -> None:
     one = CountingRandom()
-    evaluate_run(tiny_run, one, [get_task("detect")], out_dir=tmp_path, runs=1, limit=4)
+    evaluate_run(tiny_run, one, [get_task("detect")], out_dir=tmp_path, runs=1, limit=1)   # one base: 4 items
     more = CountingRandom()
-    result = evaluate_run(tiny_run, more, [get_task("detect")], out_dir=tmp_path, runs=3, limit=4)
+    result = evaluate_run(tiny_run, more, [get_task("detect")], out_dir=tmp_path, runs=3, limit=1)
     assert len(one.calls) == 4 and len(more.calls) == 8
     assert result.results["tasks"]["detect"]["stability"] is not None
 
@@ -99,8 +101,8 @@ def test_concurrency_limit_is_respected(tiny_run: Path, tmp_path: Path) -> None:
 
 def test_a_model_error_is_a_failure_not_an_answer(tiny_run: Path, tmp_path: Path) -> None:
     failing = CountingRandom(crash_after=0, exc=lambda: ModelCallError("quota"))
-    result = evaluate_run(tiny_run, failing, [get_task("detect")], out_dir=tmp_path, limit=5)
+    result = evaluate_run(tiny_run, failing, [get_task("detect")], out_dir=tmp_path, limit=1)
     c = result.results["tasks"]["detect"]["counts"]
-    assert c["failed"] == 5 and result.results["tasks"]["detect"]["metrics"] == {"n": 0}
+    assert c["failed"] == 4 and result.results["tasks"]["detect"]["metrics"] == {"n": 0}
     records = [json.loads(x) for x in (tmp_path / "responses" / "detect.jsonl").open()]
-    assert [r["error"] for r in records] == ["quota"] * 5
+    assert [r["error"] for r in records] == ["quota"] * 4

@@ -194,7 +194,10 @@ class OpenAIChat(Adapter):
     deadline: float = 300.0     # seconds for the whole call, retries and their waits included
     temperature: float = 0.0
     max_tokens: int = 1024
-    seed: int | None = None
+    seed: int | None = None          # sent as seed + run index, so each repeat of an item samples anew
+    top_p: float | None = None
+    extra_body: dict[str, Any] | str | None = None   # more request fields (a JSON object, or its text)
+    max_tokens_param: str = "auto"   # max_tokens, max_completion_tokens, or auto (switch when refused)
     price_in: float | None = None    # US dollars per million prompt tokens (cost when the endpoint reports none)
     price_out: float | None = None   # US dollars per million completion tokens
     max_reply_bytes: int = MAX_REPLY_BYTES
@@ -203,6 +206,7 @@ class OpenAIChat(Adapter):
     params: dict[str, Any] = field(init=False)
     _client: Any = field(init=False, default=None, repr=False)
     _secret: re.Pattern[str] | None = field(init=False, default=None, repr=False)
+    _limit_key: str = field(init=False, default="max_tokens", repr=False)   # the name max_tokens is sent under
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -214,9 +218,24 @@ class OpenAIChat(Adapter):
         if not self.deadline > 0 or self.max_reply_bytes < 1024:
             raise ConfigError(f"--deadline must be > 0 seconds and max_reply_bytes >= 1024, got {self.deadline}, "
                               f"{self.max_reply_bytes}")
+        if not 0 <= self.temperature <= 2 or self.max_tokens < 1:
+            raise ConfigError(f"--temperature must be 0-2 and --max-tokens >= 1, got {self.temperature}, "
+                              f"{self.max_tokens}")
+        if self.top_p is not None and not 0 < self.top_p <= 1:
+            raise ConfigError(f"--top-p must be in (0, 1], got {self.top_p}")
+        if self.max_tokens_param not in _MAX_TOKENS_PARAMS:
+            raise ConfigError(f"--max-tokens-param must be one of {', '.join(_MAX_TOKENS_PARAMS)}, "
+                              f"got {self.max_tokens_param!r}")
+        self.extra_body = parse_extra_body(self.extra_body)
         self.id = f"openai:{self.model}"
         self.endpoint = (self.base_url or "https://api.openai.com/v1").rstrip("/")
+        # Everything that changes what the endpoint is asked goes into the cache key; settings left at their
+        # defaults are not listed, so stores written before they existed are still reused.
         self.params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        self.params |= {k: v for k, v in (("top_p", self.top_p), ("extra_body", self.extra_body or None))
+                        if v is not None}
+        self._limit_key = (self.max_tokens_param if self.max_tokens_param != "auto"
+                           else "max_completion_tokens" if _WANTS_COMPLETION_TOKENS.match(self.model) else "max_tokens")
         if self.base_url is None and not os.environ.get("OPENAI_API_KEY"):
             raise ConfigError("set OPENAI_API_KEY in the environment (or --base-url for a local server)")
         self._secret = secret_pattern(os.environ.get("OPENAI_API_KEY"))
@@ -240,20 +259,53 @@ class OpenAIChat(Adapter):
         content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
         if request.image_path is not None:
             content.append({"type": "image_url", "image_url": {"url": image_data_url(request.image_path)}})
-        extra = {} if self.seed is None else {"seed": self.seed + request.run_index}
         limit = asyncio.timeout(self.deadline)
         try:
             async with limit:
-                # The raw body, read through the cap: the client's own parser accepts any shape of JSON.
-                async with self._get_client().chat.completions.with_streaming_response.create(
-                        model=self.model, messages=[{"role": "user", "content": content}],
-                        temperature=self.temperature, max_tokens=self.max_tokens, **extra) as response:
-                    body = await response.read()
+                try:
+                    body = await self._post(content, request.run_index)
+                except openai.BadRequestError as exc:
+                    # An endpoint that refuses the name we sent max_tokens under is asked again with the other
+                    # name, and keeps it for the rest of the evaluation (o-series and gpt-5 want
+                    # max_completion_tokens, older local servers know only max_tokens).
+                    sent = self._limit_key
+                    other = _other_limit_key(exc, sent)
+                    if self.max_tokens_param != "auto" or other is None:
+                        raise
+                    self._limit_key = other
+                    try:
+                        body = await self._post(content, request.run_index)
+                    except openai.BadRequestError:
+                        self._limit_key = sent   # refused either way: something else is wrong
+                        raise
         except Exception as exc:   # every way the network and the endpoint can fail is a stored reason
             if limit.expired():
                 raise ModelCallError(f"deadline: no complete reply within {self.deadline:g} s (--deadline)") from None
             raise ModelCallError(self.scrub(_failure_reason(exc, self.timeout))) from None
         return self._parse_reply(body)
+
+    def request_fields(self, run_index: int) -> dict[str, Any]:
+        """The sampling fields of one chat request (beside model and messages), as they are sent."""
+        fields: dict[str, Any] = {"temperature": self.temperature, self._limit_key: self.max_tokens}
+        if self.top_p is not None:
+            fields["top_p"] = self.top_p
+        if self.seed is not None:
+            fields["seed"] = self.seed + run_index
+        return fields
+
+    async def _post(self, content: list[dict[str, Any]], run_index: int) -> bytes:
+        # The raw body, read through the cap: the client's own parser accepts any shape of JSON.
+        extra = {"extra_body": self.extra_body} if self.extra_body else {}
+        async with self._get_client().chat.completions.with_streaming_response.create(
+                model=self.model, messages=[{"role": "user", "content": content}], **self.request_fields(run_index),
+                **extra) as response:
+            return await response.read()
+
+    def describe(self) -> dict[str, Any]:
+        """The request fields as sent (the name the token limit went under is chosen by the endpoint's answers)."""
+        return {"request": {k: v for k, v in self.request_fields(0).items() if k != "seed"}
+                | {"seed": None if self.seed is None else f"{self.seed} + run index"}
+                | ({"extra_body": self.extra_body} if self.extra_body else {})}
 
     def _parse_reply(self, body: bytes) -> Reply:
         """The assistant text and usage of a chat.completion body, or ModelCallError naming what is wrong."""
@@ -326,6 +378,42 @@ def _openai(arg: str, **options: Any) -> OpenAIChat:
     """Any OpenAI-compatible chat endpoint, as openai:<model> (OpenAI; vLLM, Ollama, LM Studio with --base-url)."""
     known = {f.name for f in dataclasses.fields(OpenAIChat) if f.init}
     return OpenAIChat(arg, **{k: v for k, v in options.items() if k in known and v is not None})
+
+
+_MAX_TOKENS_PARAMS = ("auto", "max_tokens", "max_completion_tokens")
+# Model names whose endpoints take only max_completion_tokens (inspect-ai's rule: o-series and gpt-5).
+_WANTS_COMPLETION_TOKENS = re.compile(r"^(?:.*/)?(?:o\d|gpt-5)", re.IGNORECASE)
+# How endpoints say a field is not accepted (OpenAI, vLLM's and FastAPI's validation, LiteLLM).
+_REFUSED_FIELD = re.compile(r"unsupported|not supported|unrecognized|unknown|not allowed|not permitted|extra "
+                            r"(?:inputs|fields)|instead")
+# Request fields the adapter writes itself; --extra-body may add any other.
+_RESERVED_FIELDS = ("model", "messages", "stream")
+
+
+def parse_extra_body(value: dict[str, Any] | str | None) -> dict[str, Any] | None:
+    """--extra-body as a JSON object (given as text or already parsed); ConfigError says what is wrong."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ConfigError(f"--extra-body must be a JSON object, e.g. '{{\"top_k\": 20}}' ({exc})") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"--extra-body must be a JSON object, e.g. '{{\"top_k\": 20}}', got {_kind(value)}")
+    taken = [k for k in _RESERVED_FIELDS if k in value]
+    if taken:
+        raise ConfigError(f"--extra-body may not set {', '.join(taken)}: the adapter writes those fields itself")
+    return value
+
+
+def _other_limit_key(exc: openai.APIStatusError, sent: str) -> str | None:
+    """The other name for the token limit when a 400 says the one ``sent`` is not supported, else None."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    text = f"{_error_message(body) or exc}".lower()
+    named = body.get("param") == sent or re.search(rf"(?<![a-z_]){sent}(?![a-z_])", text) is not None
+    return ("max_completion_tokens" if sent == "max_tokens" else "max_tokens") \
+        if named and _REFUSED_FIELD.search(text) else None
 
 
 def image_data_url(path: Path) -> str:

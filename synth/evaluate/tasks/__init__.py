@@ -30,6 +30,9 @@ The contract:
   factories in ``synth.evaluate.metrics`` for shared statistics, or the task module's own). Their
   keys are merged, in order, into the task's ``metrics`` in results.json, after ``n`` and
   ``unparsed`` and before the groupings every task gets (by variant, family, error family, worst case).
+- ``headline`` names the one metric a leaderboard shows for the task (a key of its metrics, e.g.
+  ``balanced_accuracy``); results.json's ``summary`` gives it with a clustered 95 % interval.
+  ``lower_is_better`` says which way it points (CER).
 - ``context`` holds the extra variables the task's template reads (label tables from ``synth.vocab``);
   every template also gets ``question``, ``steps``, ``n_steps`` and ``image``.
 - ``applies(item)`` picks the items the task is asked on; ``shows_steps`` is False when the text input
@@ -78,6 +81,8 @@ class Task:
     shows_steps: bool = True           # text input includes the shown solution (solve tasks: question only)
     needs_image: bool = False          # meaningless without the page (transcription)
     context: Mapping[str, Any] = field(default_factory=dict)
+    headline: str = "accuracy"         # the metric results.json's summary reports for this task
+    lower_is_better: bool = False      # the headline falls as models improve (CER)
 
     @property
     def closed(self) -> bool:

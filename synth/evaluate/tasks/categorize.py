@@ -32,4 +32,5 @@ register_task(Task(
     choices=lambda item: FAMILIES,
     metrics=(classification(FAMILIES, per_class=True),),
     context={"categories": FAMILY_DEFINITIONS},
+    headline="macro_f1",
 ))

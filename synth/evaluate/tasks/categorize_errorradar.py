@@ -22,4 +22,5 @@ register_task(Task(
     choices=lambda item: ERRORRADAR_CODES,
     metrics=(classification(ERRORRADAR_CODES, per_class=True),),
     context={"errorradar": ERRORRADAR},
+    headline="macro_f1",
 ))

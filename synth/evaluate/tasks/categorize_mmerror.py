@@ -35,4 +35,5 @@ register_task(Task(
     choices=lambda item: MMERROR_LETTERS,
     metrics=(classification(MMERROR_LETTERS, per_class=True),),
     context={"mmerror": MMERROR},
+    headline="macro_f1",
 ))

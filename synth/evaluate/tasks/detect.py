@@ -48,4 +48,5 @@ register_task(Task(
     labels=LABELS,
     choices=lambda item: LABELS,
     metrics=(classification(LABELS), error_detection()),
+    headline="balanced_accuracy",
 ))

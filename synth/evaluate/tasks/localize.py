@@ -74,4 +74,5 @@ register_task(Task(
     answer=lambda label: "Error Step: -1" if label == NO_ERROR else f"Error Step: Step {label}",
     choices=lambda item: (NO_ERROR, *range(1, len(item.variant.steps) + 1)),
     metrics=(step_metrics(),),
+    headline="f1",
 ))

@@ -43,4 +43,5 @@ register_task(Task(
     choices=lambda item: LABELS,
     metrics=(classification(LABELS, per_class=True), presence()),
     context={"mmerror": MMERROR},
+    headline="macro_f1",
 ))

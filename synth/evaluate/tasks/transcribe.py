@@ -76,4 +76,6 @@ register_task(Task(
     metrics=(character_error_rate(),),
     shows_steps=False,
     needs_image=True,
+    headline="cer",
+    lower_is_better=True,
 ))
