@@ -7,6 +7,7 @@ by the problem's id for callers that have none at hand.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 import sympy
 from sympy.core.relational import Relational
 
+from synth._bounded import call as bounded_call
 from synth.equivalence import _clearly_differ
 from synth.mathparse import MathParseError, equivalent, parse_math
 from synth.polynomials import exact_form, expand_difference, monic_square_free, rational_part, to_sympy, univariate
@@ -341,8 +343,18 @@ def parse_either(text: str) -> sympy.Basic:
     return sympy.Eq(product, 0, evaluate=False)
 
 
-def equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
-    """simplify(answer - truth) == 0, with exact cheap exits before simplify."""
+ANSWER_TIMEOUT_S = 2.0  # CPU seconds SymPy may spend on one answer in the worker process
+
+
+def equal_answers(answer: sympy.Basic, truth: sympy.Basic, *, timeout_s: float = ANSWER_TIMEOUT_S) -> bool:
+    """simplify(answer - truth) == 0, with exact cheap exits before simplify; False when undecided.
+
+    The answer may be a model's text (eval's verifier models), so only bounded work runs here:
+    the exact comparisons, and expanding and probing values small enough for them
+    (``_within_inline_reach``). simplify, and the expansion of anything bigger (a reply's
+    ``(x + y + z + w)^1000``), run in synth._bounded's worker process, killed after ``timeout_s``
+    CPU seconds; an answer not decided by then counts as not equal.
+    """
     if isinstance(answer, Relational) or isinstance(truth, Relational):
         return isinstance(answer, Relational) and isinstance(truth, Relational) and same_value(answer, truth)
     # Before building answer − truth: SymPy's subtraction of two expanded polynomials costs more
@@ -355,12 +367,90 @@ def equal_answers(answer: sympy.Basic, truth: sympy.Basic) -> bool:
         return True
     if diff.is_Rational:
         return False
+    if not (_within_inline_reach(answer) and _within_inline_reach(truth)):
+        return bounded_call(_equal_by_sympy, answer, truth, True, cpu_s=timeout_s) is True
     if _expanded(answer) == _expanded(truth) or sympy.expand(diff) == 0:
         return True
     # Exact (or 30-digit) values that differ at a probe point prove the answers differ: skip simplify.
     if _clearly_differ(answer, truth):
         return False
+    return bounded_call(_equal_by_sympy, answer, truth, False, cpu_s=timeout_s) is True
+
+
+def _equal_by_sympy(answer: sympy.Expr, truth: sympy.Expr, expand_and_probe: bool) -> bool:
+    """equal_answers' SymPy steps, run in the worker process: expand and probe (unless done already), simplify."""
+    diff = answer - truth
+    if expand_and_probe:
+        if sympy.expand(answer) == sympy.expand(truth) or sympy.expand(diff) == 0:
+            return True
+        if _clearly_differ(answer, truth):
+            return False
     return bool(sympy.simplify(diff) == 0)
+
+
+# What equal_answers expands and probes in the calling process. The work of sympy.expand grows
+# with the terms it makes (a power of a sum multiplies out), and _clearly_differ's exact probe
+# with the digits of nested powers (x^1000 at x = 7/13 has ~1100). Values past these bounds go
+# to the worker; school answers stay far below them.
+_INLINE_MAX_NODES = 1000
+_INLINE_MAX_TERMS = 200  # terms any part of the value can expand to (an upper bound)
+_INLINE_MAX_DEGREE = 10_000  # product of the integer powers nested in any part
+
+
+def _within_inline_reach(value: sympy.Basic) -> bool:
+    """Whether expanding value and probing it at rational points is cheap (see the bounds above)."""
+    budget = [_INLINE_MAX_NODES]
+    try:
+        _terms_and_degree(value, budget, {})
+    except (_OutOfReach, RecursionError):
+        return False
+    return True
+
+
+class _OutOfReach(Exception):
+    pass
+
+
+def _terms_and_degree(node: sympy.Basic, budget: list[int],
+                      seen: dict[sympy.Basic, tuple[int, int]]) -> tuple[int, int]:
+    """(terms sympy.expand can make of node, degree of its exact value at a rational point), both upper bounds.
+
+    Raises _OutOfReach past a bound, or for what has no cheap bound: a power with a variable in its
+    exponent (2^(10^6·x) is exact at x = 7/13) and a factorial of a variable (k! at k = 10^6).
+    """
+    if node in seen:
+        return seen[node]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _OutOfReach
+    parts = [_terms_and_degree(arg, budget, seen) for arg in node.args]
+    if not parts:
+        terms, degree = 1, 1
+    elif isinstance(node, sympy.Add):
+        terms, degree = sum(t for t, _ in parts), max(d for _, d in parts)
+    elif isinstance(node, sympy.Mul):
+        terms, degree = math.prod(t for t, _ in parts), sum(d for _, d in parts)
+    elif isinstance(node, sympy.Pow):
+        (base_terms, base_degree), _ = parts
+        exponent = node.exp
+        if exponent.is_Rational:
+            power = abs(exponent.p) // exponent.q  # (x + 1)^(5/2) expands its square: (x + 1)^2·√(x + 1)
+            if base_terms > 1 and power > _INLINE_MAX_TERMS:
+                raise _OutOfReach
+            terms = math.comb(power + base_terms - 1, base_terms - 1)  # monomials of that degree
+            degree = base_degree * max(1, power + (exponent.q > 1))
+        elif exponent.is_number:  # x^√2, x^π: nothing to multiply out, not exact at a rational point
+            terms, degree = 1, base_degree
+        else:
+            raise _OutOfReach
+    elif isinstance(node, sympy.factorial) and not node.args[0].is_number:
+        raise _OutOfReach
+    else:  # a function: expand works inside it (log(xy) may split); Abs of an exact value stays exact
+        terms, degree = max(1, sum(t for t, _ in parts)), max(d for _, d in parts)
+    if terms > _INLINE_MAX_TERMS or degree > _INLINE_MAX_DEGREE:
+        raise _OutOfReach
+    seen[node] = terms, degree
+    return terms, degree
 
 
 REMARK = "Note: "
