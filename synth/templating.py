@@ -6,7 +6,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2 import FileSystemLoader, StrictUndefined, TemplateNotFound
 from jinja2.sandbox import SandboxedEnvironment
 
 from synth.resources import resource_dir
@@ -24,16 +24,24 @@ def environment() -> SandboxedEnvironment:
 
 
 @cache
-def _phrasings(family: str) -> tuple[Any, ...]:
+def _phrasings(family: str, inline: str | None = None) -> tuple[Any, ...]:
     env = environment()
-    source, _, _ = env.loader.get_source(env, f"problems/{family}.j2")  # type: ignore[union-attr]
+    try:
+        source, _, _ = env.loader.get_source(env, f"problems/{family}.j2")  # type: ignore[union-attr]
+    except TemplateNotFound:
+        if inline is None:
+            raise
+        source = inline  # a family module may carry its phrasings itself (then it is one file)
     parts = [p.strip() for p in source.split(PHRASING_SEPARATOR) if p.strip()]
     return tuple(env.from_string(p) for p in parts)
 
 
-def render_phrasing(family: str, context: dict[str, Any], rng: np.random.Generator) -> str:
-    """One of the family's phrasings (separated by ``---`` lines), filled from ``context``."""
-    options = _phrasings(family)
+def render_phrasing(family: str, context: dict[str, Any], rng: np.random.Generator, inline: str | None = None) -> str:
+    """One of the family's phrasings (separated by ``---`` lines), filled from ``context``.
+
+    The phrasings come from ``templates/problems/<family>.j2``, or from ``inline`` when there is no such file.
+    """
+    options = _phrasings(family, inline)
     chosen = options[int(rng.integers(len(options)))]
     return " ".join(chosen.render(**context).split())
 

@@ -121,6 +121,9 @@ class Family:
     figure_kind: ClassVar[str | None] = None
     image_roles: ClassVar[tuple[str, ...]] = ("not_required",)
     malrules: ClassVar[tuple[MalRule, ...]] = ()
+    # The question's phrasings (jinja2, separated by "---" lines) when templates/problems/<id>.j2 does not exist,
+    # so a family can be one file.
+    phrasings: ClassVar[str | None] = None
 
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         """Canonical parameters (JSON values) for one problem."""
@@ -222,7 +225,7 @@ class Family:
         ctx = self.question_context(params)
         # The free question draws nothing after the phrasing: mcq/fill draw afterwards, so a
         # free item is the same whichever question types a run allows.
-        text = render_phrasing(self.id, ctx, rng)
+        text = render_phrasing(self.id, ctx, rng, self.phrasings)
         latex = ctx.get("latex", text)
         answer_text, answer_latex = self.answer_text(params, answer)
         choices: tuple[str, ...] | None = None
