@@ -6,12 +6,16 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
 import sympy
 
 from synth.evaluate import get_task, load_items, plan
-from synth.evaluate.models.ocr import OcrVerifier
+from synth.evaluate.models import ModelCallError
+from synth.evaluate.models._verifier import verify_untrusted
+from synth.evaluate.models.ocr import OcrVerifier, checkable
 from synth.evaluate.ocr import OcrLine
 from synth.mathparse import parse_math, to_text
+from synth.records import Step
 
 x, y, z = sympy.symbols("x y z")
 # tan(5x + 3y + 2z) against its expansion: equal, and SymPy's simplify ran for over 90 CPU s without
@@ -50,3 +54,17 @@ def test_a_final_step_that_makes_simplify_slow_gets_a_verdict_within_the_bound(t
     answer = asyncio.run(model.respond(request))
     assert time.monotonic() - start < 10.0  # the answer's budget is 2 CPU s (4.5 s wall at worst)
     assert answer == task.answer("incorrect")  # undecided counts as not shown to be right
+
+
+
+def test_a_step_whose_expansion_would_never_end_is_a_stored_failure_within_the_bound(tiny_run: Path) -> None:
+    # (x+y+z+w)^1000 parses (its exponent is within the parser's limits) but expanding it, as the verifier's
+    # value comparison does, does not end in any useful time: the OCR verifier judges a reading in the bounded
+    # worker, and what it cannot judge in time is a failure (the runner stores it with this reason).
+    item = next(i for i in load_items(tiny_run, limit=1) if i.variant.is_correct)
+    steps = [*item.variant.steps[:1], Step(index=2, rule="ocr", value=checkable("(x+y+z+w)^1000"),
+                                             text="(x+y+z+w)^1000", latex="(x+y+z+w)^1000")]
+    start = time.monotonic()
+    with pytest.raises(ModelCallError, match="could not judge the steps within 2 CPU s"):
+        verify_untrusted(item.problem, steps, cpu_s=2.0)
+    assert time.monotonic() - start < 20.0  # 2 CPU s budget, 4.5 s wall backstop, plus a fresh worker's start

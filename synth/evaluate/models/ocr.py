@@ -20,7 +20,7 @@ import numpy as np
 
 from synth.evaluate.cache import CACHE_FILE, strict_json
 from synth.evaluate.models import Adapter, ModelCallError, Request, register_model
-from synth.evaluate.models._verifier import check_task, verdict_answer
+from synth.evaluate.models._verifier import check_task, verdict_answer, verify_untrusted
 from synth.evaluate.ocr import (
     LOGIC_VERSION,
     RAPIDOCR_PARAMS,
@@ -35,7 +35,6 @@ from synth.evaluate.ocr import (
 )
 from synth.evaluate.tasks import Task
 from synth.records import Item, Step
-from synth.verifier import verify
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ocr (
@@ -176,11 +175,8 @@ class OcrVerifier(Adapter):
         # value = text: the verifier judges what was read, never the generator's hidden values.
         steps = [Step(index=i, rule="ocr", value=checkable(text), text=text, latex=text)
                  for i, text in enumerate(page.steps, 1)]
-        try:
-            verdict = verify(item.problem, steps)
-        except (TypeError, ValueError, ArithmeticError) as exc:  # stored as a failure, never as a verdict
-            raise ModelCallError(f"the verifier could not judge the steps {self.engine.name} read: {exc}") from exc
-        return verdict_answer(task, verdict)
+        # Judged in the bounded worker: a reading is untrusted input (stored as a failure when it cannot be judged).
+        return verdict_answer(task, verify_untrusted(item.problem, steps))
 
 
 @register_model("ocr-verifier")
