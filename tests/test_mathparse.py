@@ -621,10 +621,12 @@ def test_equivalent_returns_on_time_and_stops_the_work(call):
 
 def test_no_process_keeps_burning_cpu_after_a_timeout():
     worker = warm_worker()
+    # Children that other tests in this process started (a pool's forkserver, a resource tracker) are not ours.
+    others = set(running_children()) - {worker}
     assert not equivalent(HARD_EXPANDED, HARD, timeout_s=0.2)
     assert not running(worker)
     assert _bounded.worker_pid() is None
-    assert running_children() == []
+    assert set(running_children()) <= others
 
 
 def test_equivalence_is_decided_again_after_a_timeout():
