@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import time
 import warnings
@@ -49,8 +48,8 @@ from synth.config import CaptureProfile, DegradeConfig, DegradeOp, ProfileStep
 from synth.errors import ConfigError, ResumableError, RunError
 from synth.manifest import dumps_row, from_row, read_manifest, to_row
 from synth.records import Item, Problem, RenderedPage, Variant
-from synth.rundir import LOCK_NAME, RESUME_HINT, ResumePlan, RunDir, ShardOutput, sha256, stage_image
-from synth.safepath import check_row_ids, inside, prepare_output_dir, read_marker, write_marker
+from synth.rundir import RESUME_HINT, ResumePlan, RunDir, ShardOutput, open_run, sha256, stage_image
+from synth.safepath import check_row_ids, inside, read_marker
 from synth.seeding import item_seed, stage_rng
 from synth.stages import versions
 from synth.yamlsafe import preview, read_yaml_file
@@ -674,26 +673,9 @@ def _resolved(config: ExternalConfig, source: Input) -> str:
 
 def _prepare(run_dir: Path, resolved: str, *, resume: bool, overwrite: bool, n_shards: int) -> ResumePlan:
     """Create or reopen the run folder (as ``synth.pipeline.prepare_run`` does); the shards still to do."""
-    stored = run_dir / "config.yaml"
-    if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
-        if overwrite:
-            prepare_output_dir(run_dir, "run", overwrite=True)
-        elif not resume:
-            raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to replace "
-                           "it, or --out to write elsewhere")
-        elif not stored.exists() or stored.read_text(encoding="utf-8") != resolved:
-            raise RunError(f"{run_dir} was started with other settings or another input (or the input changed "
-                           "since); --resume needs the same ones: use --overwrite or another --out")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if read_marker(run_dir) is None:
-        write_marker(run_dir, "run")
-    (run_dir / "images").mkdir(exist_ok=True)
-    (run_dir / "shards").mkdir(exist_ok=True)
-    if not stored.exists():
-        tmp = run_dir / ".config.yaml.tmp"
-        tmp.write_text(resolved, encoding="utf-8")
-        os.replace(tmp, stored)
-    return RunDir(run_dir).resume(n_shards)
+    return open_run(run_dir, resolved, resume=resume, overwrite=overwrite, n_shards=n_shards,
+                    differs="was started with other settings or another input (or the input changed since); "
+                    "--resume needs the same ones: use --overwrite or another --out")
 
 
 def degrade_external(input_path: str | Path, run_dir: str | Path, config: ExternalConfig, *, resume: bool = False,

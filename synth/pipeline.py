@@ -20,10 +20,9 @@ from typing import Any
 
 from synth.config import RunConfig
 from synth.distributed import Dask
-from synth.errors import ConfigError, ResumableError, RunError
+from synth.errors import ConfigError, ResumableError
 from synth.executors import Executor, InProcess, ProcessPool, ShardJob, produce_and_commit
-from synth.rundir import LOCK_NAME, RESUME_HINT, ResumePlan, RunDir
-from synth.safepath import prepare_output_dir, read_marker, write_marker
+from synth.rundir import RESUME_HINT, ResumePlan, RunDir, open_run
 from synth.stages import STAGES, produce_shard, shard_ranges, versions
 
 
@@ -72,31 +71,9 @@ def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bo
     check_output_dir(run_dir)
     resolved = config.to_yaml()
     n_shards = len(shard_ranges(config.count, config.output.shard_size))
-    stored = run_dir / "config.yaml"
-    if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
-        if overwrite:
-            _clear_run(run_dir)
-        elif not resume:
-            raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to "
-                           "replace it, or --out to write elsewhere")
-        elif not stored.exists() or stored.read_text(encoding="utf-8") != resolved:
-            raise RunError(f"{run_dir} was started with a different config; --resume needs the same config "
-                           "(and --limit); use --overwrite or another --out")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if read_marker(run_dir) is None:
-        write_marker(run_dir, "run")  # what lets a later --overwrite tell this folder is ours
-    (run_dir / "images").mkdir(exist_ok=True)
-    (run_dir / "shards").mkdir(exist_ok=True)
-    if not stored.exists():
-        tmp = run_dir / ".config.yaml.tmp"
-        tmp.write_text(resolved, encoding="utf-8")
-        os.replace(tmp, stored)
-    return RunDir(run_dir).resume(n_shards)
-
-
-def _clear_run(run_dir: Path) -> None:
-    """Delete what an earlier run wrote in ``run_dir``; refuse a folder that is not a run (a user's files stay)."""
-    prepare_output_dir(run_dir, "run", overwrite=True)
+    return open_run(run_dir, resolved, resume=resume, overwrite=overwrite, n_shards=n_shards,
+                    differs="was started with a different config; --resume needs the same config (and --limit); "
+                    "use --overwrite or another --out")
 
 
 def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> int:

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from synth.errors import ConfigError, LockedError, ResumableError
+from synth.errors import ConfigError, LockedError, ResumableError, RunError
+from synth.safepath import prepare_output_dir, read_marker, write_marker
 
 try:
     import fcntl
@@ -455,6 +456,35 @@ class RunDir:
         with writing(path):
             write_file(tmp, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
             os.replace(tmp, path)
+
+
+def open_run(run_dir: Path, resolved: str, *, resume: bool, overwrite: bool, n_shards: int,
+             differs: str) -> ResumePlan:
+    """Create or reopen the run folder whose settings are ``resolved`` (its config.yaml); the shards still to do.
+
+    A folder holding another run is replaced only with ``overwrite`` (and only when marked as a run), continued
+    only with ``resume`` and the same settings; ``differs`` is the error when they are not the same.
+    The caller holds the folder's lock (``RunDir.locked``).
+    """
+    stored = run_dir / "config.yaml"
+    if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
+        if overwrite:
+            prepare_output_dir(run_dir, "run", overwrite=True)  # refuses a folder that is not a run
+        elif not resume:
+            raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to "
+                           "replace it, or --out to write elsewhere")
+        elif not stored.exists() or stored.read_text(encoding="utf-8") != resolved:
+            raise RunError(f"{run_dir} {differs}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if read_marker(run_dir) is None:
+        write_marker(run_dir, "run")  # what lets a later --overwrite tell this folder is ours
+    (run_dir / "images").mkdir(exist_ok=True)
+    (run_dir / "shards").mkdir(exist_ok=True)
+    if not stored.exists():
+        tmp = run_dir / ".config.yaml.tmp"
+        tmp.write_text(resolved, encoding="utf-8")
+        os.replace(tmp, stored)
+    return RunDir(run_dir).resume(n_shards)
 
 
 def _copy(part: Path, out: BinaryIO, whole: Any) -> str:
