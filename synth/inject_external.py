@@ -36,7 +36,7 @@ import numpy as np
 from synth.degrade_external import ItemFailure, png_bytes, read_image
 from synth.errors import ConfigError, EvalFailuresError
 from synth.evaluate import ModelCallError, Reply, Request, ResponseCache, Task, get_model, request_key
-from synth.evaluate.answers import answers_match
+from synth.evaluate.answers import answers_match, last_json_object
 from synth.external_chains import offline_error, parse_chain, verify_chain
 from synth.manifest import dumps_row
 from synth.records import Item, Problem, Variant
@@ -196,25 +196,12 @@ class Rejected(Exception):
         self.reason = reason
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object a reply holds (code fences and a sentence around it allowed)."""
-    start, end = text.find("{"), text.rfind("}")
-    while 0 <= start < end:
-        try:
-            value = json.loads(text[start:end + 1])
-        except (ValueError, RecursionError):
-            start = text.find("{", start + 1)
-            continue
-        return value if isinstance(value, dict) else None
-    return None
-
-
 def check_reply(contract: Contract, problem: External, text: str, asked: str | None) -> Checked:
     """The reply as a kept solution, or Rejected with the funnel reason (malformed, bad_label,
     answer_preserved, mentions_error)."""
     if len(text) > MAX_REPLY_CHARS:
         raise Rejected("malformed", f"reply of {len(text):,} characters (over {MAX_REPLY_CHARS:,})")
-    data = _json_object(text)
+    data = last_json_object(text)  # code fences and a sentence around it allowed
     if data is None:
         raise Rejected("malformed", "no JSON object in the reply")
     steps, final, label = data.get(contract.steps_field), data.get("final_answer"), data.get(contract.label_field)
