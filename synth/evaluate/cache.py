@@ -107,16 +107,23 @@ def _stored(row: tuple) -> Stored:
                   prompt=row[11])
 
 
+def connect(path: Path, schema: str) -> sqlite3.Connection:
+    """Open (creating if needed) the evaluation's SQLite file at ``path``, every write committed at once, with the
+    table ``schema`` creates; the response store and the OCR store share the file, so they open it alike."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(str(path), isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(schema)
+    return db
+
+
 class ResponseCache:
     """Open (creating if needed) the store at ``path``. Every write commits at once."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        self._db = connect(self.path, _SCHEMA)
         self._migrate()
 
     def _migrate(self) -> None:

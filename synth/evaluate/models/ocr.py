@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import json
-import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from synth.evaluate.cache import CACHE_FILE, strict_json
+from synth.evaluate.cache import CACHE_FILE, connect, strict_json
 from synth.evaluate.models import Adapter, ModelCallError, Request, register_model
 from synth.evaluate.models._verifier import check_task, verdict_answer, verify_untrusted
 from synth.evaluate.ocr import (
@@ -54,11 +53,7 @@ class OcrStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        self._db = connect(self.path, _SCHEMA)
 
     def close(self) -> None:
         self._db.close()
