@@ -11,7 +11,7 @@ import numpy as np
 
 from synth.generators import expr as E
 from synth.generators._data import safe_divisor
-from synth.generators.base import MalRule, Reading
+from synth.generators.base import Family, MalRule, Reading, effective_readings
 from synth.records import Figure, Given
 
 
@@ -202,3 +202,25 @@ def terms_text(first: str, constants: Sequence[Fraction | E.Node], *, latex: boo
         sign = ("+" if c > 0 else "-") if latex else ("+" if c > 0 else "−")
         out = f"{out} {sign} {body}" if out else (body if c > 0 else f"{sign}{body}")
     return out or "0"
+
+
+class TwoPointFamily(Family):
+    """A family about the line through two grid points A and B: the grid with segment AB (extended, with the
+    step triangle where the rise and run are counted), their coordinates as givens, readings and question text."""
+
+    figure_kind = "coordinate_grid"
+    image_roles = ("required", "useful")
+
+    def figure(self, params: dict[str, Any]) -> Figure:
+        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"), extend=True,
+                           step_triangle=params.get("rise") is not None)
+
+    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
+        return role_givens(params, "AB")
+
+    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
+        readings = point_readings(params, "AB", self.figure(params)) + count_readings(params)
+        return effective_readings(self, params, readings)
+
+    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "a_text": coords_text(params["A"]), "b_text": coords_text(params["B"])}

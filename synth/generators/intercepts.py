@@ -14,17 +14,14 @@ from synth.generators import register
 from synth.generators._data import mal_chain, rational, reduce_steps, sample_role
 from synth.generators._grid import (
     POINT_LEVELS,
-    coords_text,
-    count_readings,
+    TwoPointFamily,
     gradient_node,
     grid_figure,
-    point_readings,
-    role_givens,
     step_counts,
     two_points,
 )
-from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
-from synth.records import Figure, Given
+from synth.generators.base import Derivation, MalRule, StepDraft
+from synth.records import Figure
 
 # Share of intercept grids numbered on every other line only (as much squared paper is): a point off a
 # numbered line is then read by its neighbour's number, and that number can be taken for the point's own.
@@ -45,15 +42,13 @@ _LEVELS = {"easy": ("y", 1), "medium": ("y", 0), "hard": ("x", 0)}
 
 
 @register
-class Intercepts(Family):
+class Intercepts(TwoPointFamily):
     """Where line AB (drawn between two grid points) crosses an axis: put x = 0 or y = 0 in point-gradient form."""
 
     id = "coordinate.intercepts"
     domain = "coordinate_geometry"
     subdomain = "lines"
     grade_band = "8-10"
-    figure_kind = "coordinate_grid"
-    image_roles = ("required", "useful")
     malrules = (
         MalRule("mixed_order_subtraction", "formula_misuse", "subtracts the y values one way and the x values the "
                 "other way, flipping the sign of the gradient"),
@@ -118,13 +113,5 @@ class Intercepts(Family):
                           step_triangle=params.get("rise") is not None)
         return _numbered_every(fig, params.get("numbered", 1))
 
-    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
-        return role_givens(params, "AB")
-
-    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        readings = point_readings(params, "AB", self.figure(params)) + count_readings(params)
-        return effective_readings(self, params, readings)
-
     def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "a_text": coords_text(params["A"]), "b_text": coords_text(params["B"]),
-                "axis": "y" if params["ask"] == "y" else "x"}
+        return {**super().question_context(params), "axis": "y" if params["ask"] == "y" else "x"}

@@ -15,19 +15,14 @@ from synth.generators._data import rational, sample_role
 from synth.generators._grid import (
     POINT_LEVELS,
     RUN_OVER_RISE,
+    TwoPointFamily,
     coef_text,
-    coords_text,
-    count_readings,
     gradient_node,
-    grid_figure,
-    point_readings,
-    role_givens,
     step_counts,
     terms_text,
     two_points,
 )
-from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
-from synth.records import Figure, Given
+from synth.generators.base import Derivation, MalRule, StepDraft
 
 X, Y = sympy.Symbol("x"), sympy.Symbol("y")
 
@@ -42,15 +37,13 @@ def _shift(var: str, a: int, *, latex: bool) -> str:
 
 
 @register
-class LineThroughPoints(Family):
+class LineThroughPoints(TwoPointFamily):
     """The equation y = mx + c of the line through two grid points (point-gradient form, then tidy)."""
 
     id = "coordinate.line.through_points"
     domain = "coordinate_geometry"
     subdomain = "lines"
     grade_band = "8-10"
-    figure_kind = "coordinate_grid"
-    image_roles = ("required", "useful")
     malrules = (
         RUN_OVER_RISE,
         MalRule("intercept_is_y1", "invalid_assumption", "takes the y-coordinate of the first point as the "
@@ -147,20 +140,6 @@ class LineThroughPoints(Family):
             self._eq(d, "substitute_intercept", Y, m, [Fraction(params["A"][1])])
             return d.steps
         return None
-
-    def figure(self, params: dict[str, Any]) -> Figure:
-        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"), extend=True,
-                           step_triangle=params.get("rise") is not None)
-
-    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
-        return role_givens(params, "AB")
-
-    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        readings = point_readings(params, "AB", self.figure(params)) + count_readings(params)
-        return effective_readings(self, params, readings)
-
-    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "a_text": coords_text(params["A"]), "b_text": coords_text(params["B"])}
 
 
 def _is_number(node: E.Node) -> bool:

@@ -15,31 +15,24 @@ from synth.generators._data import mal_chain, rational, reduce_steps, sample_rol
 from synth.generators._grid import (
     POINT_LEVELS,
     RUN_OVER_RISE,
-    coords_text,
-    count_readings,
+    TwoPointFamily,
     gradient_node,
-    grid_figure,
-    point_readings,
-    role_givens,
     step_counts,
     two_points,
 )
-from synth.generators.base import Derivation, Family, MalRule, Reading, StepDraft, effective_readings
-from synth.records import Figure, Given
+from synth.generators.base import Derivation, MalRule, StepDraft
 
 _ASKS = {"easy": "slope", "medium": "slope", "hard": "perpendicular"}  # the gradient, or the perpendicular one
 
 
 @register
-class SlopeTwoPoints(Family):
+class SlopeTwoPoints(TwoPointFamily):
     """Gradient of the line through two grid points; hard also asks for the perpendicular gradient."""
 
     id = "coordinate.slope.two_points"
     domain = "coordinate_geometry"
     subdomain = "lines"
     grade_band = "8-10"
-    figure_kind = "coordinate_grid"
-    image_roles = ("required", "useful")
     malrules = (
         RUN_OVER_RISE,
         MalRule("mixed_order_subtraction", "formula_misuse", "subtracts the y values one way and the x values the "
@@ -79,17 +72,3 @@ class SlopeTwoPoints(Family):
         if rule == "mixed_order_subtraction" and params.get("rise") is None:  # counted squares: no subtraction
             return mal_chain(self, params, self._tree(params, mixed=True), "gradient_formula")
         return None
-
-    def figure(self, params: dict[str, Any]) -> Figure:
-        return grid_figure({"A": params["A"], "B": params["B"]}, params["scale"], segment=("A", "B"), extend=True,
-                           step_triangle=params.get("rise") is not None)
-
-    def givens(self, params: dict[str, Any]) -> tuple[Given, ...]:
-        return role_givens(params, "AB")
-
-    def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
-        readings = point_readings(params, "AB", self.figure(params)) + count_readings(params)
-        return effective_readings(self, params, readings)
-
-    def question_context(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "a_text": coords_text(params["A"]), "b_text": coords_text(params["B"])}
