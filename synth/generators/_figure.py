@@ -132,6 +132,8 @@ class FigureFamily(Family):
     def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         params = self.sample_values(rng, difficulty)
         params["image_role"] = ROLES[int(rng.integers(len(ROLES)))]
+        if self.counted_in_figure(params):
+            params["image_role"] = "required"
         unit = read_line(self.answer_text(params, self.target(params))[0]).unit
         if unit:  # the solution writes it after its answer, and the verifier checks it there
             params["answer_unit"] = unit
@@ -139,6 +141,10 @@ class FigureFamily(Family):
 
     def sample_values(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
         raise NotImplementedError
+
+    def counted_in_figure(self, params: dict[str, Any]) -> bool:
+        """Whether a given exists only in the drawing (squares, coins, balls to count), so the figure is required."""
+        return False
 
     def quantities(self, params: dict[str, Any]) -> list[Quantity]:
         """The numbers the problem gives, each drawn in the figure."""

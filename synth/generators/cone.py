@@ -86,11 +86,8 @@ class ConeVolume(FigureFamily):
             return {"given": "radius", "r": nr * k, "h": nh * k, "slant": None, "unit": unit, "grid": k}
         return {"given": "radius", "r": int(rng.integers(2, 21)), "h": h, "slant": None, "unit": unit}
 
-    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        params = super().sample(rng, difficulty)
-        if params.get("grid"):  # the lengths exist only as squares in the drawing, so the figure is required
-            params["image_role"] = "required"
-        return params
+    def counted_in_figure(self, params: dict[str, Any]) -> bool:
+        return bool(params.get("grid"))  # the lengths exist only as squares in the drawing
 
     def valid(self, params: dict[str, Any]) -> bool:
         r = params["r"] if params["given"] == "radius" else params["d"] / 2

@@ -100,11 +100,8 @@ class CylinderVolumeSurface(FigureFamily):
         return {"ask": "volume", "given": given, **size, "h": n * t,
                 "unit": "mm", "coin": t, "coins": n}
 
-    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        params = super().sample(rng, difficulty)
-        if params.get("coin") is not None or params["given"] == "tube":  # counted in the drawing: required
-            params["image_role"] = "required"
-        return params
+    def counted_in_figure(self, params: dict[str, Any]) -> bool:
+        return params.get("coin") is not None or params["given"] == "tube"  # coins or balls, counted in the drawing
 
     def valid(self, params: dict[str, Any]) -> bool:
         return params["given"] != "tube" or tube_valid(params)

@@ -98,11 +98,8 @@ class PrismVolumeSurface(FigureFamily):
         return {"shape": "cuboid", "ask": "volume", "l": nl * k, "w": nw * k, "h": nh * k, "unit": unit,
                 "cube": k, "nl": nl, "nw": nw, "nh": nh}
 
-    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        params = super().sample(rng, difficulty)
-        if params.get("cube") is not None:  # the counts exist only in the drawing, so the figure is required
-            params["image_role"] = "required"
-        return params
+    def counted_in_figure(self, params: dict[str, Any]) -> bool:
+        return params.get("cube") is not None  # the counts exist only in the drawing
 
     def figure_readings(self, params: dict[str, Any]) -> tuple[Reading, ...]:
         """For a stack of cubes: a count along an edge one off (the lines counted, not the cubes), the key

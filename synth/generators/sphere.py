@@ -101,11 +101,8 @@ class SphereVolumeSurface(FigureFamily):
         return {"shape": "hemisphere", "ask": ask, "given": "diameter", "d": int(rng.integers(2, 81)) * 2,
                 "unit": unit}
 
-    def sample(self, rng: np.random.Generator, difficulty: str) -> dict[str, Any]:
-        params = super().sample(rng, difficulty)
-        if params.get("grid") or params["given"] == "tube":  # counted in the drawing, so the figure is required
-            params["image_role"] = "required"
-        return params
+    def counted_in_figure(self, params: dict[str, Any]) -> bool:
+        return bool(params.get("grid")) or params["given"] == "tube"  # squares or balls, counted in the drawing
 
     def valid(self, params: dict[str, Any]) -> bool:
         return params["given"] != "tube" or tube_valid(params)
