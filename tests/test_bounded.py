@@ -5,21 +5,12 @@ import os
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from synth import _bounded
 from tests import _slow_import
-
-
-def running(pid: int) -> bool:
-    """Whether pid is a process that can still run (a zombie has stopped for good)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+from tests._procs import running
 
 
 def stops_within(pid: int, seconds: float) -> bool:

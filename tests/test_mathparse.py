@@ -27,6 +27,7 @@ from synth.mathparse import (
     to_text,
     try_parse,
 )
+from tests._procs import running
 
 x, y, n = sympy.symbols("x y n")
 R = sympy.Rational
@@ -551,15 +552,6 @@ def warm_worker() -> int:
     pid = _bounded.worker_pid()
     assert pid is not None
     return pid
-
-
-def running(pid: int) -> bool:
-    """Whether pid is a process that can still run (a zombie has stopped for good)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def running_children() -> list[int]:
