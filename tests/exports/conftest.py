@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from synth.evaluate import MODELS
+from synth.evaluate import MODELS, Adapter
 from synth.pipeline import run
 from tests.conftest import tiny_config
 
@@ -41,30 +41,16 @@ def evaluate(run_dir: Path, task: str, model: str, out: Path) -> tuple[dict[str,
     return metrics, {r["item_id"]: r for r in records}
 
 
-class Replay:
+class Replay(Adapter):
     """A model that gives each item the response a function of (task, item) says; registered for one test."""
-
-    endpoint = "local"
 
     def __init__(self, answer: Callable[[Any, Any], str], tag: str) -> None:
         self.id = "replay"
         self.params = {"answers": tag}   # part of the cache key
         self._answer = answer
 
-    def prepare(self, task: Any, items: Sequence[Any], **_: Any) -> None:
-        return None
-
     async def respond(self, request: Any) -> str:
         return self._answer(request.task, request.item)
-
-    def scrub(self, text: str) -> str:
-        return text
-
-    def describe(self) -> dict[str, Any]:
-        return {}
-
-    async def aclose(self) -> None:
-        return None
 
 
 @pytest.fixture
