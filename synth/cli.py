@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -55,6 +57,18 @@ def _fail(exc: MathstressError) -> None:
     raise typer.Exit(exc.exit_code)
 
 
+@contextmanager
+def _stopping(interrupted: str) -> Iterator[None]:
+    """Ctrl-C: say ``interrupted`` (what is left on disk) and exit 130; a MathstressError: its one-line error."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted[/]: {interrupted}")
+        raise typer.Exit(130) from None
+    except MathstressError as exc:
+        _fail(exc)
+
+
 def _version(value: bool) -> None:
     if value:
         out.print(f"mathstress {__version__}")
@@ -84,7 +98,7 @@ def generate(
     from synth.config import load_config
     from synth.pipeline import run
 
-    try:
+    with _stopping("finished shards are kept; re-run with --resume to continue"):
         cfg = load_config(config)
         if limit is not None and limit < cfg.count:
             cfg = cfg.model_copy(update={"count": limit})
@@ -104,11 +118,6 @@ def generate(
             result = run(cfg, run_dir, workers=workers, resume=resume, overwrite=overwrite, progress=update,
                          executor=executor, scheduler=scheduler)
             bar.update(task, completed=result.items, total=result.items)
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: finished shards are kept; re-run with --resume to continue")
-        raise typer.Exit(130) from None
-    except MathstressError as exc:
-        _fail(exc)
     grouped: dict[str, list[int]] = {}
     for shard, why in result.redone.items():  # one line per reason: a lost checksums file names every shard
         grouped.setdefault(why, []).append(shard)
@@ -159,17 +168,12 @@ def export(
     """
     from synth.exports import export_run, get_exporter, read_summary
 
-    try:
+    with _stopping("nothing was published; the destination is unchanged"):
         get_exporter(fmt)  # an unknown format is refused before the progress bar starts
         with progress_bar() as bar:
             task = bar.add_task(f"export {fmt}", total=None)
             dest = export_run(run_dir, fmt, out_dir,
                               progress=lambda done, total: bar.update(task, completed=done, total=total))
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: nothing was published; the destination is unchanged")
-        raise typer.Exit(130) from None
-    except MathstressError as exc:
-        _fail(exc)
     out.print(f"exported {run_dir} as {fmt} to {dest}")
     summary = read_summary(dest)
     out.print(f"{summary['written']} records from {summary['items']} items, {summary['images']} images")
@@ -197,7 +201,7 @@ def worksheet(
     from synth.config import load_config
     from synth.worksheets import build_worksheets
 
-    try:
+    with _stopping("the worksheet folder may hold some of the PDFs"):
         cfg = load_config(config)
         dest = out_dir or Path(cfg.output.root) / f"{cfg.name}-worksheets"
         count = cfg.count if limit is None else min(limit, cfg.count)
@@ -206,11 +210,6 @@ def worksheet(
                       console=console, transient=True) as bar:
             bar.add_task(f"worksheets for {count} problems of {cfg.name}", total=None)
             result = build_worksheets(cfg, dest, limit=limit, page=page)
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: the worksheet folder may hold some of the PDFs")
-        raise typer.Exit(130) from None
-    except MathstressError as exc:
-        _fail(exc)
     for pack, path in result.files.items():
         n = result.pages[pack]
         out.print(f"wrote {path} ({n} page{'' if n == 1 else 's'})")
@@ -471,7 +470,7 @@ def eval_command(
     from synth.evaluate import evaluate_run, get_model, get_task
     from synth.evaluate.runner import check_failures, failure_limit
 
-    try:
+    with _stopping("answers so far are cached; re-run the same command to resume"):
         failure_limit(fail_on_error, 1)   # a bad tolerance is refused before any call is made
         task_ids = [t.strip() for value in task for t in value.split(",") if t.strip()]
         tasks = [get_task(t) for t in dict.fromkeys(task_ids)]
@@ -492,11 +491,6 @@ def eval_command(
             result = evaluate_run(run_dir, adapter, tasks, out_dir=out_dir, runs=runs, concurrency=concurrency,
                                   retry_errors=retry_errors, limit=limit, input_mode=input_mode, seed=seed,
                                   rpm=rpm, tpm=tpm, progress=update)
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: answers so far are cached; re-run the same command to resume")
-        raise typer.Exit(130) from None
-    except MathstressError as exc:
-        _fail(exc)
     if as_json:
         _print_json(eval_summary(result))
     else:
@@ -576,7 +570,7 @@ def report_command(
     from synth.evaluate import write_report
     from synth.evaluate.inspect_logs import results_from_inspect
 
-    try:
+    with _stopping("nothing is half-written (each file is replaced whole when done)"):
         if from_inspect is not None:
             eval_dir = results_from_inspect(from_inspect, out_dir=eval_dir, run_dir=run).out_dir
             out.print(f"rebuilt {eval_dir / 'results.json'} from the inspect logs in {from_inspect}")
@@ -593,11 +587,6 @@ def report_command(
 
             path = write_report(eval_dir, compare=compare or (), price_in=price_in, price_out=price_out,
                                 progress=update)
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: nothing is half-written (each file is replaced whole when done)")
-        raise typer.Exit(130) from None
-    except MathstressError as exc:
-        _fail(exc)
     out.print(f"wrote {path} and {path.with_name('report.html')}")
 
 
@@ -637,7 +626,7 @@ def degrade_command(
     from synth.degrade_external import degrade_external, load_external_config
     from synth.errors import RunError
 
-    try:
+    with _stopping("finished shards are kept; re-run with --resume to continue"):
         cfg = load_external_config(config, ops=ops, profiles=profile, seed=seed, name=name, dpi=dpi,
                                    image_column=image_column, question_column=question_column,
                                    answer_column=answer_column, id_column=id_column, split=split,
@@ -646,11 +635,6 @@ def degrade_command(
             task = bar.add_task(f"degrade {input_path.name}", total=None)
             result = degrade_external(input_path, out_dir, cfg, resume=resume, overwrite=overwrite,
                                       progress=lambda done, total: bar.update(task, completed=done, total=total))
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: finished shards are kept; re-run with --resume to continue")
-        raise typer.Exit(130) from None
-    except MathstressError as exc:
-        _fail(exc)
     for shard, why in sorted(result.redone.items()):
         console.print(f"[yellow]redone:[/] shard {shard}: {escape(why)}", highlight=False, soft_wrap=True)
     for note in result.notes:
@@ -713,7 +697,7 @@ def inject_external_command(
 
     fields = Fields(id=id_field, question=question_field, answer=answer_field, solution=solution_field,
                     image=image_field)
-    try:
+    with _stopping("replies so far are cached; re-run the same command to resume"):
         with progress_bar() as bar:
             task = bar.add_task(f"inject-external {contract}", total=None)
             result = inject_external(
@@ -722,11 +706,6 @@ def inject_external_command(
                 concurrency=concurrency, limit=limit, max_retries=max_retries, timeout=timeout, deadline=deadline,
                 temperature=temperature, max_tokens=max_tokens,
                 progress=lambda done, total: bar.update(task, completed=done, total=total))
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: replies so far are cached; re-run the same command to resume")
-        raise typer.Exit(130) from None
-    except MathstressError as exc:
-        _fail(exc)
     table = Table(title=f"{contract} funnel ({model})")
     table.add_column("stage")
     table.add_column("count", justify="right")
