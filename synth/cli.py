@@ -565,11 +565,31 @@ def report_command(
                                 "evaluation (paired deltas, intervals, worst case) from its logs first."))] = None,
     run: Annotated[Optional[Path], typer.Option(
         "--run", help="With --from-inspect: the run folder, if it moved since the logs were written.")] = None,
+    fermat: Annotated[Optional[Path], typer.Option(
+        "--fermat", help=("The CSV FERMAT's own fill_in_csv.py wrote for our fermat export: print its ED, EL and EC "
+                          "scores (the scorer `python -m synth.exports.fermat` runs)."))] = None,
+    gold: Annotated[Optional[Path], typer.Option(
+        "--gold", help="With --fermat: the export's fermat.csv (items the run left out count wrong).")] = None,
 ) -> None:
     """Write report.md and report.html (plots and a per-item viewer) from an evaluation folder's results.json."""
     from synth.evaluate import write_report
     from synth.evaluate.inspect_logs import results_from_inspect
 
+    if fermat is not None:
+        from synth.errors import ConfigError
+        from synth.exports.fermat import score_fermat, score_lines
+
+        with _stopping("nothing was written"):
+            for path in (fermat, gold):
+                if path is not None and not path.is_file():
+                    raise ConfigError(f"--fermat/--gold: {path} is not a file")
+            try:
+                scores = score_fermat(fermat, gold)
+            except (KeyError, ValueError) as exc:
+                raise ConfigError(f"{gold or fermat} is not a FERMAT CSV of a mathstress export ({exc}); pass the "
+                                  "CSV fill_in_csv.py wrote and the export's fermat.csv") from None
+        out.print("\n".join(score_lines(scores)))
+        return
     with _stopping("nothing is half-written (each file is replaced whole when done)"):
         if from_inspect is not None:
             eval_dir = results_from_inspect(from_inspect, out_dir=eval_dir, run_dir=run).out_dir

@@ -311,13 +311,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(scores, indent=2))
         return 0
-    print(f"{scores['matched']} of {scores['items']} items have predictions")
+    print("\n".join(score_lines(scores)))
+    return 0
+
+
+def score_lines(scores: dict[str, Any]) -> list[str]:
+    """The scores as lines of text (what the script and `mathstress report --fermat` print)."""
+    lines = [f"{scores['matched']} of {scores['items']} items have predictions"]
     for task in ("ED", "EL", "EC"):
         for step, m in scores[task].items():
             head = "balanced accuracy" if task == "ED" else "accuracy"
             value = m["balanced_accuracy"] if task == "ED" else m["accuracy"]
-            print(f"{task} {step}: {head} {100 * value:.1f}" if value is not None else f"{task} {step}: n/a")
-    return 0
+            lines.append(f"{task} {step}: {head} {100 * value:.1f}" if value is not None else f"{task} {step}: n/a")
+    return lines
 
 
 EXPORTS.register(Exporter(

@@ -24,10 +24,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+from typer.testing import CliRunner
 
+from synth.cli import app
 from synth.evaluate import classification_metrics
 from synth.exports import export
-from synth.exports.fermat import el_correct, named_steps, score_fermat
+from synth.exports.fermat import el_correct, named_steps, score_fermat, score_lines
 from synth.exports.fermat import main as fermat_main
 from synth.manifest import read_manifest
 from tests.exports.conftest import evaluate
@@ -220,3 +222,16 @@ def test_el_needs_the_first_wrong_step_and_no_step_that_is_right(answer: str, ri
     assert el_correct(answer, True, 2, (2, 3)) is right
     assert named_steps("Steps 2, 3 and 5") == {2, 3, 5}
     assert el_correct("N/A", False, None, ()) and not el_correct("Step 1", False, None, ())
+
+
+def test_mathstress_report_prints_the_same_scores_as_the_script(fe_export: Path, tmp_path: Path) -> None:
+    gold = pd.read_csv(fe_export / "fermat.csv", dtype=str, keep_default_na=False)
+    filled = tmp_path / "model.csv"
+    gold.assign(**{"pred_err_1.1.2": 1}).to_csv(filled, index=False)   # "every solution has an error"
+    result = CliRunner().invoke(app, ["report", "--fermat", str(filled), "--gold", str(fe_export / "fermat.csv")])
+    assert result.exit_code == 0, result.output
+    scores = score_fermat(filled, fe_export / "fermat.csv")
+    assert result.output.split() == "\n".join(score_lines(scores)).split()
+    assert "ED 1.1.2: balanced accuracy 50.0" in " ".join(result.output.split())
+    missing = CliRunner().invoke(app, ["report", "--fermat", str(tmp_path / "nope.csv")])
+    assert missing.exit_code == 2 and "is not a file" in missing.output
