@@ -519,7 +519,7 @@ _SHORT_METRIC = {"balanced_accuracy": "bal. acc", "accuracy": "acc", "macro_f1":
 
 def eval_table(result, *, title: str) -> Table:  # noqa: ANN001 - synth.evaluate.EvalResult, imported lazily
     """One row per task: calls answered, failed and cached, then its headline metric with the 95 % interval."""
-    table = narrow_table(title, "headline: results.json's summary; every metric is in results.json and the report")
+    table = narrow_table(title, "headline: as in results.json's summary (every metric is in the report)")
     table.add_column("task", no_wrap=True)
     for col in ("ok", "failed", "cached"):
         table.add_column(col, justify="right", no_wrap=True)

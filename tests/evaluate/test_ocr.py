@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.errors import ConfigError
-from synth.evaluate import evaluate_run, get_model, get_task
+from synth.evaluate import evaluate_run, get_model, get_task, load_items
 from synth.evaluate.ocr import OcrLine, split_page
 
 
@@ -55,16 +55,20 @@ needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr") is None
 @needs_rapidocr
 def test_ocr_verifier_reads_two_pages_and_reuses_the_ocr_for_other_tasks(tiny_run: Path, tmp_path: Path) -> None:
     first = get_model("ocr-verifier")
-    result = evaluate_run(tiny_run, first, [get_task("transcribe")], out_dir=tmp_path, limit=2)
+    # One base problem: its clean page, its error variant and two blurred photos of the clean page.
+    result = evaluate_run(tiny_run, first, [get_task("transcribe")], out_dir=tmp_path, limit=1)
     transcribe = result.results["tasks"]["transcribe"]["metrics"]
-    assert transcribe["n"] == 2 and transcribe["cer"] < 0.05       # clean printed pages read almost exactly
-    assert len(first.ocr_seconds) == 2
-    assert result.results["model"]["ocr_pages"]["n"] == 2
+    pages = {(tiny_run / item.image).read_bytes() for item in load_items(tiny_run, limit=1)}
+    assert transcribe["n"] == 4 and len(first.ocr_seconds) == len(pages)   # each distinct page read once
+    assert result.results["model"]["ocr_pages"]["n"] == len(pages)
+    read = {r["variant"]: r["credit"] for r in map(json.loads, (tmp_path / "responses" / "transcribe.jsonl").open())
+            if r["variant"] in ("clean", "error")}
+    assert min(read.values()) > 0.95                                # printed pages read almost exactly
 
     again = get_model("ocr-verifier")                               # a new process would start like this
-    scored = evaluate_run(tiny_run, again, [get_task("detect"), get_task("localize")], out_dir=tmp_path, limit=2)
+    scored = evaluate_run(tiny_run, again, [get_task("detect"), get_task("localize")], out_dir=tmp_path, limit=1)
     assert again.ocr_seconds == []                                  # the pages came from the OCR cache
-    assert scored.results["tasks"]["detect"]["metrics"]["n"] == 2
+    assert scored.results["tasks"]["detect"]["metrics"]["n"] == 4
     records = [json.loads(x) for x in (tmp_path / "responses" / "localize.jsonl").open()]
     assert all(r["response"].startswith("Error Step: ") for r in records)
 
@@ -107,3 +111,20 @@ def test_a_stacked_fraction_folds_into_its_step() -> None:
     lines = [_line("Solution", 60), _line("1. 6y = 48", 90), _line("48", 112, x=130, width=20),
              _line("2. y =", 124), _line("6", 136, x=130, width=10), _line("3. y = 8", 170)]
     assert split_page(lines).steps == ("6y = 48", "y = 48 / (6)", "y = 8")
+
+
+def test_a_page_the_ocr_reads_nothing_on_is_a_wrong_transcript_not_a_failed_call(tiny_run: Path,
+                                                                                 tmp_path: Path) -> None:
+    from synth.evaluate.models.ocr import OcrVerifier
+
+    class Blind:
+        name = "blind"
+
+        def read(self, path: Path) -> list[OcrLine]:
+            return []
+
+    model = OcrVerifier(Blind(), "blind-verifier", {"engine": "blind"})
+    result = evaluate_run(tiny_run, model, [get_task("transcribe")], out_dir=tmp_path, limit=1)
+    task = result.results["tasks"]["transcribe"]
+    assert task["counts"]["failed"] == 0
+    assert task["metrics"]["unparsed"] == task["metrics"]["n"] == 4 and task["metrics"]["cer"] == 1.0
