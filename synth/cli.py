@@ -567,7 +567,7 @@ def report_command(
         "--run", help="With --from-inspect: the run folder, if it moved since the logs were written.")] = None,
     fermat: Annotated[Optional[Path], typer.Option(
         "--fermat", help=("The CSV FERMAT's own fill_in_csv.py wrote for our fermat export: print its ED, EL and EC "
-                          "scores (the scorer `python -m synth.exports.fermat` runs)."))] = None,
+                          "scores (the scorer `python -m synth.fermat_score` runs)."))] = None,
     gold: Annotated[Optional[Path], typer.Option(
         "--gold", help="With --fermat: the export's fermat.csv (items the run left out count wrong).")] = None,
 ) -> None:

@@ -11,16 +11,13 @@ pert_reasoning, has_error, grade, domain_code, handwriting_style, image_quality)
 Their repository has no scorer (the paper judges EL and EC with GPT-4o). ``score_fermat`` scores the
 CSV ``fill_in_csv.py`` writes: ED as balanced accuracy (positive = has an error), EL and EC as
 accuracy with deterministic rules in place of the judge (see ``el_correct`` and ``ec_correct``);
-``python -m synth.exports.fermat FILLED.csv --gold EXPORT/fermat.csv`` prints the scores.
+``python -m synth.fermat_score FILLED.csv --gold EXPORT/fermat.csv`` prints the scores.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
-import json
 import re
-import sys
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -136,7 +133,7 @@ def write(ctx: Context) -> None:
         f"git clone https://github.com/AI4Bharat/FERMAT {dest}/FERMAT && cd {dest}/FERMAT",
         f"python main.py --model MODEL --dir_name ../{IMAGES}",
         f"python fill_in_csv.py --csv_file ../{DATA} --json_file state_MODEL.json --model MODEL",
-        f"python -m synth.exports.fermat MODEL_<time>.csv --gold ../{DATA}"]}
+        f"python -m synth.fermat_score MODEL_<time>.csv --gold ../{DATA}"]}
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
@@ -291,30 +288,6 @@ def score_fermat(filled: str | Path, gold: str | Path | None = None) -> dict[str
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m synth.exports.fermat FILLED.csv [--gold fermat.csv] [--json]``: print ED, EL and EC."""
-    parser = argparse.ArgumentParser(prog="python -m synth.exports.fermat", description=main.__doc__)
-    parser.add_argument("filled", type=Path, help="the CSV fill_in_csv.py wrote (<model>_<time>.csv)")
-    parser.add_argument("--gold", type=Path, help="the export's fermat.csv: count items the run left out as wrong")
-    parser.add_argument("--json", action="store_true", help="print the scores as JSON")
-    args = parser.parse_args(argv)
-    for path in (args.filled, args.gold):
-        if path is not None and not path.is_file():
-            print(f"error: {path} is not a file", file=sys.stderr)
-            return 2
-    try:
-        scores = score_fermat(args.filled, args.gold)
-    except (KeyError, ValueError) as exc:
-        print(f"error: {args.gold or args.filled} is not a FERMAT CSV of this export ({exc}); "
-              "pass the CSV fill_in_csv.py wrote and the export's fermat.csv", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(scores, indent=2))
-        return 0
-    print("\n".join(score_lines(scores)))
-    return 0
-
-
 def score_lines(scores: dict[str, Any]) -> list[str]:
     """The scores as lines of text (what the script and `mathstress report --fermat` print)."""
     lines = [f"{scores['matched']} of {scores['items']} items have predictions"]
@@ -330,7 +303,5 @@ EXPORTS.register(Exporter(
     id="fermat", title="FERMAT (github.com/AI4Bharat/FERMAT @ ec1d8ac4)", write=write, load=load, task_gold=task_gold,
     entries=(DATA, IMAGES), earlier=("fermat.jsonl", "images"), differences=DIFFERENCES,
     help="FERMAT: benchmark_images/*.png and fermat.csv, read by its main.py and fill_in_csv.py unchanged; "
-         "python -m synth.exports.fermat scores ED, EL, EC"))
+         "python -m synth.fermat_score scores ED, EL, EC"))
 
-if __name__ == "__main__":
-    sys.exit(main())

@@ -30,7 +30,7 @@ from synth.cli import app
 from synth.evaluate import classification_metrics
 from synth.exports import export
 from synth.exports.fermat import el_correct, named_steps, score_fermat, score_lines
-from synth.exports.fermat import main as fermat_main
+from synth.fermat_score import main as fermat_main
 from synth.manifest import read_manifest
 from tests.exports.conftest import evaluate
 
@@ -198,7 +198,7 @@ def test_the_scorer_runs_as_a_plain_script(fe_export: Path, tmp_path: Path) -> N
     gold = pd.read_csv(fe_export / "fermat.csv", dtype=str, keep_default_na=False)
     filled = tmp_path / "model.csv"
     gold.assign(**{"pred_err_1.1.2": 1}).to_csv(filled, index=False)   # "every solution has an error"
-    done = subprocess.run([sys.executable, "-m", "synth.exports.fermat", str(filled), "--gold",
+    done = subprocess.run([sys.executable, "-m", "synth.fermat_score", str(filled), "--gold",
                            str(fe_export / "fermat.csv"), "--json"], capture_output=True, text=True, timeout=120,
                           cwd=ROOT)
     assert done.returncode == 0, done.stderr
