@@ -45,6 +45,7 @@ def to_row(item: Item) -> dict[str, Any]:
         "base_id": item.base_id,
         "index": item.index,
         "variant": variant_label(item),
+        "solution_style": item.solution_style,
         "family": p.family,
         "domain": p.domain,
         "subdomain": p.subdomain,
@@ -60,7 +61,9 @@ def to_row(item: Item) -> dict[str, Any]:
         "answer": {"text": p.answer_text, "latex": p.answer_latex, "value": p.answer_value},
         "givens": to_jsonable(p.givens),
         "steps": [{"index": s.index, "text": s.text, "latex": s.latex, "value": s.value, "rule": s.rule,
-                   "inputs": list(s.inputs), "bbox": _bbox(boxes, "step", str(s.index))} for s in v.steps],
+                   "inputs": list(s.inputs), "math": s.math,
+                   "spans": [list(sp) for sp in s.spans],
+                   "bbox": _bbox(boxes, "step", str(s.index))} for s in v.steps],
         "clean_steps": len(p.steps),
         "error": to_jsonable(v.error),
         "errors": to_jsonable(v.errors),
@@ -88,7 +91,8 @@ def to_row(item: Item) -> dict[str, Any]:
 def from_row(row: dict[str, Any]) -> Item:
     """Rebuild the Item a row was written from (used by export, show and evaluation)."""
     steps = tuple(Step(index=s["index"], rule=s["rule"], value=s["value"], text=s["text"], latex=s["latex"],
-                       inputs=tuple(s["inputs"])) for s in row["steps"])
+                       inputs=tuple(s["inputs"]), math=s.get("math", ""),
+                       spans=tuple((int(a), int(b)) for a, b in s.get("spans", ()))) for s in row["steps"])
     clean = tuple(Step(index=s["index"], rule=s["rule"], value=s["value"], text=s["text"], latex=s["latex"],
                        inputs=tuple(s["inputs"])) for s in row["clean_solution"])
     fig = row["figure"]
@@ -114,7 +118,7 @@ def from_row(row: dict[str, Any]) -> Item:
                 variant=variant, render=render,
                 degradations=from_jsonable(tuple[DegradationRecord, ...], row["degradations"]),
                 image=row["image"], clean_image=row["clean_image"], versions=row["versions"],
-                profile=row.get("profile"))
+                profile=row.get("profile"), solution_style=row.get("solution_style", "worked"))
 
 
 def dumps_row(row: dict[str, Any]) -> str:

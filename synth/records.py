@@ -30,6 +30,12 @@ class Step:
 
     ``value`` is written in the safe parser's grammar (see ``synth.mathparse``); ``text`` and
     ``latex`` are rendered from the family's display template, never from SymPy's printer.
+
+    ``math`` is the step's mathematical claim in plain syntax (what the verifier parses; empty means
+    ``text`` is the claim). ``spans`` are half-open ``[start, end)`` character spans of the math
+    fragments inside ``text``; the words between them are prose. An empty ``spans`` means the whole
+    ``text`` is math (the ``worked`` style, and records written before solution styles existed).
+    ``latex`` is the LaTeX of the whole claim.
     """
 
     index: int
@@ -38,6 +44,8 @@ class Step:
     text: str
     latex: str
     inputs: tuple[str, ...] = ()
+    math: str = ""
+    spans: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,7 @@ class Item:
     clean_image: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
     profile: str | None = None  # the capture profile (degrade.profiles name) that took this photo, if any
+    solution_style: str = "worked"  # synth.chains style the steps are written in (same for every variant of a base)
 
 
 # ---------------------------------------------------------------- JSON round-trip
