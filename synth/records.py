@@ -89,6 +89,8 @@ class ErrorLabel:
     injector: str
     edit: dict[str, Any]
     projections: dict[str, str | None]
+    # The shown answer is right as asked (number, unit and requested form); ``answer_changed`` is the number only.
+    answer_correct: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,10 @@ class Item:
     clean_image: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
     profile: str | None = None  # the capture profile (degrade.profiles name) that took this photo, if any
+    # A photo's links (None on an unphotographed item): the item whose page it shows, and the clean control's
+    # photo under the same capture and sampled params (None on a photo of the clean control itself).
+    source_id: str | None = None
+    capture_twin: str | None = None
     solution_style: str = "worked"  # synth.chains style the steps are written in (same for every variant of a base)
 
 

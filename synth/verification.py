@@ -52,6 +52,15 @@ class Verdict:
     # Per line, "" or the presentation subtype it shows (synth.presentation): right math, wrong words,
     # unit, form, variable name or place in the order.
     presentation: tuple[str, ...] = ()
+    # The presentation fault of the line that states the answer (the last working line), "" when none.
+    answer_presentation: str = ""
+
+    @property
+    def answer_fully_correct(self) -> bool:
+        """The stated answer is right as the question asks for it: the number, its unit and the requested
+        form (``180 h`` for 180 min, or ``6/10`` where the simplest fraction is asked for, is not correct).
+        ``answer_correct`` is the number alone (``ErrorLabel.answer_changed`` is its negation)."""
+        return self.answer_correct and self.answer_presentation not in ANSWER_FORM_FAULTS
 
     def _misshown(self, i: int) -> bool:
         return i <= len(self.presentation) and bool(self.presentation[i - 1])
@@ -84,6 +93,10 @@ class Verdict:
     def fully_correct(self) -> bool:
         return (all(self.parses) and all(self.local_valid) and all(self.global_correct) and self.answer_correct
                 and not any(self.presentation))
+
+
+# Presentation faults of the answer line that make the answer itself wrong as asked: its unit, its requested form.
+ANSWER_FORM_FAULTS = frozenset({"incorrect_units", "format_ignored"})
 
 
 def same_value(a: sympy.Basic, b: sympy.Basic) -> bool:
@@ -454,6 +467,48 @@ def _terms_and_degree(node: sympy.Basic, budget: list[int],
 
 
 REMARK = "Note: "
+# A reading step (synth.chains): "name = value" claims about the problem's givens, joined by "; ", judged against
+# the givens' true values (what the figure or the question shows), outside the chain of computed lines.
+READING_RULE = "read"
+
+
+def reading_holds(problem: Problem, claim: str) -> bool:
+    """Whether every ``name = value`` part of a reading claim states the problem's true given.
+
+    ``name`` is a given's name (several givens of one name are read as their values in order, joined
+    by ", "), or a point ``P`` whose givens are ``Px`` and ``Py``, read as ``(x, y)``:
+    ``Ax = 5; B = (−4, −6); mark (Class A) = 47, 49``.
+    """
+    values: dict[str, list[str]] = {}
+    for g in problem.givens:
+        values.setdefault(g.name, []).append(g.value)
+    parts = [p.partition(" = ") for p in claim.split("; ")]
+    if not parts or any(not sep for _, sep, _ in parts):
+        return False
+    for name, _, shown in parts:
+        if name in values:
+            true = values[name]
+        elif f"{name}x" in values and f"{name}y" in values:
+            true = [values[f"{name}x"][0], values[f"{name}y"][0]]
+            if not (shown.startswith("(") and shown.endswith(")")):
+                return False
+            shown = shown[1:-1]
+        else:
+            return False
+        said = [v.strip() for v in shown.split(",")]
+        if len(said) != len(true) or not all(_same_reading(a, b) for a, b in zip(said, true)):
+            return False
+    return True
+
+
+def _same_reading(shown: str, true: str) -> bool:
+    a, b = shown.replace("−", "-").replace(" ", ""), true.replace("−", "-").replace(" ", "")
+    if a == b:
+        return True
+    try:
+        return Fraction(a) == Fraction(b)
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 def is_true_statement(rel: sympy.Basic | None) -> bool:
@@ -510,21 +565,31 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,
     previous = start
     value = None
     earlier: list[sympy.Basic] = []
+    prior_wrong = False  # the previous working line's value is wrong
     for step in steps:
-        if step.text.startswith(REMARK):  # a side remark: judged true or false, outside the chain
-            true = is_true_statement(_parse(step.text[len(REMARK):]))
+        claim = step.math or step.text  # a worded step (synth.chains) keeps its mathematical claim in ``math``
+        if step.rule == READING_RULE:  # values read off the figure or the question: true or not, outside the chain
+            true = reading_holds(problem, claim)
+            parses.append(True)
+            local.append(true)
+            glob.append(true)
+            shown_lines.append(None)
+            continue
+        if claim.startswith(REMARK):  # a side remark: judged true or false, outside the chain
+            true = is_true_statement(_parse(claim[len(REMARK):]))
             parses.append(true)
             local.append(true)
             glob.append(true)
             shown_lines.append(None)
             continue
         value = _parse(step.value)
-        shown = _parse(step.text)
+        shown = _parse(claim)
         parses.append(value is not None and shown is not None and same_value(shown, value))
         if value is None:
             local.append(False)
             glob.append(False)
-            shown_lines.append(ShownLine(step.text, read_line(step.text), None, False))
+            shown_lines.append(ShownLine(claim, read_line(claim), None, False))
+            prior_wrong = True
             continue
         if shown is not None and not parses[-1]:
             # Judge what is written (notational errors): the line says `shown`, whatever was meant.
@@ -536,10 +601,18 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,
         else:
             local.append(judged[0])
             glob.append(judged[1])
-        shown_lines.append(ShownLine(step.text, read_line(step.text), value, local[-1] and glob[-1]))
+        if prior_wrong and glob[-1]:
+            # One error_steps rule for every family (manifest schema): a right line after a wrong one carries on
+            # from the correct value, not from what is written, so it does not follow from the line before it
+            # (families whose judge_step accepts any consequence of the question would otherwise pass it).
+            local[-1] = False
+        prior_wrong = not glob[-1]
+        shown_lines.append(ShownLine(claim, read_line(claim), value, local[-1] and glob[-1]))
         previous = value
         earlier.append(value)
     answer = family.answer_of(value) if value is not None else None
     correct = answer is not None and equal_answers(answer, truth)
     faults = presentation_faults(problem, shown_lines, same_value, vocabulary=context.vocabulary, initial=start)
-    return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults)
+    last = next((i for i in range(len(steps) - 1, -1, -1) if not steps[i].text.startswith(REMARK)), None)
+    answer_fault = faults[last] if last is not None and last < len(faults) else ""
+    return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults, answer_fault)

@@ -222,7 +222,7 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
             error_steps=verdict.error_steps, propagated=verdict.propagated,
             answer_changed=bool(answer_changed), shown_answer=shown,
             explanation=attempt.intent.explanation, injector=injector.id, edit=attempt.intent.edit,
-            projections=projections(subtype),
+            projections=projections(subtype), answer_correct=verdict.answer_fully_correct,
         )
         return Variant(kind="error", steps=attempt.steps, shown_answer=shown, is_correct=False, error=label)
     return None

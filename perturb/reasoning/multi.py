@@ -107,7 +107,9 @@ def stack(problem: Problem, variant: Variant, subtype: str, rng: np.random.Gener
             family=SUBTYPES[subtype].family, subtype=subtype, first_error_step=intent.first_error_step,
             error_steps=own, propagated=intent.propagated, answer_changed=intent.answer_changed,
             shown_answer=shown_answer, explanation=intent.explanation, injector=injector.id, edit=intent.edit,
-            projections=projections(subtype))
+            projections=projections(subtype), answer_correct=verdict.answer_fully_correct)
+        # Whether the answer is right as asked is a fact of the combined solution: every label says the same.
+        labels = [replace(e, answer_correct=verdict.answer_fully_correct) for e in labels]
         ordered = sorted([*labels, label], key=lambda e: e.first_error_step)
         return Variant(kind="error", steps=attempt.steps, shown_answer=shown_answer, is_correct=False,
                        error=ordered[0], errors=tuple(ordered[1:]))

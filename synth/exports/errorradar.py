@@ -43,7 +43,9 @@ def errorradar_records(ctx: Context, row: dict[str, Any]) -> Records:
     category = err["projections"]["errorradar"]
     if category is None:
         return f"no ErrorRadar category for {err['subtype']}"
-    if not err["answer_changed"]:
+    # answer_correct: number, unit and requested form ("180 h" for 180 min is a wrong answer); older manifests
+    # without it fall back to the number alone.
+    if err.get("answer_correct", not err["answer_changed"]):
         return "final answer still correct (ErrorRadar's student answers are wrong)"
     image, source = ctx.question_image(row)
     if image is None:

@@ -42,7 +42,8 @@ IMAGES = "benchmark_images"
 # The released dataset's columns, then annotation_url (what fill_in_csv.py matches), then ours.
 COLUMNS = ("new_custom_id", "orig_q", "orig_a", "pert_a", "pert_reasoning", "has_error", "grade", "domain_code",
            "handwriting_style", "image_quality", "annotation_url",
-           "error_steps", "first_error_step", "final_answer", "perturbation_axis", "perturbation_type", "subtype",
+           "error_steps", "first_error_step", "final_answer", "shown_answer_correct", "perturbation_axis",
+           "perturbation_type", "subtype",
            "question_type", "subdomain", "rotation", "score_invariance", "render_style", "base_id")
 # FERMAT's seven domain codes; ours map by family (percent, ratio and rate problems are its aptitude questions).
 DOMAIN_CODES = {"algebra": "alg", "arithmetic": "art", "calculus": "clc", "geometry": "mgm", "solid": "mgm",
@@ -63,6 +64,8 @@ DIFFERENCES = (
     "EL and EC are scored by rules, not by the paper's GPT-4o judge: EL is right when the steps it names include "
     "the first wrong step and are all wrong steps (NA for no-error items), EC when its final answer equals the "
     "gold answer (NA, or the unchanged answer, for no-error items)",
+    "final_answer is the answer as asked (with its unit, 180 min) when the error left the number right and the "
+    "unit or requested form wrong; shown_answer_correct says whether the shown answer is right as asked",
 )
 
 
@@ -87,6 +90,15 @@ def _image_fields(row: dict[str, Any]) -> dict[str, Any]:
             "rotation": FERMAT_ROTATION.get(str(rotation), "default")}
 
 
+def _gold_answer(row: dict[str, Any]) -> str:
+    """EC's gold: the answer's value, or the answer as asked (``180 min``) when the error left the number right
+    and the unit or requested form wrong (``answer_correct`` false, ``answer_changed`` false)."""
+    err = row["error"]
+    if err and not err.get("answer_correct", True) and not err["answer_changed"]:
+        return row["answer"]["text"]
+    return row["answer"]["value"]
+
+
 def fermat_row(row: dict[str, Any], image: str) -> dict[str, Any] | str:
     """The CSV row of one item, or why FERMAT has no such item."""
     if row["variant"] == "clean":
@@ -105,7 +117,8 @@ def fermat_row(row: dict[str, Any], image: str) -> dict[str, Any] | str:
         "has_error": 1 if err else 0, "grade": grade_code(row["grade_band"]), "domain_code": domain_code(row["family"]),
         **_image_fields(row), "annotation_url": image,
         "error_steps": ";".join(str(i) for i in err["error_steps"]) if err else "",
-        "first_error_step": err["first_error_step"] if err else "", "final_answer": row["answer"]["value"],
+        "first_error_step": err["first_error_step"] if err else "", "final_answer": _gold_answer(row),
+        "shown_answer_correct": int(err.get("answer_correct", not err["answer_changed"])) if err else 1,
         "perturbation_axis": axis, "perturbation_type": FERMAT_TYPES.get(subtype, subtype), "subtype": subtype,
         "question_type": "MCQ" if row["question_type"] == "mcq" else "free-form", "subdomain": row["subdomain"],
         "score_invariance": 0 if err else 1, "render_style": (row["render"] or {}).get("style"),

@@ -36,10 +36,20 @@ def parse_corrected(response: str) -> str | None:
     return None
 
 
+def _gold_answer(item: Item) -> str:
+    """The corrected answer: the number, or the answer as the question asks for it (``180 min``) when the
+    error left the number right and the unit or form wrong (``error.answer_correct`` false, ``answer_changed``
+    false), so keeping the shown ``180 h`` is no correction."""
+    err = item.variant.error
+    if err is not None and not err.answer_correct and not err.answer_changed:
+        return item.problem.answer_text
+    return item.problem.answer_value
+
+
 def _correct_credit(item: Item, pred: Label | None) -> float:
     if pred is None:
         return 0.0
-    truth = item.problem.answer_value
+    truth = _gold_answer(item)
     if item.variant.is_correct:
         # FERMAT's judge: NA, or an unchanged (still correct) answer, both count.
         return float(pred == NA or answers_match(str(pred), truth))
@@ -49,7 +59,7 @@ def _correct_credit(item: Item, pred: Label | None) -> float:
 register_task(Task(
     id="correct", summary="the corrected final answer, or NA (answer equivalence)",
     template="eval/correct.j2",
-    gold=lambda item: NA if item.variant.is_correct else item.problem.answer_value,
+    gold=lambda item: NA if item.variant.is_correct else _gold_answer(item),
     parse=parse_corrected,
     answer=lambda label: f"Corrected Answer: {label}",
     credit=_correct_credit,

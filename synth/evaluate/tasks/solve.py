@@ -30,16 +30,22 @@ def parse_solution_answers(response: str) -> tuple[str, ...] | None:
     return tuple(parts) or None
 
 
+def _gold_answer(item: Item) -> str:
+    """The answer as the question asks for it: with its unit when it asks for one (``180 min``), so an answer
+    in another unit (``180 h``) is not correct (what ``error.answer_correct`` means for a shown solution)."""
+    return item.problem.answer_text if item.problem.params.get("answer_unit") else item.problem.answer_value
+
+
 def _solve_credit(item: Item, pred: Label | None) -> float:
     if not pred:
         return 0.0
-    return part_credit(list(pred), split_parts(item.problem.answer_value))
+    return part_credit(list(pred), split_parts(_gold_answer(item)))
 
 
 register_task(Task(
     id="solve", summary="the final answer, from the question (strict and loose accuracy)",
     template="eval/solve.j2",
-    gold=lambda item: item.problem.answer_value,
+    gold=_gold_answer,
     parse=parse_solution_answers,
     answer=lambda label: f"The answer is \\boxed{{{label}}}",
     credit=_solve_credit,
