@@ -188,6 +188,21 @@ class DegradeConfig(_Strict):
     # None: every base gets every op x severity. N (generate.allocation: quota): each base gets N of
     # them, with exact shares by op weight (a MathReal-like mix instead of a full sweep).
     per_base: int | None = Field(default=None, ge=1, le=1000)
+    # Which contents are photographed, each under the same ops, severities and profiles with the same sampled
+    # params as its base's clean page: capture condition and content are two crossed factors.
+    apply_to: list[Literal["clean", "error", "superficial"]] = Field(
+        default_factory=lambda: ["clean", "error", "superficial"], min_length=1)
+
+    @field_validator("apply_to")
+    @classmethod
+    def _each_kind_once(cls, kinds: list[str]) -> list[str]:
+        twice = sorted({k for k in kinds if kinds.count(k) > 1})
+        if twice:
+            raise ValueError(f"lists {twice} more than once; give each kind once")
+        if "clean" not in kinds:
+            raise ValueError("must include clean: a photographed variant is paired with its clean control's photo"
+                             " under the same capture (its capture_twin); add clean")
+        return kinds
 
     @model_validator(mode="after")
     def _unique_profile_names(self) -> DegradeConfig:

@@ -31,7 +31,11 @@ def _bbox(boxes: dict[tuple[str, str], Box], kind: str, ref: str) -> list[float]
 
 
 def variant_label(item: Item) -> str:
-    """clean, error, superficial, or degraded (a clean solution photographed badly)."""
+    """clean, error, superficial, or degraded (a clean solution photographed badly).
+
+    A photographed error or superficial variant keeps its kind; its ``degradations`` and ``source_id`` say it
+    is a photo.
+    """
     if item.variant.kind == "clean" and item.degradations:
         return "degraded"
     return item.variant.kind
@@ -78,6 +82,8 @@ def to_row(item: Item) -> dict[str, Any]:
             for b in item.render.layout],
         "degradations": to_jsonable(item.degradations),
         "profile": item.profile,
+        "source_id": item.source_id,
+        "capture_twin": item.capture_twin,
         "image": item.image,
         "clean_image": item.clean_image,
         "seed": item.seed,
@@ -118,7 +124,8 @@ def from_row(row: dict[str, Any]) -> Item:
                 variant=variant, render=render,
                 degradations=from_jsonable(tuple[DegradationRecord, ...], row["degradations"]),
                 image=row["image"], clean_image=row["clean_image"], versions=row["versions"],
-                profile=row.get("profile"), solution_style=row.get("solution_style", "worked"))
+                profile=row.get("profile"), source_id=row.get("source_id"), capture_twin=row.get("capture_twin"),
+                solution_style=row.get("solution_style", "worked"))
 
 
 def dumps_row(row: dict[str, Any]) -> str:

@@ -27,11 +27,12 @@ MARKER = ".mathstress.json"
 STAGING_PREFIX = ".mathstress-staging-"  # a folder being written; renamed into place when complete
 
 # The shapes synth.pipeline gives ids: base_id is f"{config.name}-{index:06d}" (RunConfig.name's own
-# pattern, then the zero-padded index); variants add -e<j> (error), -s<j> (superficial control),
-# -d<n> (one degradation) or -p<k> (a capture profile). None of these can hold a separator or be "..".
+# pattern, then the zero-padded index); variants add -e<j> (error) or -s<j> (superficial control), and a
+# photo of the clean control or of a variant adds -d<n> (one degradation) or -p<k> (a capture profile):
+# tiny-000003-d4, tiny-000003-e1-d4. None of these can hold a separator or be "..".
 _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BASE_ID_PATTERN = re.compile(rf"{_NAME}-[0-9]{{6,9}}")
-ID_PATTERN = re.compile(rf"({BASE_ID_PATTERN.pattern})(?:-[esdp][0-9]{{1,6}})?")
+ID_PATTERN = re.compile(rf"({BASE_ID_PATTERN.pattern})(?:-[es][0-9]{{1,6}})?(?:-[dp][0-9]{{1,6}})?")
 PREVIEW_CHARS = 48
 
 
@@ -54,7 +55,7 @@ def check_id(value: Any, *, field: str = "id", where: str = "", base: bool = Fal
     """
     pattern = BASE_ID_PATTERN if base else ID_PATTERN
     if not isinstance(value, str) or not pattern.fullmatch(value):
-        shape = "tiny-000003" if base else "tiny-000003, tiny-000003-e1, -s2, -d4 or -p1"
+        shape = "tiny-000003" if base else "tiny-000003, tiny-000003-e1, -s2, -d4, -p1, -e1-d4 or -s2-p1"
         raise UnsafePathError(f"{_at(where)}{field} {preview(value)} is not a mathstress "
                               f"{'base ' if base else ''}id (like {shape}); the manifest was edited or is not "
                               "ours: regenerate the run")

@@ -278,39 +278,76 @@ def render_variant(config: RunConfig, problem: Problem, variant: Variant, hand: 
                            handwritten_question=rcfg.handwritten_question and style == "handwritten")
 
 
-def degrade_photos(config: RunConfig, index: int, plan: BasePlan | None, problem: Problem, clean: Variant,
-                   drawn: PageImage, stats: ShardStats) -> Iterator[tuple[str, Photo, str | None]]:
-    """The degrade stage: ``(item id, photo, profile name)`` for each op x severity and each capture profile.
+@dataclass(frozen=True)
+class Capture:
+    """One way a base's pages are photographed: an op at a severity (``d<n>``) or a capture profile (``p<k>``).
 
-    Every photo is of the clean page. An op that cannot act on this page (figure_marking without a
-    figure) is skipped and counted, so the id of every other degraded item stays the same.
+    ``keys`` seed its generator (``stage_rng(item seed, *keys)``): they name the base and the capture but
+    never the content, so every page of a base photographed under it gets the same draws.
     """
-    seed = item_seed(config.seed, index)
-    bid = problem.id
-    reverse = _reverse_page(config, index) if _needs_reverse(config) else None
-    text = page_text(problem, clean)  # the words handwritten_* ops write (the clean, correct ones)
+
+    suffix: str
+    steps: tuple[tuple[str, int], ...]
+    profile: str | None
+    keys: tuple[Any, ...]
+
+    def applies(self, page: Any) -> bool:
+        return all(not severity or PHOTO_OPS[subtype].applies(page) for subtype, severity in self.steps)
+
+
+def base_captures(config: RunConfig, plan: BasePlan | None) -> list[Capture]:
+    """The captures of one base, in id order: each op x severity (``degrade.per_base`` keeps the planned ones),
+    then each profile. The numbering counts every op x severity, so a skipped one never renames the others."""
+    out = []
     n = 0
     for op in config.degrade.ops:
         for severity in op.severities:
             n += 1
             if plan is not None and plan.degradations is not None and n not in plan.degradations:
                 continue  # degrade.per_base: this base's photos are the planned ones
-            if severity and not PHOTO_OPS[op.subtype].applies(drawn.page):
-                stats.degradations[f"{op.subtype}:{severity}:not_applicable"] += 1
-                continue
-            with _Timer(stats, "degrade"):
-                rng = stage_rng(seed, f"degrade:{op.subtype}", severity, n)
-                photo = degrade_photo(drawn.pixels, drawn.page, op.subtype, severity, rng, reverse=reverse, text=text)
-            yield f"{bid}-d{n}", photo, None
+            out.append(Capture(f"d{n}", ((op.subtype, severity),), None, (f"degrade:{op.subtype}", severity, n)))
     for k, profile in enumerate(config.degrade.profiles, start=1):
-        steps = [(s.subtype, s.severity) for s in profile.ops]
-        if not all(PHOTO_OPS[s].applies(drawn.page) for s, _ in steps):
-            stats.degradations[f"profile:{profile.name}:not_applicable"] += 1
+        out.append(Capture(f"p{k}", tuple((s.subtype, s.severity) for s in profile.ops), profile.name,
+                           (f"profile:{profile.name}",)))
+    return out
+
+
+def _not_applicable(stats: ShardStats, cap: Capture) -> None:
+    if cap.profile is not None:
+        stats.degradations[f"profile:{cap.profile}:not_applicable"] += 1
+    else:
+        (subtype, severity), = cap.steps
+        stats.degradations[f"{subtype}:{severity}:not_applicable"] += 1
+
+
+def degrade_photos(config: RunConfig, index: int, problem: Problem, variant: Variant, drawn: PageImage,
+                   captures: Iterable[Capture], stats: ShardStats, *,
+                   reverse: ReversePage | None = None) -> Iterator[tuple[Capture, Photo]]:
+    """The degrade stage for one page: ``(capture, photo)`` for each capture that can act on ``drawn``.
+
+    Any content is photographed the same way: the generator depends on the base and the capture only,
+    so the clean control and its variants under one capture get the same sampled parameters (those
+    that place marks by the page's own layout or write its own words follow that page). A capture
+    that cannot act on the page (figure_marking without a figure) is skipped and counted, so the id
+    of every other photo stays the same. ``reverse`` is the other side of the sheet (bleed_through),
+    made here when not given; a caller photographing several pages of one base makes it once.
+    """
+    seed = item_seed(config.seed, index)
+    if reverse is None and _needs_reverse(config):
+        reverse = _reverse_page(config, index)
+    text = page_text(problem, variant)  # the words handwritten_* ops write: this page's own
+    for cap in captures:
+        if not cap.applies(drawn.page):
+            _not_applicable(stats, cap)
             continue
         with _Timer(stats, "degrade"):
-            rng = stage_rng(seed, f"profile:{profile.name}")
-            photo = capture(drawn.pixels, drawn.page, steps, rng, reverse=reverse, text=text)
-        yield f"{bid}-p{k}", photo, profile.name
+            rng = stage_rng(seed, *cap.keys)
+            if cap.profile is None:
+                (subtype, severity), = cap.steps
+                photo = degrade_photo(drawn.pixels, drawn.page, subtype, severity, rng, reverse=reverse, text=text)
+            else:
+                photo = capture(drawn.pixels, drawn.page, list(cap.steps), rng, reverse=reverse, text=text)
+        yield cap, photo
 
 
 def _needs_reverse(config: RunConfig) -> bool:
@@ -343,17 +380,22 @@ def _stored(photo: Photo) -> Stored:
 
 
 def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tuple[Item, Stored | None]]:
-    """The clean control for base ``index``, then its error and degraded variants, with their image.
+    """The clean control for base ``index``, then its error and superficial variants, each followed by its photos.
 
     The image is pixels to store as PNG, or the encoded file itself when the photo's last op was the
     camera's JPEG encoding (``item.image`` then ends in .jpg): storing those bytes keeps the file
     exactly the degraded pixels, at a fraction of the size and of the time a PNG takes. Without
     rendering (``render.enabled: false``) items come without images and without photos.
+
+    Photos (``<id>-d<n>``, ``<id>-p<k>``) are taken of the kinds ``degrade.apply_to`` lists. A
+    variant's photo names the page it shows (``source_id``) and the clean control's photo under the
+    same capture (``capture_twin``); a variant is photographed only under the captures its clean
+    control was, so every twin exists.
     """
     seed = item_seed(config.seed, index)
     plan = plan_base(config, index)
     problem, variants = contents(config, index, plan, stats)
-    bid, clean = problem.id, variants[0][1]
+    bid = problem.id
     rcfg = config.render
     if not rcfg.enabled:
         for item_id, variant in variants:
@@ -363,19 +405,26 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     hand = sample_hand(stage_rng(seed, "render"), style=rcfg.style, handwritten_share=rcfg.handwritten_share,
                        neatness=rcfg.neatness, writers=rcfg.writers)
     clean_image = f"images/{bid}.png"
-    clean_drawn = None
+    captures = base_captures(config, plan)
+    reverse = _reverse_page(config, index) if captures and _needs_reverse(config) else None
     for item_id, variant in variants:
         drawn = render_variant(config, problem, variant, hand, seed, stats)
-        if item_id == bid:
-            clean_drawn = drawn
         yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
                    render=drawn.page, image=f"images/{item_id}.png", clean_image=clean_image,
                    versions=versions()), drawn.pixels
-    assert clean_drawn is not None  # the clean control is always the first content
-    for item_id, photo, profile in degrade_photos(config, index, plan, problem, clean, clean_drawn, stats):
-        yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem, variant=clean,
-                   render=photo.page, degradations=photo.records, profile=profile,
-                   image=_photo_name(item_id, photo), clean_image=clean_image, versions=versions()), _stored(photo)
+        if variant.kind not in config.degrade.apply_to:
+            continue
+        clean = item_id == bid  # the clean control comes first: its captures are the ones twins may have
+        taken = []
+        for cap, photo in degrade_photos(config, index, problem, variant, drawn, captures, stats, reverse=reverse):
+            taken.append(cap)
+            photo_id = f"{item_id}-{cap.suffix}"
+            yield Item(id=photo_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
+                       render=photo.page, degradations=photo.records, profile=cap.profile,
+                       image=_photo_name(photo_id, photo), clean_image=clean_image, versions=versions(),
+                       source_id=item_id, capture_twin=None if clean else f"{bid}-{cap.suffix}"), _stored(photo)
+        if clean:
+            captures = taken
 
 
 def shard_ranges(count: int, shard_size: int) -> list[range]:
