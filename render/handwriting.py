@@ -54,6 +54,7 @@ class Jitter:
     cross_out: float  # chance that a line starts with a crossed-out false start
 
 
+WORD_CALM = 0.4  # letters inside a written word stray this much of a symbol's jitter: a messy word stays a word
 NEATNESS = {
     1: Jitter(position=0.018, rotate=1.5, size=0.03, slant=1.5, drift=0.03, wobble=0.012, cross_out=0.0),
     2: Jitter(position=0.045, rotate=4.0, size=0.07, slant=3.5, drift=0.09, wobble=0.03, cross_out=0.06),
@@ -246,6 +247,22 @@ class Hand:
         self.face = HandFace(writer)
         self.jit = NEATNESS[writer.neatness]
         self.shear = math.tan(math.radians(writer.slant))
+
+    def word_size(self, size: float) -> float:
+        """The em a whole word is written at: a hand varies its size word by word, not letter by letter."""
+        return size * float(np.exp(self.rng.normal(0.0, self.jit.size * 0.5)))
+
+    def word_marks(self, ops: tuple[Op, ...], x: float, y: float, size: float, line: Line) -> list[InkMark]:
+        """Ink for a prose word: the word moves as a whole, its letters stray only a little (``WORD_CALM``)."""
+        j = self.jit
+        dy = float(self.rng.normal(0.0, j.position * size))
+        calm = Jitter(position=j.position * WORD_CALM, rotate=j.rotate * WORD_CALM, size=j.size * WORD_CALM,
+                      slant=j.slant * WORD_CALM, drift=j.drift, wobble=j.wobble, cross_out=j.cross_out)
+        self.jit = calm
+        try:
+            return self.marks(ops, x, y + dy, size, line)
+        finally:
+            self.jit = j
 
     def marks(self, ops: tuple[Op, ...], x: float, y: float, size: float, line: Line) -> list[InkMark]:
         """Ink for ``ops`` laid out with the origin at (x, y); ``size`` is the line's em in px."""

@@ -394,3 +394,105 @@ def parse_inline(text: str) -> Row | None:
     if all(isinstance(n, Sym) for n in row.items):
         return None
     return row
+
+
+# ------------------------------------------------------------------------------------ plain math in sentence steps
+# A sentence step ("So 180 − 88 = 92°.") holds its math in plain syntax, the grammar of ``Step.text``:
+# ``×`` ``÷`` ``−``, ``a^(n + 1)``, ``3/4``, ``√(x + 1)``. The whole claim has its LaTeX (``Step.latex``);
+# any other fragment is typeset from its plain text here: numbers upright, single letters italic,
+# operators spaced as in LaTeX, numeric fractions stacked, powers raised, roots drawn. Nothing is
+# evaluated, and anything not recognised is set as it is written, so a fragment never fails to render.
+
+PLAIN_KINDS = {"+": "bin", "-": "bin", "−": "bin", "×": "bin", "÷": "bin", "±": "bin", "·": "bin", "∗": "bin",
+               "=": "rel", "<": "rel", ">": "rel", "≤": "rel", "≥": "rel", "≠": "rel", "≈": "rel", ":": "rel",
+               "→": "rel", "⇒": "rel", "(": "open", "[": "open", ")": "close", "]": "close", ",": "punct",
+               ";": "punct"}  # fmt: skip
+UNIT_GAP_EM = 0.17  # a thin space between a number and its unit (12 cm), as \, in LaTeX
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _plain_operand(text: str, i: int) -> tuple[Row, int] | None:
+    """An exponent or radicand at ``i``: ``(…)`` (brackets dropped), a signed number or a letter."""
+    if i >= len(text):
+        return None
+    if text[i] == "(":
+        depth = 0
+        for j in range(i, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                inner = text[i + 1:j]
+                return (_plain_row(inner), j + 1) if inner.strip() else None
+        return None
+    sign = text[i] if text[i] in _OPERAND_SIGNS else ""
+    m = _NUMBER.match(text, i + len(sign))
+    if m:
+        return Row((Sym("−" + m.group() if sign else m.group(), "ord"),)), m.end()
+    if not sign and text[i].isalpha():
+        return Row((Sym(text[i], "var"),)), i + 1
+    return None
+
+
+def _plain_row(text: str) -> Row:
+    items: list[Node] = []
+    gap = False  # a space since the last item: kept between two operands (12 cm, 1 5/7)
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c.isspace():
+            gap = bool(items)
+            i += 1
+            continue
+        node: Node | None = None
+        if c.isdigit() and (frac := _fraction_at(text, i)):
+            node = Frac(Row((Sym(frac.group(1), "ord"),)), Row((Sym(frac.group(2), "ord"),)))
+            i = frac.end()
+        elif c.isdigit():
+            m = _NUMBER.match(text, i)
+            node, i = Sym(m.group(), "ord"), m.end()  # type: ignore[union-attr]
+        elif c == "√" and (found := _plain_operand(text, i + 1)):
+            node, i = Sqrt(found[0]), found[1]
+            den = re.match(r"/(\d+)(?![\w(]|\.\d)", text[i:])
+            if den:  # √2/2: the root over a number, as a stacked fraction
+                node, i = Frac(Row((node,)), Row((Sym(den.group(1), "ord"),))), i + den.end()
+        elif c == "^" and items and (found := _plain_operand(text, i + 1)):
+            base = items.pop()
+            items.append(Script(base, found[0], None))
+            i, gap = found[1], False
+            continue
+        elif c.isalpha():
+            word = _WORD.match(text, i).group()  # type: ignore[union-attr]
+            after_unit = len(items) > 1 and items[-1] == Sym("/", "ord") and _is_unit(items[-2])
+            if len(word) == 1 and not after_unit:  # a unit's denominator (km/h) stays upright
+                node = Sym(word, "var")
+            elif word in FUNCTIONS:
+                node = Sym(word, "op")
+            else:  # a unit or a word inside the claim (cm, km, cups): upright, as \text{}
+                node = Sym(word, "text")
+            i += len(word)
+        else:
+            node = Sym(CHAR_MAP.get(c, c) if c != "-" else "−", PLAIN_KINDS.get(c, "ord"))
+            i += 1
+        if gap and _operand_like(items[-1]) and _operand_like(node):
+            items.append(Space(MIXED_NUMBER_GAP_EM if isinstance(node, Frac) else UNIT_GAP_EM))
+        items.append(node)
+        gap = False
+    return Row(tuple(items))
+
+
+def _is_unit(node: Node) -> bool:
+    return isinstance(node, Sym) and node.kind == "text" or isinstance(node, Script) and _is_unit(node.base)
+
+
+def _operand_like(node: Node) -> bool:
+    return not (isinstance(node, Sym) and node.kind in ("bin", "rel", "open", "close", "punct"))
+
+
+def parse_plain(text: str) -> Row:
+    """A math fragment in plain syntax (``180 − 88 = 92°``, ``a^(3 × 3)``, ``3/4``) as a box tree.
+
+    >>> parse_plain("x^2 = 9").items[1]
+    Sym(text='=', kind='rel')
+    """
+    if len(text) > MAX_LATEX_CHARS:
+        raise TypesetError(f"math fragment is {len(text)} characters; the limit is {MAX_LATEX_CHARS}")
+    return _plain_row(text)

@@ -10,6 +10,7 @@ contains its ink; rasterizing a subset of keys draws, e.g., one step alone in it
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
@@ -40,8 +41,9 @@ from render.typeset import (
     moved,
     parse,
     parse_inline,
+    parse_plain,
 )
-from synth.records import Box, Problem, RenderedPage, Variant
+from synth.records import Box, Problem, RenderedPage, Step, Variant
 from synth.seeding import stage_rng
 
 PAGE_INCHES = {"a4": (8.27, 11.69), "phone": (6.0, 8.0)}  # phone: a 3:4 photo of a page
@@ -52,6 +54,8 @@ RULE_RGB = (170, 195, 225)
 MARGIN_RGB = (225, 150, 150)
 INK_RGB = (25, 25, 30)
 SHRINK = (1.0, 0.86, 0.74, 0.64, 0.55)  # tried in turn when a solution does not fit the page
+PARAGRAPH_CHARS = 90  # sentence steps this long on average are paragraphs (cot), set apart; shorter ones are lines
+HAND_SPACE_EM = 0.45  # between handwritten words: wider than a font's space, as pens leave it
 RULE_PITCH_IN = 0.37  # exercise-book ruling (9.4 mm): a line with a radical or exponents fits on one rule
 
 
@@ -178,6 +182,7 @@ class _Composer:
         self.fixed: list[Box] = []
         self.figures: list[PlacedFigure] = []
         self.y = float(self.margin)
+        self.paragraphs = False  # whether the solution's steps are paragraphs (set by solution())
         ascent, descent = font(SANS, self.size).getmetrics()
         self.text_ascent, self.text_descent = float(ascent), float(descent)
 
@@ -294,13 +299,21 @@ class _Composer:
         self.y = y + h
 
     def solution(self) -> None:
+        sentences = [s for s in self.variant.steps if is_sentence(s)]
+        self.paragraphs = bool(sentences) and sum(len(s.text) for s in sentences) / len(sentences) >= PARAGRAPH_CHARS
         if self.style == "printed":
             self.heading("header:solution", "Solution", self.size * 1.2)
             for step in self.variant.steps:
-                self._printed_step(step.index, step.latex)
+                if is_sentence(step):
+                    self._printed_sentence(step)
+                else:
+                    self._printed_step(step.index, step.latex)
         else:
             for n, step in enumerate(self.variant.steps):
-                self._hand_step(step.index, step.latex, gap=self.size * 1.0 if n == 0 else self._hand_gap())
+                if is_sentence(step):
+                    self._hand_sentence(step, first=n == 0)
+                else:
+                    self._hand_step(step.index, step.latex, gap=self.size * 1.0 if n == 0 else self._hand_gap())
 
     def working(self) -> None:
         """Question-only pages: blank working space down to an answer area at the foot of the page."""
@@ -348,6 +361,107 @@ class _Composer:
                     marks.extend((f"step:{index}|crossed_out:{index}", m) for m in (*word, *strikes))
                     x += width
             marks.extend((f"step:{index}", m) for m in hand.marks(laid.ops, x, 0.0, size, line))
+            self._put_hand(marks, gap if n == 0 else self._hand_gap())
+
+    # -- sentence steps: words in the text font or the writer's hand, math fragments typeset inline
+    def _units(self, step: Step, face: Face, size: float, column: float,
+               word: Callable[[str], Laid]) -> list[list[tuple[Laid, str]]]:
+        """The step cut where a line may break: at spaces in prose, never inside a math fragment (unless
+        the fragment alone is wider than ``column``: then before its operators, as math lines break).
+
+        A unit is the parts written without a space between them ("(so", "92°."), each with its box key:
+        words belong to the step, a math fragment also to its ``step_math:<step>:<span>`` box.
+        """
+        units: list[list[tuple[Laid, str]]] = [[]]
+        step_key = f"step:{step.index}"
+        for text, span in _segments(step):
+            if span is None:
+                for piece in re.split(r"(\s+)", text):
+                    if piece.isspace():
+                        units.append([])
+                    elif piece:
+                        units[-1].append((word(piece), step_key))
+                continue
+            if text[:1].isspace():
+                units.append([])
+            key = f"{step_key}|step_math:{step.index}:{span}"
+            lines = layout_lines(self._fragment(step, text), face, size, column, indent_em=0.0)
+            if len(lines) > 1 and units[-1]:
+                units.append([])  # a fragment broken over lines starts on its own line
+            for n, laid in enumerate(lines):
+                if n:
+                    units.append([])
+                units[-1].append((laid, key))
+            if text[-1:].isspace():
+                units.append([])
+        return [u for u in units if u]
+
+    def _fragment(self, step: Step, text: str) -> Row:
+        """The claim itself is set from the step's LaTeX (as a worked line is); other fragments from their text."""
+        try:
+            if step.latex and text.strip() == (step.math or step.text).strip():
+                return parse(step.latex)
+            return parse_plain(text.strip())
+        except TypesetError as exc:
+            raise TypesetError(f"{self.problem.id} step {step.index}: {exc}") from None
+
+    def _sentence_gap(self) -> float:
+        """Space above a sentence step: more than between its own lines; paragraphs (a chain of thought) are
+        set further apart, on ruled paper by a blank rule, while a student's short lines follow each other."""
+        if self.ruled:
+            return self.size * 0.3 + (self.pitch * 0.7 if self.paragraphs else 0.0)
+        return self.size * (1.1 if self.paragraphs else 0.75)
+
+    def _printed_word(self, word: str) -> Laid:
+        ascent, descent = font(SANS, round(self.size)).getmetrics()
+        return Laid(font(SANS, round(self.size)).getlength(word), float(ascent), float(descent),
+                    (GlyphOp(word, "text", 0.0, 0.0, self.size),))
+
+    def _printed_sentence(self, step: Step) -> None:
+        x0, right = self.margin + self.size * 2.2, float(self.width - self.margin)
+        units = self._units(step, self.face, self.size, right - x0, self._printed_word)
+        space = font(SANS, round(self.size)).getlength(" ")
+        lines = _fill(units, x0, right, [space] * len(units), x0)
+        for n, line in enumerate(lines):
+            ascent = max(self.text_ascent, *(laid.ascent for laid, _, _ in line))
+            descent = max(self.text_descent, *(laid.descent for laid, _, _ in line))
+            baseline = self._baseline(ascent, self._sentence_gap() if n == 0 else self._gap(0.35))
+            if n == 0:
+                self.text(f"step_number:{step.index}", f"{step.index}.", self.margin, baseline)
+            for laid, key, x in line:
+                self.printed.extend((key, m) for m in self.face.marks(laid.ops, x, baseline))
+            self.y = baseline + descent
+
+    def _hand_sentence(self, step: Step, first: bool) -> None:
+        """A sentence written by hand: every word and symbol jittered, one drifting baseline per line."""
+        assert self.writer is not None
+        hand = Hand(self.writer, stage_rng(self.seed, "render:step", step.index))
+        size = self.hand_size
+        x0, right = self.margin + size * 2.0, float(self.width - self.margin)
+        crossed = hand.rng.random() < hand.jit.cross_out
+        reserve = size * 2.5 if crossed else 0.0  # room for a false start before the first word
+        units = self._units(step, hand.face, size, right - x0 - reserve,
+                            lambda w: layout(Row((Sym(w, "text"),)), hand.face, hand.word_size(size)))
+        space = HAND_SPACE_EM * size * self.writer.spacing
+        spaces = (space * np.exp(hand.rng.normal(0.0, 2 * hand.jit.size, len(units)))).tolist()
+        lines = _fill(units, x0, right, spaces, x0 + reserve)
+        for n, line in enumerate(lines):
+            drift = sample_line(hand.rng, self.writer)
+            marks: list[tuple[str, InkMark]] = []
+            start = x0
+            if n == 0:
+                num = layout_lines(parse(f"{step.index}."), hand.face, size, 1e9)[0]
+                marks.extend((f"step_number:{step.index}", m)
+                             for m in hand.marks(num.ops, self.margin, 0.0, size, drift))
+                if crossed:
+                    word, strikes, width = hand.cross_out(x0, 0.0, size, drift)
+                    marks.extend((f"step:{step.index}|crossed_out:{step.index}", m) for m in (*word, *strikes))
+                    start = x0 + width - reserve  # the first word follows the false start
+            for laid, key, x in line:
+                # ops shifted to the line's own origin, so the baseline drifts along the line, not per word
+                write = hand.marks if "step_math" in key else hand.word_marks
+                marks.extend((key, m) for m in write(laid.shifted(x - x0, 0.0), start, 0.0, size, drift))
+            gap = self.size * 1.0 if first else self._sentence_gap()
             self._put_hand(marks, gap if n == 0 else self._hand_gap())
 
     def _hand_gap(self) -> float:
@@ -425,6 +539,45 @@ def _token_layouts(text: str, face: Face, size: float, problem_id: str) -> list[
         else:
             out.append(layout(row if row is not None else Row((Sym(token, "text"),)), face, size))
     return out
+
+
+def is_sentence(step: Step) -> bool:
+    """Whether a step has prose around its math (its spans leave words); a worked line is all math."""
+    return bool(step.spans) and step.spans != ((0, len(step.text)),)
+
+
+def _segments(step: Step) -> list[tuple[str, int | None]]:
+    """``step.text`` cut into prose (span None) and its math fragments (their index in ``step.spans``)."""
+    out: list[tuple[str, int | None]] = []
+    pos = 0
+    for k, (start, end) in enumerate(step.spans):
+        if not pos <= start < end <= len(step.text):
+            raise TypesetError(f"step {step.index}: spans must be ascending, non-overlapping [start, end) ranges "
+                               f"inside its text ({len(step.text)} characters), got {list(step.spans)}")
+        if start > pos:
+            out.append((step.text[pos:start], None))
+        out.append((step.text[start:end], k))
+        pos = end
+    if pos < len(step.text):
+        out.append((step.text[pos:], None))
+    return out
+
+
+def _fill(units: list[list[tuple[Laid, str]]], x0: float, right: float, spaces: list[float], first_x: float,
+          ) -> list[list[tuple[Laid, str, float]]]:
+    """Greedy line filling of units (parts set without a space between them); lines of (layout, key, x)."""
+    lines: list[list[tuple[Laid, str, float]]] = [[]]
+    x = first_x
+    for unit, space in zip(units, spaces):
+        width = sum(laid.width for laid, _ in unit)
+        if lines[-1] and x + width > right:
+            lines.append([])
+            x = x0
+        for laid, key in unit:
+            lines[-1].append((laid, key, x))
+            x += laid.width
+        x += space
+    return [line for line in lines if line]
 
 
 def _wrap(tokens: list[tuple[Laid, str]], x0: float, right: float, space: float,

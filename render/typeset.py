@@ -27,7 +27,21 @@ from render.ink import (
     mark_bounds,
     moved,
 )
-from render.latex import Fenced, Frac, Node, Row, Script, Space, Sqrt, Sym, TypesetError, parse, parse_inline, reading
+from render.latex import (
+    Fenced,
+    Frac,
+    Node,
+    Row,
+    Script,
+    Space,
+    Sqrt,
+    Sym,
+    TypesetError,
+    parse,
+    parse_inline,
+    parse_plain,
+    reading,
+)
 from render.mathlayout import (
     DelimOp,
     Face,
@@ -46,7 +60,8 @@ __all__ = [
     "SANS", "SANS_BOLD", "SANS_ITALIC", "DelimOp", "Face", "Fenced", "Frac", "GlyphOp", "InkGlyph", "InkLayer",
     "InkMark", "InkRect", "InkStroke", "Laid", "Node", "Op", "PathOp", "PrintedFace", "Row", "RuleOp", "Script",
     "Space", "Sqrt", "Sym", "TypesetError", "break_points", "delim_strokes", "font", "glyph_mask", "ink_rows",
-    "lay_ink", "layout", "layout_lines", "mark_bounds", "moved", "parse", "parse_inline", "reading", "reading_rows",
+    "lay_ink", "layout", "layout_lines", "mark_bounds", "moved", "parse", "parse_inline", "parse_plain", "reading",
+    "reading_rows",
 ]  # fmt: skip
 
 
