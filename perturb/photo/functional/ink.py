@@ -52,44 +52,123 @@ def question_token_lines(page: RenderedPage) -> list[tuple[Box, Box]]:
     return out
 
 
-def token_stroke(kind: str, x0: float, x1: float, y0: float, y1: float, rng: np.random.Generator) -> np.ndarray:
-    """A pen stroke of ``kind`` over the token span x0..x1 of a line y0..y1 (image px)."""
+def run_room(refs: list[str], page: RenderedPage) -> tuple[tuple[float, float, float, float], float, float, float]:
+    """A run of question tokens (page px): its box (the tokens across, their line's height down), and the
+    room a pen may use round it without coming nearer another token than this run: to the side (half
+    the gap to the neighbouring token on the line), above and below (half the gap to the next ink)."""
+    tokens = question_token_lines(page)
+    index = {t.ref: i for i, (t, _) in enumerate(tokens)}
+    run = [tokens[index[r]] for r in refs]
+    x0, x1 = min(t.x0 for t, _ in run), max(t.x1 for t, _ in run)
+    y0, y1 = min(min(t.y0, ln.y0) for t, ln in run), max(max(t.y1, ln.y1) for t, ln in run)
+    h = y1 - y0
+    line = run[0][1]
+    same = [t for t, ln in tokens if ln == line and t.ref not in refs]
+    gaps = [t.x0 - x1 for t in same if t.x0 >= x1 - 1] + [x0 - t.x1 for t in same if t.x1 <= x0 + 1]
+    side = 0.5 * min(gaps, default=0.8 * h)
+    others = [b for b in page.layout if b.kind != "figure" and b.x0 < x1 and b.x1 > x0
+              and (b.y0 >= y1 - 1 or b.y1 <= y0 + 1) and not (b.kind == "question_token" and b.ref in refs)]
+    below = 0.5 * min([b.y0 - y1 for b in others if b.y0 >= y1 - 1] + [1.6 * h])
+    above = 0.5 * min([y0 - b.y1 for b in others if b.y1 <= y0 + 1] + [1.6 * h])
+    return (x0, y0, x1, y1), max(side, 0.0), max(above, 0.0), max(below, 0.0)
+
+
+def token_stroke(kind: str, box: tuple[float, float, float, float], room: tuple[float, float, float],
+                 rng: np.random.Generator, pen: float = 1.0) -> list[np.ndarray]:
+    """Pen strokes of ``kind`` round a run of tokens (image px): ``box`` is its ink, ``room`` the space
+    (side, above, below) the pen may use without coming nearer another token.
+
+    Underlines and circles keep clear of the glyphs: an underline runs a third of the way into the
+    room below, and a circle is a rounded oval (a superellipse) a little way into the room round the
+    box, with its wobble only outwards. A ``scribble`` is the one mark that goes over the glyphs: a
+    dense zigzag that blots the token out.
+    """
+    x0, y0, x1, y1 = box
+    side, above, below = room
     h = y1 - y0
     if kind == "circle":
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        rx, ry = (x1 - x0) / 2 + 0.3 * h, h / 2 + 0.12 * h
+        # The oval goes at most 75 % into the room round the run, and its wobble 20 % more, outwards only.
+        free_x, free_y = max(side - pen / 2, 0.0), max(min(above, below) - pen / 2, 0.0)
+        a, b = (x1 - x0) / 2 + min(0.35 * h, 0.75 * free_x), h / 2 + min(0.3 * h, 0.75 * free_y)
+        n = 4.0
+        while ((x1 - x0) / 2 / a) ** n + (h / 2 / b) ** n > 0.95 and n < 24:  # the corners stay inside
+            n += 2.0
         start = rng.uniform(0, 2 * np.pi)
-        t = np.linspace(start, start + 2 * np.pi + rng.uniform(0.2, 0.5), 60)
-        wob = 1 + 0.04 * np.sin(3 * t + rng.uniform(0, 6)) + np.linspace(0, 0.06, t.size)
-        return np.stack([cx + rx * wob * np.cos(t), cy + ry * wob * np.sin(t)], 1)
+        t = np.linspace(start, start + 2 * np.pi + rng.uniform(0.25, 0.5), 96)
+        c, s = np.cos(t), np.sin(t)
+        out = (0.5 * (1 + np.sin(3 * t + rng.uniform(0, 6))) + np.linspace(0, 1, t.size)) / 2  # 0..1
+        xs = cx + (a + 0.2 * free_x * out) * np.sign(c) * np.abs(c) ** (2 / n)
+        ys = cy + (b + 0.2 * free_y * out) * np.sign(s) * np.abs(s) ** (2 / n)
+        return [np.stack([xs, ys], 1)]
     if kind == "scribble":
-        # Back-and-forth zigzag across the word's height, as when a student scratches a word out.
-        n = max(3, int(round((x1 - x0) / (0.38 * h))))
+        # A student blotting a number out: a tight zigzag over the whole token, then back again.
+        n = max(4, int(round((x1 - x0) / (0.15 * h))))
         t = np.linspace(0, 1, 2 * n + 1)
-        xs = x0 - 0.1 * h + (x1 - x0 + 0.2 * h) * t + rng.uniform(-0.06, 0.06, t.size) * h
-        ys = np.where(np.arange(t.size) % 2 == 0, y0 + 0.12 * h, y1 - 0.1 * h) + rng.uniform(-0.08, 0.08, t.size) * h
-        return np.stack([xs, ys], 1)
-    y = y1 + 0.1 * h if kind == "underline" else (y0 + y1) / 2 - 0.05 * h
+        xs = x0 - 0.05 * h + (x1 - x0 + 0.1 * h) * t + rng.uniform(-0.03, 0.03, t.size) * h
+        ys = np.where(np.arange(t.size) % 2 == 0, y0 + 0.05 * h, y1 - 0.05 * h) + rng.uniform(-0.04, 0.04, t.size) * h
+        there = np.stack([xs, ys], 1)
+        back = there[::-1] + rng.uniform(-0.06, 0.06, there.shape) * h
+        return [np.concatenate([there, back])]
     t = np.linspace(0, 1, 24)
-    xs = x0 - 0.15 * h + (x1 - x0 + 0.3 * h) * t
-    ys = y + (rng.uniform(-0.08, 0.08) * h) * (t - 0.5) * 2 + 0.04 * h * np.sin(t * rng.uniform(4, 9))
-    return np.stack([xs, ys], 1)
+    reach = max(0.0, min(0.15 * h, side - pen))
+    xs = x0 - reach + (x1 - x0 + 2 * reach) * t
+    lines = []
+    double = kind == "double_underline" and 0.45 * (below - pen) >= 1.8 * pen  # two lines, not one bar
+    for k in range(2 if double else 1):
+        y = y1 + pen / 2 + 0.5 + ((0.25 + 0.45 * k) * (below - pen) if double else 0.3 * (below - pen))
+        ys = y + (rng.uniform(-0.05, 0.05) * (below - pen)) * (t - 0.5) * 2
+        lines.append(np.stack([xs, ys], 1))
+    return lines
+
+
+def _tick(x: float, y: float, size: float, rng: np.random.Generator) -> list[np.ndarray]:
+    """A check mark whose box is ``size`` high with its top left corner at (x, y)."""
+    low = np.array([x + 0.35 * size, y + size]) + rng.normal(0, 0.04 * size, 2)
+    down = np.linspace([x, y + 0.5 * size], low, 5)
+    up = np.linspace(low, [x + 0.95 * size, y + rng.uniform(-0.05, 0.1) * size], 8)
+    return [np.vstack([down, up[1:]])]
+
+
+def _star(x: float, y: float, size: float, rng: np.random.Generator) -> list[np.ndarray]:
+    cx, cy, r = x + size / 2, y + size / 2, size / 2
+    return [np.array([[cx + r * np.cos(a), cy + r * np.sin(a)], [cx - r * np.cos(a), cy - r * np.sin(a)]])
+            for a in np.deg2rad(rng.uniform(-10, 10) + np.array([90.0, 30.0, -30.0]))]
+
+
+def question_pen(shape: tuple[int, int], params: dict[str, Any], page: RenderedPage) -> np.ndarray:
+    """The pen's coverage (uint8, 255 = full ink) of a question_marking application on a raster of ``shape``."""
+    by_ref = {t.ref: (t, line) for t, line in question_token_lines(page)}
+    h, w = shape
+    sx, sy = w / page.width, h / page.height
+    mask = np.zeros((h, w), np.uint8)
+    pen = float(params["width_px"]) * sx
+    thickness = max(1, round(pen))
+    for mark in params["marks"]:
+        rng = np.random.default_rng(int(mark["seed"]))
+        kind = mark["kind"]
+        if kind in ("tick", "star"):
+            x, y, size = (v * sx for v in mark["at"])
+            pen_lines(mask, (_tick if kind == "tick" else _star)(x, y, size, rng), thickness)
+        elif kind == "note":
+            x, y, size = (v * sx for v in mark["at"])
+            scale = size / 22.0  # Hershey script glyphs are about 22 units tall at scale 1
+            cv2.putText(mask, str(mark["text"]), (int(round(x)), int(round(y + size))),
+                        cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, scale, 255, thickness, cv2.LINE_AA)
+        else:
+            box, side, above, below = run_room(list(mark["tokens"]), page)
+            if kind == "scribble":  # over the token's own ink, not its line's height
+                t = by_ref[mark["tokens"][0]][0]
+                box = (t.x0, t.y0, t.x1, t.y1)
+            x0, y0, x1, y1 = box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy
+            strokes = token_stroke(kind, (x0, y0, x1, y1), (side * sx, above * sy, below * sy), rng, pen)
+            pen_lines(mask, strokes, max(thickness, round(1.6 * pen)) if kind == "scribble" else thickness)
+    return mask
 
 
 def mark_question(image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> np.ndarray:
-    """Underlines, circles, strike-throughs and scribbles over the recorded runs of question tokens."""
-    by_ref = {t.ref: (t, line) for t, line in question_token_lines(page)}
-    h, w = image.shape[:2]
-    sx, sy = w / page.width, h / page.height
-    mask = np.zeros((h, w), np.uint8)
-    thickness = max(1, round(float(params["width_px"]) * sx))
-    for mark in params["marks"]:
-        boxes = [by_ref[r] for r in mark["tokens"]]
-        x0, x1 = min(t.x0 for t, _ in boxes) * sx, max(t.x1 for t, _ in boxes) * sx
-        y0, y1 = boxes[0][1].y0 * sy, boxes[0][1].y1 * sy
-        pen_lines(mask, [token_stroke(mark["kind"], x0, x1, y0, y1, np.random.default_rng(int(mark["seed"])))],
-                  thickness)
-    return ink_over(image, mask, params["rgb"])
+    """Underlines, circles, margin ticks and notes in blank space (and, when recorded, a blotted given)."""
+    return ink_over(image, question_pen(image.shape[:2], params, page), params["rgb"])
 
 
 # ------------------------------------------------------------------------------ figure marking
