@@ -1,0 +1,87 @@
+"""Solution styles: a base's verified worked lines written as today's lines, a student's answer, or a model's chain.
+
+Styles are plugins (one module each, registered by id in ``STYLES``)::
+
+    worked    today's lines, one rewrite per line (``math == text``)
+    student   what is asked, the values read from the question and figure, each line with a few words,
+              the conclusion with its unit (ErrorRadar's chains)
+    cot       a model's chain of thought in paragraphs (MMErroR, ProcessBench)
+
+:func:`write_contents` styles a base's clean control and every variant after injection and verification,
+with the phrasing choices of the base seed (twin and variants read alike except at the edit), moves
+every label's step numbers to the styled chain, and verifies the styled chain again: a variant whose
+styled labels disagree with its proved ones is dropped and counted, never written.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from synth.chains._base import KINDS, LINE_KINDS, Chain, bank, compose, disagreement, rule_kind, worked_chain
+from synth.records import Problem, Variant
+from synth.registry import Registry
+
+
+class ChainStyle:
+    """One solution style. ``write`` returns the styled chain of a variant, or None to keep its worked lines."""
+
+    id: ClassVar[str]
+    reads_per_step: ClassVar[int] = 2  # figure values read per reading step
+
+    def write(self, problem: Problem, variant: Variant, seed: int) -> Chain | None:
+        return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step)
+
+
+STYLES: Registry[ChainStyle] = Registry("solution style", discover="synth.chains",
+                                        hint="styles are worked, student and cot (synth/chains/)")
+
+
+def register(style: type[ChainStyle]) -> type[ChainStyle]:
+    """Register a style class by its ``id`` (``@register`` above the class)."""
+    STYLES.register(style(), id=style.id)
+    return style
+
+
+@dataclass
+class Styled:
+    """A base's contents in one style: the style actually used, the kept contents, and what was dropped, by reason."""
+
+    style: str
+    contents: list[tuple[str, Variant]]
+    rejected: Counter[str] = field(default_factory=Counter)
+
+
+def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style: str, seed: int) -> Styled:
+    """The clean control (first) and its variants written in ``style``, each re-verified.
+
+    A variant whose styled chain the verifier labels otherwise than its worked lines is dropped
+    (``rejected[<reason>]``). Should the clean control's chain itself fail, the whole base keeps the
+    worked style (``rejected["clean_kept_worked"]``), so a base never loses its control.
+    """
+    writer = STYLES[style]
+    rejected: Counter[str] = Counter()
+    out: list[tuple[str, Variant]] = []
+    for item_id, variant in contents:
+        chain = writer.write(problem, variant, seed)
+        if chain is None:
+            out.append((item_id, _as_worked(variant)))
+            continue
+        reason, styled = disagreement(problem, variant, chain)
+        if reason is not None:
+            if variant.kind == "clean":
+                rejected["clean_kept_worked"] += 1
+                return Styled("worked", [(i, _as_worked(v)) for i, v in contents], rejected)
+            rejected[reason] += 1
+            continue
+        out.append((item_id, styled))
+    return Styled(style, out, rejected)
+
+
+def _as_worked(variant: Variant) -> Variant:
+    return replace(variant, steps=worked_chain(variant))
+
+
+__all__ = ["KINDS", "LINE_KINDS", "STYLES", "Chain", "ChainStyle", "Styled", "bank", "register", "rule_kind",
+           "write_contents"]

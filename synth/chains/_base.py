@@ -1,0 +1,484 @@
+"""What the worded styles share: step kinds, phrasing banks, reading steps, and the re-verified relabelling.
+
+A styled chain restates the verified worked lines one per step, each inside a sentence chosen from a
+bank of sandboxed jinja2 phrasings (``templates/chains/<style>/<kind>.j2``, separated by ``---`` lines),
+and adds steps a person writes but a derivation trace does not: the values read from the question and
+the figure, and the conclusion. The chosen phrasing of a step is a function of the base seed, the
+style and a stable key of the step (its kind, rule and occurrence), so the clean twin and every
+variant of a base read alike except at the edit. Each step's ``math`` is the claim the verifier
+checks; ``spans`` say where that claim (or, in a reading step, each value) stands inside ``text``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from jinja2 import TemplateNotFound
+
+from synth.generators import get_family
+from synth.generators.base import Family
+from synth.records import ErrorLabel, Given, Problem, Step, Variant
+from synth.templating import PHRASING_SEPARATOR, environment
+from synth.verification import READING_RULE, Verdict, verify
+
+CONCLUDE_RULE = "conclude"
+
+# Coarse step kinds, each with its own bank of phrasings per style. ``ask`` opens the chain (what the
+# question wants), ``given`` restates the question's values, ``read`` reads the figure, ``concept`` is the
+# first wrong line of a conceptual error said in words; the others restate one worked line each.
+KINDS = ("ask", "given", "read", "setup", "substitute", "compute", "transform", "simplify", "convert",
+         "conclude", "concept")
+LINE_KINDS = ("setup", "substitute", "compute", "transform", "simplify", "convert")
+
+# A worked rule's kind: the first pattern that matches the rule name wins (rules are ~200 names such as
+# ``add_both_sides``, ``cone_volume``, ``evaluate:+``); anything else is a computation.
+_KIND_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"(^|_)(cm2?3?_to|to_m2?|to_litres|to_minutes)|conversion|convert|seconds_in|hours_to|first_factor"
+     r"|second_factor|total_minutes|times_in_minutes", "convert"),
+    (r"both_sides|rearrange|move_term|solve_linear|zero_product|state_solution|equations|multiply_equation"
+     r"|undo_operands", "transform"),
+    (r"substitut|read_values", "substitute"),
+    (r"simplif|cancel|collect|gather|factor|expand|distribute|multiply_out|combine|split|identity|rationalise"
+     r"|rewrite|keep_leading|place_decimal|remove_decimal|align_decimal", "simplify"),
+    (r"formula|_rule$|^product_rule|^chain_rule|^power_rule|area|volume|surface|perimeter|circumference|^arc"
+     r"|angle_sum|pythagoras|trapezium|^triangle|co_interior|corresponding|alternate|straight_line|isosceles"
+     r"|scale_factor|unitary|total_parts|one_percent|set_up|sector|^ratio|mean_formula|rows_times|division_size"
+     r"|similar_|l_shape|wheel|cylinder_space|cuboid|capacity|end_areas|sphere|cone|hemisphere|annulus",
+     "setup"),
+)
+_KIND_RES = tuple((re.compile(p), k) for p, k in _KIND_PATTERNS)
+
+
+@cache
+def rule_kind(rule: str) -> str:
+    """The step kind of a worked rule name (``add_both_sides`` -> transform, ``cone_volume`` -> setup)."""
+    for pattern, kind in _KIND_RES:
+        if pattern.search(rule):
+            return kind
+    return "compute"
+
+
+def line_kind(rule: str, position: int) -> str:
+    """A worked line's kind; the first line of a chain sets the working up unless it moves terms of an equation."""
+    kind = rule_kind(rule)
+    if position == 1 and kind in ("compute", "simplify", "substitute"):
+        return "setup"
+    return kind
+
+
+# ---------------------------------------------------------------- phrasing banks
+
+_MARK = re.compile("\x01(\\d+)\x02")
+
+
+def mark(i: int) -> str:
+    """The placeholder a phrasing carries for math fragment ``i`` (replaced after rendering, so spans are exact)."""
+    return f"\x01{i}\x02"
+
+
+@cache
+def bank(style: str, kind: str) -> tuple[Any, ...]:
+    """The compiled phrasings of one kind in one style (``templates/chains/<style>/<kind>.j2``)."""
+    env = environment()
+    try:
+        source, _, _ = env.loader.get_source(env, f"chains/{style}/{kind}.j2")  # type: ignore[union-attr]
+    except TemplateNotFound:
+        raise ValueError(f"style {style!r} has no phrasings for step kind {kind!r}: add "
+                         f"templates/chains/{style}/{kind}.j2 (phrasings separated by '---' lines)") from None
+    parts = [p.strip() for p in source.split(PHRASING_SEPARATOR) if p.strip() and not p.strip().startswith("{#")]
+    return tuple(env.from_string(p) for p in parts)
+
+
+def choice(seed: int, style: str, key: str, n: int) -> int:
+    """A stable pick in ``range(n)`` from the base seed and a step key (no generator state: order-free)."""
+    digest = hashlib.blake2b(f"{seed}|{style}|{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % n
+
+
+def phrase(style: str, kind: str, key: str, seed: int, context: dict[str, Any],
+           fragments: Sequence[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """One phrasing filled in: the sentence and the spans of ``fragments`` (placed where ``mark(i)`` stands)."""
+    options = bank(style, kind)
+    template = options[choice(seed, style, key, len(options))]
+    raw = " ".join(template.render(**context).split())
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    length = 0
+    for m in _MARK.finditer(raw):
+        before = raw[at:m.start()]
+        out.append(before)
+        length += len(before)
+        frag = fragments[int(m.group(1))]
+        spans.append((length, length + len(frag)))
+        out.append(frag)
+        length += len(frag)
+        at = m.end()
+    out.append(raw[at:])
+    text = "".join(out)
+    if text[:1].islower() and not (spans and spans[0][0] == 0):
+        text = text[0].upper() + text[1:]
+    return text, tuple(spans)
+
+
+# ---------------------------------------------------------------- family-aware nouns
+
+# What the question asks for, found in its wording (first match wins).
+_ASKED: tuple[tuple[str, str], ...] = (
+    (r"surface area", "the surface area"), (r"\bvolume", "the volume"), (r"\barea\b", "the area"),
+    (r"perimeter", "the perimeter"), (r"length of the arc|arc length", "the arc length"),
+    (r"circumference", "the circumference"), (r"gradient|slope", "the gradient"),
+    (r"equation of the line", "the equation of the line"), (r"intercept", "the intercept"),
+    (r"\bmean\b", "the mean"), (r"median", "the median"), (r"probab|how likely", "the probability"),
+    (r"how many minutes", "how many minutes it lasts"), (r"how many|total number", "the total"),
+    (r"percentage change", "the percentage change"), (r"per hour|change per", "the rate of change"),
+    (r"differentiate|derivative|f'|r'\(", "the derivative"), (r"limit", "the limit"),
+    (r"∫|integral", "the value of the integral"), (r"convert", "the converted amount"),
+    (r"share", "the share"), (r"angle|value of x|calculate x|length x", "the unknown value"),
+    (r"simultaneous", "both unknowns"), (r"solve|what is [a-z]\?|values of", "the unknown"),
+    (r"simplify|simplest|factori", "the simplified form"), (r"cos|sin|tan", "the exact value"),
+)
+_ASKED_RES = tuple((re.compile(p), w) for p, w in _ASKED)
+
+_FIGURE_NOUNS = {
+    "clock": "the clocks", "object_array": "the picture", "number_line": "the number line",
+    "coordinate_grid": "the graph", "plane_geometry": "the diagram", "solid": "the diagram",
+    "table": "the table", "line_chart": "the line graph", "bar_chart": "the bar chart", "pie_chart": "the pie chart",
+}
+
+
+def asked(problem: Problem) -> str:
+    """What the question asks for, in a few words (``the area``, ``the gradient``, ``the unknown``)."""
+    text = problem.question_text.lower()
+    for pattern, words in _ASKED_RES:
+        if pattern.search(text):
+            return words
+    return "the answer"
+
+
+def nouns(problem: Problem) -> dict[str, Any]:
+    """The family-aware words every phrasing may use."""
+    units = [g.unit for g in problem.givens if g.unit and g.unit != "°"]
+    return {
+        "asked": asked(problem),
+        "figure": _FIGURE_NOUNS.get(problem.figure.kind, "the figure") if problem.figure else "the question",
+        "unit": str(problem.params.get("answer_unit") or (units[0] if units else "")),
+        "var": str(problem.params.get("var") or "x"),
+        "domain": problem.domain,
+    }
+
+
+# ---------------------------------------------------------------- reading steps
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing read: a given's name and its value(s), or a point read as (x, y)."""
+
+    name: str
+    values: tuple[str, ...]
+    unit: str = ""
+    point: bool = False
+
+    @property
+    def claim(self) -> str:
+        shown = f"({', '.join(self.values)})" if self.point else ", ".join(self.values)
+        return f"{self.name} = {shown}"
+
+
+def facts(givens: Sequence[Given]) -> list[Fact]:
+    """Givens grouped by name in order, with ``Px``/``Py`` pairs read as the point P."""
+    grouped: dict[str, list[Given]] = {}
+    for g in givens:
+        grouped.setdefault(g.name, []).append(g)
+    out: list[Fact] = []
+    done: set[str] = set()
+    for name, gs in grouped.items():
+        if name in done:
+            continue
+        m = re.fullmatch(r"([A-Z])x", name)
+        if m and f"{m.group(1)}y" in grouped and len(gs) == 1 and len(grouped[f"{m.group(1)}y"]) == 1:
+            done.add(f"{m.group(1)}y")
+            out.append(Fact(m.group(1), (gs[0].value, grouped[f"{m.group(1)}y"][0].value), point=True))
+            continue
+        out.append(Fact(name, tuple(g.value for g in gs), gs[0].unit))
+    return out
+
+
+def _minus(text: str) -> str:
+    return re.sub(r"(?<![A-Za-z])-", "−", text)
+
+
+_SYMBOL = re.compile(r"[A-Za-z]{1,2}\d?|[a-z]\([^)]*\)")
+
+
+def fact_words(fact: Fact, i: int) -> tuple[str, str]:
+    """(words with ``mark(i)`` where the value stands, the value as written)."""
+    if fact.point:
+        return f"point {fact.name} is at {mark(i)}", _minus(f"({', '.join(fact.values)})")
+    value = _minus(", ".join(fact.values))
+    unit = f" {fact.unit}" if fact.unit and fact.unit != "°" else fact.unit
+    if _SYMBOL.fullmatch(fact.name):
+        return f"{mark(i)}{unit}", f"{_minus(fact.name)} = {value}"
+    if len(fact.values) > 1:
+        return f"the values for {fact.name} are {mark(i)}{unit}", value
+    if fact.name[0].isupper():
+        return f"the value for {fact.name} is {mark(i)}{unit}", value
+    return f"the {fact.name} is {mark(i)}{unit}", value
+
+
+def join_words(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def from_figure(problem: Problem, given: Given) -> bool:
+    """Whether a solver takes this given from the figure (drawn there, or shown there too on a useful figure)."""
+    return given.source.startswith("figure:") or (problem.figure is not None and problem.image_role == "useful")
+
+
+def shown_givens(family: Family, problem: Problem, variant: Variant) -> tuple[Given, ...]:
+    """The givens as this variant's solver read them: a visual misread's values, the true ones otherwise."""
+    label = variant.error
+    if label is None or label.family != "visual_perception":
+        return problem.givens
+    changes = {c["param"]: c["to"] for c in label.edit.get("changes", ()) if "param" in c}
+    if not changes and "param" in label.edit:
+        changes = {label.edit["param"]: label.edit["to"]}
+    try:
+        return family.givens({**problem.params, **changes})
+    except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
+        return problem.givens
+
+
+# ---------------------------------------------------------------- conceptual errors in words
+
+_CUT = re.compile(r" instead of | without | rather than |, not | not the | but | \(|: |; |, leaving |, reading ")
+_IRREGULAR = {"does": "do", "undoes": "undo", "goes": "go", "has": "have", "is": "am"}
+
+
+def first_person(explanation: str) -> str:
+    """A mal-rule's explanation as the solver says it: ``uses the diameter where the radius belongs``
+    -> ``use the diameter where the radius belongs`` (the clause that judges it is cut off)."""
+    head = _CUT.split(explanation, maxsplit=1)[0].strip().rstrip(",")
+    words = head.split(" ")
+    if words[0] == "in" and len(words) > 3:  # "in each column takes ..." -> "take ..., in each column"
+        j = next((k for k, w in enumerate(words) if k > 0 and w.endswith("s") and len(w) > 3), None)
+        if j is not None:
+            words = [*words[j:], *words[:j]]
+    w = words[0]
+    if w in _IRREGULAR:
+        words[0] = _IRREGULAR[w]
+    elif w.endswith("ies"):
+        words[0] = w[:-3] + "y"
+    elif re.search(r"(ss|sh|ch|x|z)es$", w):
+        words[0] = w[:-2]
+    elif w.endswith("s") and not w.endswith("ss"):
+        words[0] = w[:-1]
+    return " ".join(words)
+
+
+# ---------------------------------------------------------------- the chain of one variant
+
+@dataclass(frozen=True)
+class Chain:
+    """A styled chain and where each step comes from.
+
+    ``origin[j]`` is the worked line (1-based) styled step j + 1 restates (the conclusion restates the
+    last line), or None for a reading step; ``wrong_readings`` are the reading steps (1-based) whose
+    values differ from the truth.
+    """
+
+    steps: tuple[Step, ...]
+    origin: tuple[int | None, ...]
+    wrong_readings: tuple[int, ...]
+
+
+def _occurrence_keys(steps: Sequence[Step], clean: Sequence[Step]) -> list[tuple[str, str]]:
+    """(kind, phrasing key) of each worked line: keyed by its clean rule and how often that rule came before,
+    so a variant's lines pick the phrasings of its twin's lines (a mal-rule's line takes the clean rule's)."""
+    seen: dict[str, int] = {}
+    out = []
+    for i, s in enumerate(steps, start=1):
+        rule = s.rule
+        if rule.startswith("mal:") and i <= len(clean):
+            rule = clean[i - 1].rule
+        kind = line_kind(rule, i)
+        n = seen.get(rule, 0)
+        seen[rule] = n + 1
+        out.append((kind, f"{kind}|{rule}|{n}"))
+    return out
+
+
+def _concept_step(label: ErrorLabel | None) -> int | None:
+    """The worked line a conceptual error is said at in words (its first wrong line), if any."""
+    if label is None or label.family != "conceptual" or not label.explanation:
+        return None
+    step = label.edit.get("step")
+    return int(step) if isinstance(step, int) else None
+
+
+def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
+            reads_per_step: int = 2) -> Chain:
+    """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion."""
+    family = get_family(problem.family)
+    ctx = nouns(problem)
+    shown = shown_givens(family, problem, variant)
+    true_facts = {f.name: f for f in facts(problem.givens)}
+    text_facts = facts([g for g in shown if not from_figure(problem, g)])
+    figure_facts = facts([g for g in shown if from_figure(problem, g)])
+    steps: list[Step] = []
+    origin: list[int | None] = []
+    wrong: list[int] = []
+    opening = True
+
+    def add(kind: str, key: str, rule: str, value: str, math: str, latex: str, fragments: list[str],
+            extra: dict[str, Any], inputs: tuple[str, ...] = (), source: int | None = None) -> None:
+        nonlocal opening
+        text, spans = phrase(style, kind, key, seed, {**ctx, **extra}, fragments)
+        if opening:
+            lead, _ = phrase(style, "ask", "ask", seed, ctx, [])
+            shift = len(lead) + 1
+            text = f"{lead} {text}"
+            spans = tuple((a + shift, b + shift) for a, b in spans)
+            opening = False
+        steps.append(Step(index=len(steps) + 1, rule=rule, value=value, text=text, latex=latex, inputs=inputs,
+                          math=math, spans=spans))
+        origin.append(source)
+
+    def read(group: list[Fact], kind: str, key: str) -> None:
+        words, frags = [], []
+        for i, f in enumerate(group):
+            w, frag = fact_words(f, i)
+            words.append(w)
+            frags.append(frag)
+        claim = "; ".join(f.claim for f in group)
+        add(kind, key, READING_RULE, claim, claim, _latex_claim(group), frags, {"facts": join_words(words)})
+        if any(true_facts.get(f.name) != f for f in group):
+            wrong.append(len(steps))
+
+    if text_facts:
+        read(text_facts, "given", "given")
+    for j in range(0, len(figure_facts), reads_per_step):
+        read(figure_facts[j:j + reads_per_step], "read", f"read|{j // reads_per_step}")
+    concept_at = _concept_step(variant.error)
+    keys = _occurrence_keys(variant.steps, problem.steps)
+    for i, (s, (kind, key)) in enumerate(zip(variant.steps, keys), start=1):
+        extra: dict[str, Any] = {"math": mark(0), "last": i == len(variant.steps), "first": i == 1}
+        if i == concept_at:
+            assert variant.error is not None
+            extra["reason"] = first_person(variant.error.explanation)
+            extra["subtype"] = variant.error.subtype
+            kind, key = "concept", f"concept|{key}"
+        add(kind, key, s.rule, s.value, s.text, s.latex, [s.text], extra, s.inputs, i)
+    last = variant.steps[-1]
+    add("conclude", "conclude", CONCLUDE_RULE, last.value, last.text, last.latex, [last.text],
+        {"math": mark(0)}, (), len(variant.steps))
+    return Chain(tuple(steps), tuple(origin), tuple(wrong))
+
+
+def _latex_claim(group: Sequence[Fact]) -> str:
+    def name(n: str) -> str:
+        return n if _SYMBOL.fullmatch(n) else rf"\text{{{n}}}"
+
+    return r";\ ".join(f"{name(f.name)} = {f.claim.split(' = ', 1)[1]}" for f in group)
+
+
+def worked_chain(variant: Variant) -> tuple[Step, ...]:
+    """The worked lines as they are, with ``math`` and ``spans`` saying the whole text is the claim."""
+    return tuple(replace(s, math=s.text, spans=((0, len(s.text)),)) for s in variant.steps)
+
+
+# ---------------------------------------------------------------- labels: remapped, then proved again
+
+_INDEX_KEYS = ("step", "from_step", "swapped_with")
+
+
+def remap_label(label: ErrorLabel, chain: Chain, verdict: Verdict, primary: bool) -> ErrorLabel:
+    """``label`` with its step numbers moved to the chain's: the verifier's for the variant's first label, the
+    styled steps of its own wrong lines for a stacked one (edit keys too; the worked line stays as worked_step)."""
+    if primary:
+        first, steps = verdict.first_error_step or 0, verdict.error_steps
+    else:
+        mine = set(label.error_steps)
+        steps = tuple(j for j in verdict.error_steps if chain.origin[j - 1] in mine)
+        first = next((j for j, o in enumerate(chain.origin, start=1) if o == label.first_error_step), 0)
+    return replace(label, first_error_step=first, error_steps=steps, edit=remap_edit(label.edit, chain))
+
+
+def remap_edit(edit: dict[str, Any], chain: Chain) -> dict[str, Any]:
+    """An injector's edit with its line numbers moved to the chain's (the worked line kept as ``worked_<key>``)."""
+    pos: dict[int, int] = {}
+    for j, o in enumerate(chain.origin, start=1):
+        if o is not None:
+            pos.setdefault(o, j)  # a line's own step, not the conclusion that restates it
+    edit = dict(edit)
+    for key in _INDEX_KEYS:
+        if isinstance(edit.get(key), int) and edit[key] in pos:
+            edit[f"worked_{key}"] = edit[key]
+            edit[key] = pos[edit[key]]
+    if isinstance(edit.get("steps"), list) and all(isinstance(v, int) for v in edit["steps"]):
+        edit["steps"] = [pos.get(v, v) for v in edit["steps"]]
+    return edit
+
+
+def chain_propagated(verdict: Verdict, chain: Chain) -> bool:
+    """Propagation over the computed lines only: every one from the first wrong one on stays wrong."""
+    lines = [j for j, o in enumerate(chain.origin) if o is not None]
+    bad = [not (verdict.local_valid[j] and verdict.global_correct[j])
+           or (j < len(verdict.presentation) and bool(verdict.presentation[j])) for j in lines]
+    if True not in bad:
+        return False
+    return all(bad[bad.index(True):])
+
+
+def _origins(chain: Chain, steps: Sequence[int]) -> set[int | str]:
+    """The worked lines (or "read", for a reading step) the styled steps restate."""
+    return {"read" if chain.origin[j - 1] is None else chain.origin[j - 1] for j in steps}  # type: ignore[misc]
+
+
+def disagreement(problem: Problem, variant: Variant, chain: Chain) -> tuple[str | None, Variant]:
+    """Re-verify a styled chain: (None, the styled variant with its labels moved to the chain) or (the reason,
+    ``variant``).
+
+    The verifier judges the styled steps' claims; they must say what the worked lines' labels say: the
+    misdisplayed lines, the first wrong one (a wrong reading, for a misread), every wrong one, propagation
+    over the computed lines and the answer. The written labels are then the verifier's on the chain.
+    """
+    verdict = verify(problem, chain.steps, family=get_family(problem.family))
+    labels = (variant.error, *variant.errors) if variant.error is not None else ()
+    shown_wrong = [j for j, ok in enumerate(verdict.parses, start=1) if not ok]
+    meant = {int(e.edit["step"]) for e in labels if e.family == "notational" and isinstance(e.edit.get("step"), int)}
+    if _origins(chain, shown_wrong) != meant:
+        return "display_mismatch", variant
+    if variant.error is None:
+        if not verdict.fully_correct:
+            return "clean_not_correct", variant
+        control = variant.control
+        if control is not None:
+            control = replace(control, edit=remap_edit(control.edit, chain))
+        return None, replace(variant, steps=chain.steps, control=control)
+    label = variant.error
+    first = verdict.first_error_step
+    if first is None:
+        return "no_op", variant
+    reading_flags = {j for j in verdict.error_steps if chain.origin[j - 1] is None}
+    if reading_flags != set(chain.wrong_readings):
+        return "reading_mismatch", variant
+    if _origins(chain, [first]) != ({"read"} if chain.wrong_readings else {label.first_error_step}):
+        return "first_step_mismatch", variant
+    wanted: set[int | str] = {i for e in labels for i in e.error_steps}
+    if chain.wrong_readings:
+        wanted.add("read")
+    if _origins(chain, verdict.error_steps) != wanted:
+        return "error_steps_mismatch", variant
+    if chain_propagated(verdict, chain) != label.propagated:
+        return "propagation_mismatch", variant
+    if verdict.answer_correct == label.answer_changed:
+        return "answer_mismatch", variant
+    errors = tuple(remap_label(e, chain, verdict, primary=False) for e in variant.errors)
+    styled = replace(variant, steps=chain.steps, error=remap_label(label, chain, verdict, primary=True), errors=errors)
+    return None, styled

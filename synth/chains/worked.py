@@ -1,0 +1,14 @@
+"""The ``worked`` style: today's lines, one rewrite per line, each line its own claim (``math == text``)."""
+
+from __future__ import annotations
+
+from synth.chains import Chain, ChainStyle, register
+from synth.records import Problem, Variant
+
+
+@register
+class Worked(ChainStyle):
+    id = "worked"
+
+    def write(self, problem: Problem, variant: Variant, seed: int) -> Chain | None:
+        return None  # the lines stay as verified; write_contents only sets math and spans
