@@ -41,6 +41,15 @@ def variant_label(item: Item) -> str:
     return item.variant.kind
 
 
+def hidden_givens(degradations: tuple[DegradationRecord, ...]) -> list[str]:
+    """The givens a photo's marks hid (each record's ``measured.hidden_givens``, in order, once each): a row
+    with any is not solvable from its image (``perturb.photo.question_marking`` states the rule)."""
+    out: list[str] = []
+    for record in degradations:
+        out.extend(g for g in record.measured.get("hidden_givens", ()) if g not in out)
+    return out
+
+
 def to_row(item: Item) -> dict[str, Any]:
     p, v = item.problem, item.variant
     boxes = {(b.kind, b.ref): b for b in item.render.layout} if item.render else {}
@@ -81,6 +90,8 @@ def to_row(item: Item) -> dict[str, Any]:
             {"kind": b.kind, "ref": b.ref, "bbox": [round(b.x0, 2), round(b.y0, 2), round(b.x1, 2), round(b.y1, 2)]}
             for b in item.render.layout],
         "degradations": to_jsonable(item.degradations),
+        "solvable": not hidden_givens(item.degradations),
+        "hidden_givens": hidden_givens(item.degradations),
         "profile": item.profile,
         "source_id": item.source_id,
         "capture_twin": item.capture_twin,

@@ -90,7 +90,9 @@ def token_stroke(kind: str, box: tuple[float, float, float, float], room: tuple[
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         # The oval goes at most 75 % into the room round the run, and its wobble 20 % more, outwards only.
         free_x, free_y = max(side - pen / 2, 0.0), max(min(above, below) - pen / 2, 0.0)
-        a, b = (x1 - x0) / 2 + min(0.35 * h, 0.75 * free_x), h / 2 + min(0.3 * h, 0.75 * free_y)
+        # ... but never so little that the stroke's inner edge touches the run's own glyphs.
+        a = (x1 - x0) / 2 + max(pen / 2 + 0.75, min(0.35 * h, 0.75 * free_x))
+        b = h / 2 + max(pen / 2 + 0.75, min(0.3 * h, 0.75 * free_y))
         n = 4.0
         while ((x1 - x0) / 2 / a) ** n + (h / 2 / b) ** n > 0.95 and n < 24:  # the corners stay inside
             n += 2.0

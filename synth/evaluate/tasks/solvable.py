@@ -13,6 +13,7 @@ from synth.evaluate.answers import MAX_ANSWER_CHARS, answers_match, clean_answer
 from synth.evaluate.metrics import Metric, Scored, accuracy
 from synth.evaluate.tasks import Label, Task, register_task
 from synth.evaluate.tasks._parsing import MAX_PARSE_CHARS
+from synth.manifest import hidden_givens
 from synth.records import Item
 
 REFUSED = "<refused>"
@@ -39,7 +40,14 @@ def parse_solvable(response: str) -> str | None:
     return text if text and len(text) <= MAX_ANSWER_CHARS else None
 
 
+def _solvable_gold(item: Item) -> str:
+    """The answer, or a refusal when the photo's marks hid a given (the row's ``solvable: false``)."""
+    return REFUSED if hidden_givens(item.degradations) else item.problem.answer_value
+
+
 def _solvable_credit(item: Item, pred: Label | None) -> float:
+    if _solvable_gold(item) == REFUSED:
+        return float(pred == REFUSED)
     return float(pred is not None and pred != REFUSED and answers_match(str(pred), item.problem.answer_value))
 
 
@@ -58,7 +66,7 @@ def solvability_rates(scored: Sequence[Scored]) -> dict[str, Any]:
     if not n:
         return {"n": 0}
     refused = sum(s.pred == REFUSED for s in scored)
-    right = sum(s.correct for s in scored)
+    right = sum(s.correct and s.pred != REFUSED for s in scored)  # a refusal of an unsolvable photo is no guess
     unparsed = sum(s.pred is None for s in scored)
     return {"n": n, "refusal_rate": refused / n, "guess_wrong_rate": (n - refused - right - unparsed) / n,
             "lucky_correct_rate": right / n, "unparsed_rate": unparsed / n}
@@ -76,7 +84,7 @@ def solvability() -> Metric:
 register_task(Task(
     id="solvable", summary="answer or refuse, with and without the image (refusal / guess-wrong / lucky rates)",
     template="eval/solvable.j2",
-    gold=lambda item: item.problem.answer_value,
+    gold=_solvable_gold,
     parse=parse_solvable,
     answer=_solvable_answer,
     credit=_solvable_credit,
