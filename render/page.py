@@ -183,6 +183,8 @@ class _Composer:
         self.figures: list[PlacedFigure] = []
         self.y = float(self.margin)
         self.paragraphs = False  # whether the solution's steps are paragraphs (set by solution())
+        self._sky: tuple[float, float, dict[int, float]] | None = None  # (y when set, baseline, lowest ink per column)
+        self._last_baseline = 0.0
         ascent, descent = font(SANS, self.size).getmetrics()
         self.text_ascent, self.text_descent = float(ascent), float(descent)
 
@@ -405,11 +407,11 @@ class _Composer:
         except TypesetError as exc:
             raise TypesetError(f"{self.problem.id} step {step.index}: {exc}") from None
 
-    def _sentence_gap(self) -> float:
+    def _sentence_gap(self, hand: bool = False) -> float:
         """Space above a sentence step: more than between its own lines; paragraphs (a chain of thought) are
         set further apart, on ruled paper by a blank rule, while a student's short lines follow each other."""
         if self.ruled:
-            return self.size * 0.3 + (self.pitch * 0.7 if self.paragraphs else 0.0)
+            return (self._hand_gap() if hand else self.size * 0.3) + (self.pitch * 0.7 if self.paragraphs else 0.0)
         return self.size * (1.1 if self.paragraphs else 0.75)
 
     def _printed_word(self, word: str) -> Laid:
@@ -437,7 +439,7 @@ class _Composer:
         assert self.writer is not None
         hand = Hand(self.writer, stage_rng(self.seed, "render:step", step.index))
         size = self.hand_size
-        x0, right = self.margin + size * 2.0, float(self.width - self.margin)
+        x0, right = self.margin + size * 2.0, self.width - self.margin - size * 0.3  # room for the jitter
         crossed = hand.rng.random() < hand.jit.cross_out
         reserve = size * 2.5 if crossed else 0.0  # room for a false start before the first word
         units = self._units(step, hand.face, size, right - x0 - reserve,
@@ -461,8 +463,54 @@ class _Composer:
                 # ops shifted to the line's own origin, so the baseline drifts along the line, not per word
                 write = hand.marks if "step_math" in key else hand.word_marks
                 marks.extend((key, m) for m in write(laid.shifted(x - x0, 0.0), start, 0.0, size, drift))
-            gap = self.size * 1.0 if first else self._sentence_gap()
-            self._put_hand(marks, gap if n == 0 else self._hand_gap())
+            if n == 0 and first:
+                self._put_hand(marks, self.size * 1.0)  # the first line starts the skyline (_put_sentence_line)
+                self._sky = self._sky_after(marks, {}, self._last_baseline)
+            else:
+                self._put_sentence_line(marks, paragraph=n == 0 and self.paragraphs)
+
+    def _put_sentence_line(self, marks: list[tuple[str, InkMark]], paragraph: bool) -> None:
+        """Place a handwritten sentence line under the one before it, column by column: ascenders may reach
+        down where the line above has no descenders, as on paper, so a messy line still takes one rule.
+
+        The line's ink clears the ink above it in every column, its baseline sits at least a line below the
+        previous line's (a paragraph: a blank line or rule more), and on ruled paper it snaps to a rule.
+        """
+        sky = self._sky if self._sky is not None and self._sky[0] == self.y else None
+        if sky is None:  # something else was placed since: clear everything, as other lines do
+            self._put_hand(marks, self._hand_gap())
+            self._sky = self._sky_after(marks, {}, self._last_baseline)
+            return
+        _, previous, floor = sky
+        cell, gap = self._sky_cell(), self._hand_gap()
+        line = self.pitch * 0.9 if self.ruled else self.hand_size * 1.25
+        extra = (self.pitch if self.ruled else self.hand_size * 0.8) if paragraph else 0.0
+        need = previous + line + extra
+        for _, m in marks:
+            x0, y0, x1, _ = mark_bounds(m)
+            for c in range(int(x0 // cell), int(x1 // cell) + 1):
+                if c in floor:
+                    need = max(need, floor[c] + gap - y0)
+        baseline = self._snap(need)
+        self.hand.extend((key, moved(m, 0.0, baseline)) for key, m in marks)
+        bottom = max(mark_bounds(m)[3] for _, m in marks)
+        self.y = max(self.y, baseline + bottom + 1)
+        self._sky = self._sky_after(marks, floor, baseline)
+
+    def _sky_cell(self) -> float:
+        return max(2.0, self.hand_size * 0.25)
+
+    def _sky_after(self, marks: list[tuple[str, InkMark]], below: dict[int, float],
+                   baseline: float) -> tuple[float, float, dict[int, float]]:
+        """The skyline once ``marks`` (at baseline 0) are placed at ``baseline`` under the ink of ``below``:
+        (the page's y now, the line's baseline, the lowest ink per column)."""
+        floor = dict(below)
+        cell = self._sky_cell()
+        for _, m in marks:
+            x0, _, x1, y1 = mark_bounds(m)
+            for c in range(int(x0 // cell), int(x1 // cell) + 1):
+                floor[c] = max(floor.get(c, -np.inf), baseline + y1)
+        return self.y, baseline, floor
 
     def _hand_gap(self) -> float:
         """Clearance between handwritten lines: on ruled paper the rules part them, so ink may come close."""
@@ -484,6 +532,7 @@ class _Composer:
         baseline = self._snap(self.y + gap - top)
         self.hand.extend((key, moved(m, 0.0, baseline)) for key, m in marks)
         self.y = baseline + bottom + 1  # +1: glyph positions round to whole pixels when moved
+        self._last_baseline = baseline
 
     def answer(self) -> None:
         size = self.size
