@@ -1,8 +1,9 @@
 """Shared statistics: the Scored record, metric factories tasks compose, paired deltas with a clustered
 bootstrap, run stability and Cohen's kappa between models.
 
-The classification counts are a few lines of numpy (they equal scikit-learn's, see tests/evaluate/test_metrics.py):
-importing sklearn costs seconds, and every task module imports this one.
+The classification numbers are scikit-learn's (``sklearn.metrics``), imported inside the functions that use
+them: importing sklearn costs seconds, and every task module imports this one (``mathstress eval --help`` reads
+the task registry without it).
 
 A metric is a function of the scored answers returning named numbers (``Metric``); a task lists the
 ones it reports (``Task.metrics``). The factories here are the ones several tasks share; a metric
@@ -55,48 +56,91 @@ def predictions(scored: Sequence[Scored]) -> tuple[list[Any], list[Any]]:
     return gold, pred
 
 
+def _quiet_sklearn() -> Any:
+    """A context in which sklearn.metrics skips its parameter checks (ours are typed) and does not warn about
+    classes seen only in the predictions ("<unparsed>"), which our callers expect."""
+    import warnings
+    from contextlib import ExitStack
+
+    import sklearn
+
+    stack = ExitStack()
+    stack.enter_context(sklearn.config_context(skip_parameter_validation=True))
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack
+
+
+def _codes(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Gold and predictions as small integers (labels first, anything else after): sklearn's label checks on
+    Python strings cost more than the metric itself, and the numbers do not depend on the encoding."""
+    index = {label: i for i, label in enumerate(labels)}
+    for value in (*gold, *pred):
+        index.setdefault(value, len(index))
+    return (np.fromiter((index[g] for g in gold), dtype=np.int64, count=len(gold)),
+            np.fromiter((index[p] for p in pred), dtype=np.int64, count=len(pred)), len(labels))
+
+
 def confusion_counts(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence[Any]) -> np.ndarray:
     """Counts of (gold, predicted) pairs over ``labels`` (rows gold, columns predicted); pairs with a
-    label outside ``labels`` are left out, as scikit-learn's confusion_matrix does."""
-    index = {label: i for i, label in enumerate(labels)}
-    matrix = np.zeros((len(labels), len(labels)), dtype=np.int64)
-    for g, p in zip(gold, pred):
-        i, j = index.get(g), index.get(p)
-        if i is not None and j is not None:
-            matrix[i, j] += 1
-    return matrix
+    label outside ``labels`` are left out, as ``sklearn.metrics.confusion_matrix`` does."""
+    g, p, n = _codes(gold, pred, labels)
+    return _confusion(g, p, n)[:n, :n]
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
+
+
+def _scores(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Precision, recall, F1 and support of the first ``k`` labels of a confusion matrix, as
+    ``precision_recall_fscore_support(..., zero_division=0)`` computes them from the same counts."""
+    tp = np.diag(matrix)[:k].astype(float)
+    predicted, support = matrix.sum(axis=0)[:k].astype(float), matrix.sum(axis=1)[:k].astype(float)
+    return _ratio(tp, predicted), _ratio(tp, support), _ratio(2 * tp, predicted + support), support.astype(int)
 
 
 def precision_recall_f1(gold: Sequence[Any], pred: Sequence[Any],
                         labels: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per label: precision, recall, F1 and support (0 where undefined, scikit-learn's zero_division=0)."""
-    g, p = np.asarray(gold, dtype=object), np.asarray(pred, dtype=object)
-    tp = np.array([np.sum((g == x) & (p == x)) for x in labels], dtype=float)
-    predicted = np.array([np.sum(p == x) for x in labels], dtype=float)
-    support = np.array([np.sum(g == x) for x in labels], dtype=float)
+    g, p, n = _codes(gold, pred, labels)
+    return _scores(_confusion(g, p, n), n)
 
-    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
-    return ratio(tp, predicted), ratio(tp, support), ratio(2 * tp, predicted + support), support.astype(int)
+def _confusion(g: np.ndarray, p: np.ndarray, size: int) -> np.ndarray:
+    """sklearn's confusion matrix over every code seen (one call: its input checks cost more than the counting,
+    and every number below is read from this matrix, as sklearn's own precision/recall functions do)."""
+    from sklearn.metrics import confusion_matrix
+
+    n = max(size, int(max(g.max(initial=-1), p.max(initial=-1))) + 1)
+    if n == 0 or len(g) == 0:
+        return np.zeros((n, n), dtype=np.int64)
+    with _quiet_sklearn():
+        return confusion_matrix(g, p, labels=np.arange(n)).astype(np.int64)
 
 
 def classification_metrics(gold: Sequence[Any], pred: Sequence[Any], labels: Sequence[Any]) -> dict[str, Any]:
     """Accuracy, balanced accuracy, macro P/R/F1 over ``labels``, and the confusion matrix (rows = gold)."""
     gold, pred = [str(g) for g in gold], [str(p) for p in pred]
     labels = [str(x) for x in labels]
-    present = [x for x in labels if x in set(gold)]
     extra = sorted(set(pred) - set(labels))
-    p, r, f, _ = precision_recall_f1(gold, pred, present) if present else (np.zeros(1),) * 4
-    # Balanced accuracy: mean recall over the gold classes (a prediction-only class such as "<unparsed>" has none).
-    seen = sorted(set(gold))
-    _, recall_seen, _, _ = precision_recall_f1(gold, pred, seen)
+    shown = labels + extra
+    every = shown + sorted(set(gold) - set(shown))   # gold-only classes count in balanced accuracy, not in the table
+    g, p, _ = _codes(gold, pred, every)
+    full = _confusion(g, p, len(every))   # labels never seen are zero rows and columns
+    prec, rec, f1, support = _scores(full, len(every))
+    present = [i for i in range(len(labels)) if support[i] > 0]
+    # Balanced accuracy: mean recall over the gold classes (a prediction-only class such as "<unparsed>" has none),
+    # as sklearn's balanced_accuracy_score.
+    seen = sorted((i for i in range(len(every)) if support[i] > 0), key=lambda i: every[i])   # sklearn's order
     return {
         "n": len(gold),
-        "accuracy": float(np.mean([a == b for a, b in zip(gold, pred)])) if gold else 0.0,
-        "balanced_accuracy": float(np.mean(recall_seen)) if len(seen) > 1 else None,
-        "macro_precision": float(np.mean(p)), "macro_recall": float(np.mean(r)), "macro_f1": float(np.mean(f)),
-        "confusion": {"labels": labels + extra, "matrix": confusion_counts(gold, pred, labels + extra).tolist()},
+        "accuracy": float(np.trace(full) / len(gold)) if gold else 0.0,
+        "balanced_accuracy": float(np.mean(rec[seen])) if len(seen) > 1 else None,
+        "macro_precision": float(np.mean(prec[present])) if present else 0.0,
+        "macro_recall": float(np.mean(rec[present])) if present else 0.0,
+        "macro_f1": float(np.mean(f1[present])) if present else 0.0,
+        "confusion": {"labels": shown, "matrix": full[:len(shown), :len(shown)].tolist()},
     }
 
 
@@ -287,8 +331,12 @@ def kappa(a: dict[str, bool], b: dict[str, bool]) -> dict[str, Any]:
     x, y = [a[i] for i in items], [b[i] for i in items]
     both = {"both_right": sum(p and q for p, q in zip(x, y)), "only_a": sum(p and not q for p, q in zip(x, y)),
             "only_b": sum(q and not p for p, q in zip(x, y)), "both_wrong": sum(not (p or q) for p, q in zip(x, y))}
-    observed = float(np.mean([p == q for p, q in zip(x, y)]))
     expected = float(np.mean(x) * np.mean(y) + (1 - np.mean(x)) * (1 - np.mean(y)))
-    value = None if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+    value = None
+    if expected < 1.0:   # both models constant and equal: kappa is 0/0 (sklearn says nan and warns)
+        from sklearn.metrics import cohen_kappa_score
+
+        with _quiet_sklearn():
+            value = float(cohen_kappa_score(np.array(x, dtype=np.int64), np.array(y, dtype=np.int64)))
     return {"n": len(items), "kappa": value,
             "agreement": float(np.mean([p == q for p, q in zip(x, y)])), "contingency": both}
