@@ -11,8 +11,9 @@ import sympy
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step, first_changed_step, replay_attempt
-from synth.generators.base import Family, finalize, format_number
-from synth.records import Problem
+from perturb.reasoning.conventions import unlike_family, without_repeats
+from synth.generators.base import Family, StepDraft, finalize, format_number
+from synth.records import Problem, Step
 from synth.slips import COMMON_SLIPS, apply_slip
 
 # applies() and every propose() attempt ask for the same problem's computed steps (up to nine clean
@@ -42,10 +43,20 @@ def _answer_words(family: Family, problem: Problem, value: sympy.Basic) -> str:
         return format_number(answer)
 
 
+def off_convention(problem: Problem, steps: tuple[Step, ...] | list[StepDraft], allowed: frozenset[str] = frozenset(),
+                   ) -> Skip | None:
+    """Skip("unlike_family_form") when the variant ends in a form the family never writes (``1352/3 sweets``)."""
+    if steps and unlike_family(problem.family, steps[-1].text, clean_text=problem.steps[-1].text, allowed=allowed):
+        return Skip("unlike_family_form")
+    return None
+
+
 class _Slip(Injector):
     """Shared machinery: slip the number computed at step k, then replay or splice."""
 
-    version = 2  # v2: a slipped value that makes a later step divide by zero is skipped, not a crash
+    # v2: a slipped value that makes a later step divide by zero is skipped, not a crash
+    # v3: a propagated slip ends in the family's answer forms (resampled otherwise), a repeated line is kept once
+    version = 3
     propagate: bool = True
     last_only: bool = False
     exclude_last: bool = False
@@ -84,7 +95,10 @@ class _Slip(Injector):
             return Skip("derive_failed")
         replay = finalize(drafts)
         if self.propagate:
-            steps = replay
+            steps = finalize(without_repeats(drafts))
+            skip = off_convention(problem, steps, frozenset({"negative"}) if "sign" in kind else frozenset())
+            if skip is not None:
+                return skip
             shown = _answer_words(family, problem, drafts[-1].value)
             tail = f"the error carries through to the final answer {shown}"
         else:  # non-propagated: only step k shows the slip; the student carries on correctly
@@ -164,7 +178,9 @@ class CopyError(Injector):
     """A number copied wrongly: from the question into the working, or from one line into the next."""
 
     subtype = "copy_error"
-    version = 2  # v2: copies that would read the same (invisible edits) are filtered before proposing
+    # v2: copies that would read the same (invisible edits) are filtered before proposing
+    # v3: the variant ends in the family's answer forms (resampled otherwise), a repeated line is kept once
+    version = 3
     splices = True
 
     @staticmethod
@@ -215,6 +231,10 @@ class CopyError(Injector):
             return Skip("no_step_at_placement")
         if not _writes(drafts[k - 1].text, sympy.Integer(wrong)):
             return Skip("copy_not_visible")  # the slip must show as a number written down
+        drafts = without_repeats(drafts)
+        skip = off_convention(problem, drafts)
+        if skip is not None:
+            return skip
         explanation = f"copies {true} from the question as {wrong} at step {k} and works on with it"
         return replay_attempt(family, problem, drafts, k, explanation,
                               {"source": "question", "param": list(path), "from": true, "to": wrong})
@@ -231,13 +251,16 @@ class CopyError(Injector):
             return Skip("no_slip_fits")
         wrong = slipped[1]
         try:
-            replay = finalize(family.derive(problem.params, {k - 1: wrong}))
+            replay = finalize(without_repeats(family.derive(problem.params, {k - 1: wrong})))
         except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
             return Skip("derive_failed")
         # The miscopied value may end the working sooner (√6401 does not simplify as √6400 did).
         if len(replay) < k or not _writes(replay[k - 1].text, wrong):
             return Skip("copy_not_visible")
         steps = problem.steps[: k - 1] + replay[k - 1:]
+        skip = off_convention(problem, steps)
+        if skip is not None:
+            return skip
         explanation = (f"step {k - 1} gets {format_number(true)}, but step {k} copies it as "
                        f"{format_number(wrong)}; the rest follows from the miscopied value")
         return Attempt(steps, Intent(first_error_step=k, propagated=True, answer_changed=True, explanation=explanation,

@@ -8,6 +8,7 @@ import numpy as np
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Skip, first_changed_step, replay_attempt
+from perturb.reasoning.conventions import unlike_family, without_repeats
 from synth.generators import REGISTRY as FAMILIES
 from synth.generators.base import Family, MalRule, StepDraft
 from synth.records import Problem
@@ -42,6 +43,7 @@ class MalRuleInjector(Injector):
     """Apply one of the family's mal-rules of this subtype: the student's whole solution, carried through."""
 
     splices = True
+    version = 2  # v2: the variant ends in the family's answer forms (resampled otherwise), a repeated line kept once
 
     def __init__(self, subtype: str) -> None:
         self.subtype = subtype
@@ -72,6 +74,7 @@ class MalRuleInjector(Injector):
                 continue
             if not drafts:
                 continue
+            drafts = without_repeats(drafts)
             k = mal_step(drafts, problem)
             if k is None:
                 reason = "no_visible_change"
@@ -81,6 +84,9 @@ class MalRuleInjector(Injector):
                 continue
             if same_value(family.answer_of(drafts[-1].value), family.target(problem.params)):
                 reason = "same_answer"  # the rule happens to give the right answer here
+                continue
+            if unlike_family(problem.family, drafts[-1].text, clean_text=problem.steps[-1].text):
+                reason = "unlike_family_form"  # 1352/3 sweets where every answer is whole: a cue, not a slip
                 continue
             clean = problem.steps[k - 1].text if k <= len(problem.steps) else ""
             return replay_attempt(family, problem, drafts, k, rule.explanation,

@@ -89,6 +89,7 @@ class MisplacedParentheses(_Notational):
     """A pair of brackets left out, so the line as written groups differently."""
 
     subtype = "misplaced_parentheses"
+    version = 2  # v2: only brackets between spaced operators are left out, so no text is glued together
 
     @staticmethod
     def _pairs(text: str, open_: str, close: str) -> list[tuple[int, int]]:
@@ -100,10 +101,24 @@ class MisplacedParentheses(_Notational):
                 pairs.append((stack.pop(), m.start()))
         return sorted(pairs)
 
+    @staticmethod
+    def _spaced(text: str, a: int, b: int) -> bool:
+        """Brackets that stand between spaced operators (or the line's ends), so leaving them out glues nothing:
+        ``x(x + 6)`` would read ``xx + 6``, ``6(−4m − 1)`` would read ``6−4m − 1``, ``2^(3 − 1)``
+        would read ``2^3 − 1``."""
+        before = text[a - 1] if a > 0 else " "
+        after = text[b + 1] if b + 1 < len(text) else " "
+        signed_after_operator = text[a + 1:a + 2] == "−" and text[max(0, a - 2):a - 1] in ("+", "−", "×", "÷")
+        return before in " (" and after in " )" and not signed_after_operator  # "5 − (−4 + 2)" -> "5 − −4 + 2"
+
     def edit(self, step: Step, rng: np.random.Generator) -> tuple[str, str, str] | None:
-        pairs = [p for p in self._pairs(step.text, "(", ")") if re.search(r" [+−×÷] ", step.text[p[0]:p[1]])]
-        lpairs = [p for p in self._pairs(step.latex, r"\left(", r"\right)")
-                  if re.search(r" (\+|-|\\times|\\div) ", step.latex[p[0]:p[1]])]
+        grouped = [p for p in self._pairs(step.text, "(", ")") if re.search(r" [+−×÷] ", step.text[p[0]:p[1]])]
+        lgrouped = [p for p in self._pairs(step.latex, r"\left(", r"\right)")
+                    if re.search(r" (\+|-|\\times|\\div) ", step.latex[p[0]:p[1]])]
+        if len(grouped) != len(lgrouped):
+            return None
+        both = [(p, lp) for p, lp in zip(grouped, lgrouped) if self._spaced(step.text, *p)]
+        pairs, lpairs = [p for p, _ in both], [lp for _, lp in both]
         if not pairs or len(pairs) != len(lpairs):
             return None
         meant = _parse(step.text)

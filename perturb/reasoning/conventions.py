@@ -1,0 +1,105 @@
+"""A family's answer conventions, so an error variant reads like a pupil's work in that family.
+
+An error variant that ends in a form the family never writes (``1352/3 sweets`` where every answer is
+a whole number, ``√399`` where the working always comes out exact, ``√(−576) cm``) is itself a cue:
+a detector learns the form, not the mistake. The injectors that replay a wrong value through the
+family's own derivation (computational slips, copy errors, mal-rules) check the variant's final
+answer against the forms the family's clean answers take, and resample when it falls outside them.
+A line written twice in a row (a mal-rule that leaves a factor out makes two lines read alike) is
+kept once, as a pupil would write it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+
+from synth.generators import get_family
+from synth.generators.base import DIFFICULTIES, StepDraft
+from synth.presentation import answer_part, read_line
+
+# Clean problems probed per difficulty to learn a family's answer forms (fixed seeds: deterministic).
+_PROBES = 8
+_PROBE_SEED = 18_018
+
+
+def answer_form(text: str) -> frozenset[str]:
+    """The written form of a final line's answer: which of these it shows.
+
+    ``fraction`` (a/b), ``decimal``, ``root`` (√ left in), ``pi``, ``negative``, ``operation`` (a
+    sum or product left unevaluated), ``power`` (a number's power left unevaluated), ``non_real`` (a
+    root of a negative number, ``i``).
+    """
+    shown = answer_part(read_line(text).math)
+    parts = [p.strip() for p in re.split(r"\bor\b|\band\b|,", shown)]
+    form: set[str] = set()
+    for part in parts:
+        value = part.rpartition("= ")[2] if "= " in part else part
+        if re.search(r"√\(?\s*[−-]|(?<![A-Za-z])i(?![A-Za-z])", value):
+            form.add("non_real")
+        if "√" in value:
+            form.add("root")
+        if "π" in value:
+            form.add("pi")
+        if re.search(r"\d/\d|\)/", value):
+            form.add("fraction")
+        if re.search(r"\d\.\d", value):
+            form.add("decimal")
+        if value.startswith(("−", "-")):
+            form.add("negative")
+        if re.search(r"\S [+−×÷] \S", value):
+            form.add("operation")
+        if re.search(r"[\d)]\^", value):
+            form.add("power")
+    return frozenset(form)
+
+
+@cache
+def family_forms(family_id: str) -> frozenset[str]:
+    """Every form feature some clean answer of the family shows (probed on fixed seeds)."""
+    family = get_family(family_id)
+    seen: set[str] = set()
+    for d, difficulty in enumerate(DIFFICULTIES):
+        for i in range(_PROBES):
+            rng = np.random.default_rng([_PROBE_SEED, d, i])
+            try:
+                problem = family.build(rng, difficulty=difficulty, question_type="free", problem_id=f"probe-{d}-{i}")
+            except Exception:  # noqa: BLE001 - a probe a family cannot build teaches nothing about its forms
+                continue
+            seen |= answer_form(problem.steps[-1].text)
+    return frozenset(seen)
+
+
+def unlike_family(family_id: str, final_text: str, *, clean_text: str, allowed: frozenset[str] = frozenset()) -> bool:
+    """Whether a variant's final line shows a form no clean answer of the family shows.
+
+    ``allowed`` are features the error itself is about (a sign slip may end negative). A feature the
+    clean answer of this very problem shows is always allowed.
+    """
+    extra = answer_form(final_text) - family_forms(family_id) - answer_form(clean_text) - allowed
+    if _SOLVED_FOR.search(read_line(final_text).math):
+        # A solved equation or inequality ending in a fraction (``y ≤ −1/4``) is how a pupil whose slip
+        # made the numbers uneven writes it; a count or a measure (``1352/3 sweets``) is not.
+        extra -= {"fraction"}
+    return bool(extra)
+
+
+_SOLVED_FOR = re.compile(r"(?<![A-Za-z])[a-z] [=≤≥<>] ")
+
+
+def without_repeats(drafts: Sequence[StepDraft]) -> list[StepDraft]:
+    """The drafts with a line that repeats the one before it dropped (a tagged mal-rule line wins)."""
+    out: list[StepDraft] = []
+    for d in drafts:
+        if out and d.text == out[-1].text:
+            if d.rule.startswith("mal:") and not out[-1].rule.startswith("mal:"):
+                out[-1] = d
+            continue
+        out.append(d)
+    return out
+
+
+__all__ = ["answer_form", "family_forms", "unlike_family", "without_repeats"]
