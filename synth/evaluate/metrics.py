@@ -39,6 +39,8 @@ class Scored:
     family: str = ""             # the problem family (generator id)
     error_family: str = ""       # the injected error's family, "" for no-error items
     image_role: str = ""
+    capture: str = ""            # a photo's capture condition ("degradation:blur:2", "profile:desk"); "" if none
+    source_id: str = ""          # a photo's unphotographed page (manifest source_id); "" if not a photo
 
     def __post_init__(self) -> None:
         if self.credit is None:
@@ -269,6 +271,60 @@ def paired_deltas(scored: Sequence[Scored], *, seed: int = 0, n_boot: int = 2000
                      "clean_accuracy": float(c.mean()), "variant_accuracy": float(v.mean()),
                      "delta": float((v - c).mean()), "ci95": list(delta_ci), "clean_ci95": list(clean_ci),
                      "variant_ci95": list(variant_ci), "small_sample": len(bases) < MIN_BASES})
+    return rows
+
+
+def _pair_means(scored: Sequence[Scored], kind: str, capture: str) -> tuple[dict[str, float], dict[str, float]]:
+    """Per base: mean credit of its ``kind`` pages unphotographed, and of their photos under ``capture``, over the
+    pages photographed under it (a page the capture could not act on is left out of both)."""
+    photo_kind = "degraded" if kind == "clean" else kind
+    photos: dict[str, list[float]] = defaultdict(list)
+    sources: set[str] = set()
+    for s in scored:
+        if s.capture == capture and s.variant == photo_kind:
+            photos[s.base_id].append(s.credit)
+            sources.add(s.source_id)
+    plain: dict[str, list[float]] = defaultdict(list)
+    for s in scored:
+        if not s.capture and s.variant == kind and s.item_id in sources:
+            plain[s.base_id].append(s.credit)
+    bases = photos.keys() & plain.keys()
+    return ({b: float(np.mean(plain[b])) for b in bases}, {b: float(np.mean(photos[b])) for b in bases})
+
+
+def capture_interaction(scored: Sequence[Scored], *, seed: int = 0, n_boot: int = 2000) -> list[dict[str, Any]]:
+    """Errors under capture conditions: per capture, the score on error variants and on clean controls, each
+    unphotographed and photographed under it, and the interaction of capture and content.
+
+    ``error_drop`` is how much the capture lowers the score on error variants (finding the error, or where it
+    is), ``clean_drop`` how much it lowers the score on the clean controls (recognising a correct solution),
+    both against the same pages unphotographed; ``interaction = error_drop - clean_drop`` is > 0 when the
+    capture hurts error finding more than it hurts recognising a correct solution. Every number is a mean
+    over the base problems that have all four (runs and a base's several variants averaged first), and each
+    interval resamples those bases (one cluster each) with the same picks. Photos come from
+    ``degrade.apply_to`` including error (see ``source_id`` and ``capture_twin`` in the manifest).
+    """
+    rows = []
+    for cap in sorted({s.capture for s in scored if s.capture}):
+        e0, ec = _pair_means(scored, "error", cap)
+        c0, cc = _pair_means(scored, "clean", cap)
+        bases = sorted(e0.keys() & c0.keys())
+        if not bases:
+            continue
+        v = {name: np.array([m[b] for b in bases]) for name, m in (("e0", e0), ("ec", ec), ("c0", c0), ("cc", cc))}
+        error_drop, clean_drop = v["e0"] - v["ec"], v["c0"] - v["cc"]
+        interaction = error_drop - clean_drop
+        cis = _bootstrap_means([v["ec"], v["cc"], error_drop, clean_drop, interaction], seed=seed, n_boot=n_boot,
+                               name=f"capture:{cap}")
+        kind, _, rest = cap.partition(":")
+        rows.append({"capture": cap, "kind": kind, "detail": rest, "n_bases": len(bases),
+                     "error_unphotographed": float(v["e0"].mean()), "error_photographed": float(v["ec"].mean()),
+                     "clean_unphotographed": float(v["c0"].mean()), "clean_photographed": float(v["cc"].mean()),
+                     "error_drop": float(error_drop.mean()), "clean_drop": float(clean_drop.mean()),
+                     "interaction": float(interaction.mean()),
+                     "error_photographed_ci95": list(cis[0]), "clean_photographed_ci95": list(cis[1]),
+                     "error_drop_ci95": list(cis[2]), "clean_drop_ci95": list(cis[3]),
+                     "interaction_ci95": list(cis[4]), "small_sample": len(bases) < MIN_BASES})
     return rows
 
 

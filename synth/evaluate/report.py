@@ -85,7 +85,18 @@ def _task_view(task_id: str, t: Mapping[str, Any]) -> dict[str, Any]:
                    for d in t["deltas"]],
         "stability": {k: _fmt(v) for k, v in (t.get("stability") or {}).items()},
         "settings": t.get("settings", {}),
+        "capture": [_capture_view(c) for c in t.get("capture", [])],
     }
+
+
+def _capture_view(c: Mapping[str, Any]) -> dict[str, Any]:
+    """One capture's row of the capture x content table (errors under capture conditions)."""
+    return {"name": _condition_name(c), "capture": c["capture"], "n_bases": c["n_bases"], "flag": _flag(c["n_bases"]),
+            "error": f"{_fmt(c['error_unphotographed'])} → {_fmt(c['error_photographed'])}",
+            "clean": f"{_fmt(c['clean_unphotographed'])} → {_fmt(c['clean_photographed'])}",
+            "error_drop": f"{c['error_drop']:+.3f}", "error_drop_ci": _interval(c["error_drop_ci95"], "+"),
+            "clean_drop": f"{c['clean_drop']:+.3f}", "clean_drop_ci": _interval(c["clean_drop_ci95"], "+"),
+            "interaction": f"{c['interaction']:+.3f}", "interaction_ci": _interval(c["interaction_ci95"], "+")}
 
 
 def _condition_name(d: Mapping[str, Any]) -> str:
@@ -103,7 +114,7 @@ def _context(results: Mapping[str, Any]) -> dict[str, Any]:
                    for c in results.get("comparisons", [])]
     ocr = results["model"].get("ocr_pages")
     tasks = [_task_view(k, t) for k, t in sorted(results.get("tasks", {}).items())]
-    small = any(t["headline"] and t["headline"]["flag"] or any(d["flag"] for d in t["deltas"])
+    small = any(t["headline"] and t["headline"]["flag"] or any(d["flag"] for d in t["deltas"] + t["capture"])
                 or any(row[3] for _, rows in t["groups"] for row in rows) for t in tasks)
     return {"model": results["model"], "run_dir": results.get("run_dir"),
             "manifest_sha256": results.get("manifest_sha256"), "version": results.get("mathstress"),

@@ -13,7 +13,7 @@ from typing import Any
 
 from synth import __version__
 from synth.evaluate.cache import json_ready, strict_json
-from synth.evaluate.metrics import Scored, paired_deltas, run_stability
+from synth.evaluate.metrics import Scored, capture_interaction, paired_deltas, run_stability
 from synth.evaluate.models import Model
 from synth.evaluate.scoring import conditions_of, headline, score, summarize
 from synth.evaluate.tasks import Task
@@ -54,6 +54,7 @@ def item_facts(item: Item) -> dict[str, Any]:
             "error_family": error.family if error else None, "error_subtype": error.subtype if error else None,
             "control": item.variant.control.subtype if item.variant.control else None,
             "degradations": [[d.subtype, d.severity] for d in item.degradations], "profile": item.profile,
+            "source_id": item.source_id, "capture_twin": item.capture_twin,
             "conditions": list(conditions_of(item)), "image": item.image}
 
 
@@ -105,6 +106,7 @@ def write_results(out_dir: Path, *, run_dir: Path, model: Model,
             "headline": headline(task, scored, metrics, seed=seed, n_boot=min(n_boot, 1000)),
             "metrics": metrics,
             "deltas": paired_deltas(scored, seed=seed, n_boot=n_boot),
+            "capture": capture_interaction(scored, seed=seed, n_boot=n_boot),
             "stability": run_stability(scored),
             "failures": failure_reasons(records),
         }

@@ -12,17 +12,31 @@ from synth.manifest import variant_label
 from synth.records import Item
 
 
+def capture_of(item: Item) -> str:
+    """A photo's capture condition as a comparison key (``profile:<name>`` or ``degradation:<op>:<severity>``),
+    "" for an unphotographed item."""
+    if item.profile:   # a named capture profile is one condition, reported under its name
+        return f"profile:{item.profile}"
+    if item.degradations:
+        return "degradation:" + "+".join(f"{d.subtype}:{d.severity}" for d in item.degradations)
+    return ""
+
+
 def conditions_of(item: Item) -> tuple[str, ...]:
-    """What makes a variant differ from its clean twin, as comparison keys."""
+    """What makes a variant differ from its clean twin, as comparison keys.
+
+    A photographed error or superficial variant has none: it differs in content and capture at once, and
+    is compared with its own unphotographed page and its clean twin by ``capture_interaction`` instead.
+    """
+    if item.degradations and item.variant.kind != "clean":
+        return ()
     keys = []
     if item.variant.error is not None:
         keys.append(f"error:{item.variant.error.family}")
     if item.variant.control is not None:
         keys.append(f"superficial:{item.variant.control.subtype}")
-    if item.profile:   # a named capture profile is one condition, reported under its name
-        keys.append(f"profile:{item.profile}")
-    elif item.degradations:
-        keys.append("degradation:" + "+".join(f"{d.subtype}:{d.severity}" for d in item.degradations))
+    if item.degradations:
+        keys.append(capture_of(item))
     return tuple(keys)
 
 
@@ -38,7 +52,8 @@ def score(task: Task, item: Item, run_index: int, response: str) -> Scored:
         credit = float(correct)
     error = item.variant.error
     return Scored(item.id, item.base_id, variant_label(item), conditions_of(item), run_index, gold, pred,
-                  correct, credit, item.problem.family, error.family if error else "", item.problem.image_role)
+                  correct, credit, item.problem.family, error.family if error else "", item.problem.image_role,
+                  capture_of(item), item.source_id or "")
 
 
 def summarize(task: Task, scored: Sequence[Scored]) -> dict[str, Any]:
@@ -49,7 +64,7 @@ def summarize(task: Task, scored: Sequence[Scored]) -> dict[str, Any]:
     out: dict[str, Any] = {"n": len(scored), "unparsed": sum(s.pred is None for s in scored)}
     for metric in task.metrics:
         out |= metric(scored)
-    groups = {"by_variant": (scored, lambda s: s.variant), "by_family": (scored, lambda s: s.family),
+    groups = {"by_variant": (scored, _variant_group), "by_family": (scored, lambda s: s.family),
               "by_error_family": ([s for s in scored if s.error_family], lambda s: s.error_family)}
     for name, (subset, key) in groups.items():
         out[name] = mean_by(subset, key)
@@ -57,6 +72,11 @@ def summarize(task: Task, scored: Sequence[Scored]) -> dict[str, Any]:
     out["bases"] = {name: bases_by(subset, key) for name, (subset, key) in groups.items()}
     out["worst_case"] = worst_case(scored)
     return out
+
+
+def _variant_group(s: Scored) -> str:
+    """The variant, with photographed errors and controls apart from the unphotographed ones."""
+    return f"{s.variant} photographed" if s.capture and s.variant != "degraded" else s.variant
 
 
 def bases_by(scored: Sequence[Scored], key: Callable[[Scored], str]) -> dict[str, int]:
