@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from functools import cache
 
 import numpy as np
 import sympy
@@ -36,83 +38,234 @@ class StepOmission(Injector):
         return ControlAttempt(renumbered, {"omitted_step": k, "text": steps[k - 1].text})
 
 
+# How a pupil declares another letter for the unknown before using it ({new} = the letter used, {old} = the
+# question's). The math claim of the line is ``new = old``; spans point at the letters written in it.
+_DECLARATIONS = ("Let {new} = {old}", "Let {new} stand for {old}", "Write {new} for {old}", "Put {new} = {old}",
+                 "Call {old} {new}", "Using {new} for {old}", "{new} = {old}", "Let {new} be {old}")
+DECLARE_RULE = "declare"
+REMARK_RULE = "remark"
+
+
+def _declaration(new: str, old: str, form: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The declaration's text and the spans of its letters (``Let q stand for a``)."""
+    text = form.format(new=new, old=old)
+    spans = []
+    for letter, key in sorted(((new, "{new}"), (old, "{old}")), key=lambda lk: form.index(lk[1])):
+        at = form.index(key)
+        shift = sum(len(v) - len(k) for v, k in ((new, "{new}"), (old, "{old}")) if form.index(k) < at)
+        spans.append((at + shift, at + shift + len(letter)))
+    if " = " in text and text.index(" = ") == spans[0][1]:
+        spans = [(spans[0][0], spans[1][1])]  # "q = a" is one claim
+    return text, tuple(spans)
+
+
+def declare_rename(problem: Problem, new: str, form: str) -> tuple[Step, ...]:
+    """``problem``'s working in the letter ``new``, after a line declaring it for the question's letter."""
+    old = problem.params["var"]
+    pattern = re.compile(rf"(?<![A-Za-z\\]){re.escape(old)}(?![A-Za-z])")
+    renamed = [replace(s, value=pattern.sub(new, s.value), text=pattern.sub(new, s.text),
+                       latex=pattern.sub(new, s.latex), math=pattern.sub(new, s.math) if s.math else "")
+               for s in problem.steps]
+    first = next((i for i, (a, b) in enumerate(zip(renamed, problem.steps)) if a.text != b.text), 0)
+    text, spans = _declaration(new, old, form)
+    claim = f"{new} = {old}"
+    line = Step(index=0, rule=DECLARE_RULE, value=claim, text=text, latex=claim, math=claim, spans=spans)
+    lines = (*renamed[:first], line, *renamed[first:])
+    return tuple(replace(s, index=i) for i, s in enumerate(lines, start=1))
+
+
+@cache
+def verifier_reads(rule: str) -> bool:
+    """Whether the verifier takes a side line by its rule (``remark``, ``declare``) rather than a ``Note: `` prefix.
+
+    Probed once on a fixed problem: a control whose side line the verifier cannot place would be
+    rejected every time, so the injectors fall back (remarks) or are not offered (renames) until it can.
+    """
+    from synth.generators import get_family
+    from synth.verifier import verify
+
+    family_id = "algebra.linear.two_step"
+    family = get_family(family_id)
+    problem = family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="probe")
+    if rule == DECLARE_RULE:
+        steps = declare_rename(problem, "q" if problem.params["var"] != "q" else "p", _DECLARATIONS[1])
+    else:
+        fact = "12 = 3 × 4"
+        side = Step(index=0, rule=REMARK_RULE, value=fact, text=f"By the way, {fact}.", latex=fact, math=fact,
+                    spans=((12, 12 + len(fact)),))
+        steps = tuple(replace(s, index=i) for i, s in enumerate((side, *problem.steps), start=1))
+    try:
+        return verify(problem, steps, family=family).fully_correct
+    except Exception:  # noqa: BLE001 - a verifier that cannot read the line at all does not read it
+        return False
+
+
 class VariableRename(Injector):
-    """Solve with another letter throughout (the question keeps its own)."""
+    """Solve with another letter, declared first ("Let q stand for a"); the question keeps its own.
+
+    An undeclared change of letter is the error variable_misnaming; only a visibly declared rename
+    is a control. Offered only where the verifier reads declarations (:func:`verifier_reads`).
+    """
 
     subtype = "variable_rename"
+    version = 2  # v2: the rename is declared on a line of its own before the first line using the new letter
 
     def applies(self, family: Family, problem: Problem) -> bool:
-        return isinstance(problem.params.get("var"), str)
+        return isinstance(problem.params.get("var"), str) and verifier_reads(DECLARE_RULE)
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> ControlAttempt | Skip:
         old = problem.params["var"]
-        choices = [v for v in _GREEK_FREE if v != old]
+        choices = [v for v in _GREEK_FREE if v != old and not re.search(rf"(?<![A-Za-z]){v}(?![A-Za-z])",
+                                                                         problem.question_text)]
+        if not choices:
+            return Skip("no_free_letter")
         new = choices[int(rng.integers(len(choices)))]
-        pattern = re.compile(rf"(?<![A-Za-z\\]){re.escape(old)}(?![A-Za-z])")
-        renamed = tuple(Step(index=s.index, rule=s.rule, value=pattern.sub(new, s.value),
-                             text=pattern.sub(new, s.text), latex=pattern.sub(new, s.latex), inputs=s.inputs)
-                        for s in problem.steps)
-        return ControlAttempt(renamed, {"from": old, "to": new})
+        form = _DECLARATIONS[int(rng.integers(len(_DECLARATIONS)))]
+        steps = declare_rename(problem, new, form)
+        declared = next(s.index for s in steps if s.rule == DECLARE_RULE)
+        return ControlAttempt(steps, {"from": old, "to": new, "declared_step": declared,
+                                      "text": steps[declared - 1].text})
 
 
-def _decimal_text(value: sympy.Rational) -> str | None:
-    """A terminating decimal for a non-integer rational (7/4 -> 1.75), else None."""
-    if value.q == 1:
-        return None
-    q = value.q
+# Plain math -> LaTeX for the numeric lines equivalent_format rewrites (anything else: no rewrite).
+_PLAIN_TOKEN = re.compile(r"(?P<frac>\d+/\d+)|(?P<num>\d+(?:\.\d+)?)|(?P<pow>\^\d+)|(?P<sym>[−×÷π()=<>≤≥+])"
+                          r"|(?P<var>[a-z])|(?P<space> )")
+_LATEX_SYM = {"−": "-", "×": r"\times", "÷": r"\div", "π": r"\pi", "(": r"\left(", ")": r"\right)", "≤": r"\le",
+              "≥": r"\ge"}
+_ATOM = r"(?:\d+(?:\.\d+)?(?:/\d+)?(?:\^\d+)?|π|[a-z])"
+_SPELLED_UNITS = {"h": "hours", "min": "minutes", "s": "seconds"}
+
+
+def plain_latex(math: str) -> str | None:
+    """LaTeX of a line of numbers, letters, + − × ÷ ^ π and brackets (``1/4 × 2`` -> ``\\frac{1}{4} \\times 2``)."""
+    out, at = [], 0
+    for m in _PLAIN_TOKEN.finditer(math):
+        if m.start() != at:
+            return None
+        at = m.end()
+        if m["frac"]:
+            p, q = m["frac"].split("/")
+            out.append(rf"\frac{{{p}}}{{{q}}}")
+        elif m["pow"]:
+            out.append(f"^{{{m['pow'][1:]}}}")
+        elif m["sym"]:
+            out.append(_LATEX_SYM.get(m["sym"], m["sym"]))
+        else:
+            out.append(m.group())
+    return "".join(out) if at == len(math) else None
+
+
+def _terminating(value: sympy.Rational) -> bool:
+    q = int(value.q)
     for p in (2, 5):
         while q % p == 0:
             q //= p
-    if q != 1:
+    return q == 1
+
+
+def _decimal_of(p: int, q: int) -> str | None:
+    value = sympy.Rational(p, q)
+    if value.q == 1 or not _terminating(value):
         return None
     digits = 0
     while (value * 10**digits).q != 1:
         digits += 1
-    text = f"{abs(value.p) / value.q:.{digits}f}"
-    return ("−" if value < 0 else "") + text
+    return f"{float(value):.{digits}f}"
+
+
+def _rewrites(math: str) -> list[tuple[str, str, str]]:
+    """(kind, rewritten math, what) for each equivalent way to write one part of a line (checked by value later)."""
+    out = []
+    for m in re.finditer(r"(?<![\d.^/])(\d+)/(\d+)(?![\d.^/])", math):
+        dec = _decimal_of(int(m[1]), int(m[2]))
+        if dec is not None:
+            out.append(("fraction_to_decimal", math[:m.start()] + dec + math[m.end():], f"{m.group()} as {dec}"))
+    for m in re.finditer(r"(?<![\d./^])(\d+\.\d+)(?![\d./^])", math):
+        value = sympy.Rational(m[1])
+        if value.q != 1:
+            frac = f"{value.p}/{value.q}"
+            out.append(("decimal_to_fraction", math[:m.start()] + frac + math[m.end():], f"{m[1]} as {frac}"))
+    for m in re.finditer(rf"(?=(?<![\w.^/])({_ATOM}) × ({_ATOM})(?![\w.^/]))", math):
+        a, b = m[1], m[2]
+        if a != b:
+            end = m.start() + len(a) + 3 + len(b)
+            out.append(("reordered_factors", f"{math[:m.start()]}{b} × {a}{math[end:]}", f"{a} × {b} as {b} × {a}"))
+    for m in re.finditer(r"(?<![\w.^/])(\d+) ÷ (\d+)(?![\w.^/])", math):
+        out.append(("division_as_fraction", f"{math[:m.start()]}{m[1]}/{m[2]}{math[m.end():]}",
+                    f"{m.group()} as {m[1]}/{m[2]}"))
+    return out
 
 
 class EquivalentFormat(Injector):
-    """Write the final value in an equivalent form: a fraction as a decimal, an integer as n.0."""
+    """Write one part of the working in an equivalent form a pupil might use.
+
+    A fraction as a decimal or back, factors in the other order, a division as a fraction bar, the
+    answer's unit spelled out; any line, the answer included (unless the question asks for a form).
+    Every rewrite is kept only if it reads as the same value.
+    """
 
     subtype = "equivalent_format"
-    version = 2  # v2: keeps the line's worded label and unit; skips answers with a requested form
+    # v2: keeps the line's worded label and unit; skips answers with a requested form
+    # v3: varied forms on any line (no more ".0" on whole numbers)
+    version = 3
 
     @staticmethod
-    def _shown(family: Family, problem: Problem) -> str | None:
-        last = problem.steps[-1]
-        if " or " in last.text or problem.params.get("answer_form"):
-            return None  # a requested form makes another form of the answer an error (format_ignored)
-        answer = family.answer_of(parse_math(last.value))
-        if not isinstance(answer, sympy.Rational):
-            return None
-        shown = _decimal_text(answer) or (f"{abs(int(answer))}.0" if answer.q == 1 else None)
-        if shown is None or last.text.endswith(shown.lstrip("−")):
-            return None
-        return ("−" + shown) if answer.q == 1 and answer < 0 else shown
+    def _options(problem: Problem) -> list[tuple[str, int, str, str, str]]:
+        """(kind, step index, text, LaTeX, what) of every equivalent rewrite of the working."""
+        from synth.verifier import same_value
+
+        options = []
+        n = len(problem.steps)
+        for step in problem.steps:
+            if step.rule in (REMARK_RULE, DECLARE_RULE) or " or " in step.text:
+                continue
+            if step.index == n and problem.params.get("answer_form"):
+                continue  # a requested form makes another form of the answer an error (format_ignored)
+            line = read_line(step.text)
+            try:
+                meant = parse_math(line.math)
+            except Exception:  # noqa: BLE001 - a line our parser cannot read is not rewritten
+                continue
+            found = [(k, m, w) for k, m, w in _rewrites(line.math)]
+            if step.index == n and line.unit in _SPELLED_UNITS:
+                found.append(("spelled_unit", line.math, f"{line.unit} as {_SPELLED_UNITS[line.unit]}"))
+            for kind, math, what in found:
+                latex = plain_latex(math)
+                if latex is None:
+                    continue
+                if kind != "spelled_unit":
+                    try:
+                        if not same_value(parse_math(math), meant):
+                            continue
+                    except Exception:  # noqa: BLE001 - an unreadable rewrite is not offered
+                        continue
+                text = math
+                if line.unit:
+                    unit = _SPELLED_UNITS[line.unit] if kind == "spelled_unit" else line.unit
+                    text, latex = with_unit(text, latex, unit)
+                if line.label:
+                    text, latex = with_label(text, latex, line.label)
+                if text != step.text:
+                    options.append((kind, step.index, text, latex, what))
+        return options
 
     def applies(self, family: Family, problem: Problem) -> bool:
-        """Only answers with another exact written form: terminating decimals, or integers."""
-        return self._shown(family, problem) is not None
+        return bool(self._options(problem))
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> ControlAttempt | Skip:
-        last = problem.steps[-1]
-        shown = self._shown(family, problem)
-        if shown is None:
+        options = self._options(problem)
+        if not options:
             return Skip("no_equivalent_form")
-        line = read_line(last.text)
-        head, sep, _ = line.math.rpartition("= ")
-        text = f"{head}{sep}{shown}" if sep else shown
-        latex_head, lsep, _ = last.latex.rpartition("= ")
-        latex = f"{latex_head}{lsep}{shown.replace('−', '-')}" if lsep else shown.replace("−", "-")
-        if line.unit:  # keep the worded label and the unit the line was written with
-            text, latex = with_unit(text, latex, line.unit)
-        if line.label:
-            text, latex = with_label(text, latex, line.label)
-        edited = Step(index=last.index, rule=last.rule, value=last.value, text=text, latex=latex, inputs=last.inputs)
-        return ControlAttempt(problem.steps[:-1] + (edited,), {"step": last.index, "from": last.text, "to": text})
+        kinds = sorted({o[0] for o in options})
+        kind = kinds[int(rng.integers(len(kinds)))]
+        pool = [o for o in options if o[0] == kind]
+        _, k, text, latex, what = pool[int(rng.integers(len(pool)))]
+        old = problem.steps[k - 1]
+        edited = replace(old, text=text, latex=latex, math=text if old.math else "")
+        steps = tuple(edited if s.index == k else s for s in problem.steps)
+        return ControlAttempt(steps, {"step": k, "from": old.text, "to": text, "form": kind, "change": what})
 
 
 class ReorderTerms(Injector):
@@ -146,10 +299,29 @@ class ReorderTerms(Injector):
         return ControlAttempt(steps, {"step": step.index, "from": step.text, "to": text})
 
 
+# How a pupil writes a true fact the solution does not use ({fact} is its math claim). Wordless forms too: a
+# side calculation in the margin is as common as a sentence, and no word may mark the control.
+_ASIDES = ("{fact}", "({fact})", "We won't need it, but {fact}.", "By the way, {fact}.",
+           "Also {fact}, though it is not used.", "{fact}, which doesn't matter here.", "Side check: {fact}",
+           "I noticed {fact}.", "Just to see: {fact}", "{fact} (not needed)", "Fun fact: {fact}", "Aside, {fact}.",
+           "Remember {fact}, not that it helps here.", "[{fact}]")
+
+
+def _aside(fact: str, form: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    at = form.index("{fact}")
+    return form.format(fact=fact), ((at, at + len(fact)),)
+
+
 class IrrelevantInfo(Injector):
-    """A true remark about a number in the question that the solution does not need (``Note: 42 = 6 × 7``)."""
+    """A true remark about numbers of the question that the solution does not need (``By the way, 42 = 6 × 7.``).
+
+    The remark's form (a bare side calculation, brackets, one of many sentences) and its place (before
+    the first line, between lines, after the answer) vary, so no word or position marks the control.
+    Where the verifier cannot yet read a remark by its rule, it falls back to a ``Note: `` line.
+    """
 
     subtype = "irrelevant_info"
+    version = 2  # v2: varied facts, phrasings and places; the remark is known by its rule, not a "Note:" prefix
 
     @staticmethod
     def _facts(problem: Problem) -> list[str]:
@@ -158,8 +330,17 @@ class IrrelevantInfo(Injector):
         for n in numbers:
             divisor = next((d for d in range(2, int(n**0.5) + 1) if n % d == 0), None)
             if divisor is not None:
-                facts.append(f"{n} = {divisor} × {n // divisor}")
+                facts += [f"{n} = {divisor} × {n // divisor}", f"{divisor} × {n // divisor} = {n}"]
+            facts += [f"2 × {n} = {2 * n}", f"{n} + {n} = {2 * n}"]
+            if n % 2 == 0:
+                facts.append(f"{n} ÷ 2 = {n // 2}")
+            if n <= 30:
+                facts.append(f"{n}^2 = {n * n}")
+            if n % 10:
+                facts.append(f"{n} = {n - n % 10} + {n % 10}")
         facts += [f"{a} + {b} = {a + b}" for a, b in zip(numbers, numbers[1:])]
+        facts += [f"{b} − {a} = {b - a}" for a, b in zip(numbers, numbers[1:]) if b > a]
+        facts += [f"{b} > {a}" for a, b in zip(numbers, numbers[1:]) if b > a]
         return facts
 
     def applies(self, family: Family, problem: Problem) -> bool:
@@ -171,13 +352,20 @@ class IrrelevantInfo(Injector):
         if not facts or len(problem.steps) < 2:
             return Skip("no_fact_to_add")
         fact = facts[int(rng.integers(len(facts)))]
-        after = int(rng.integers(0, len(problem.steps)))  # never after the last line: it states the answer
-        remark = Step(index=0, rule="remark", value=to_text(parse_math(fact)), text=REMARK + fact,
-                      latex=r"\text{Note: } " + fact.replace("×", r"\times"))
+        latex = fact.replace("×", r"\times").replace("÷", r"\div").replace("−", "-")
+        if verifier_reads(REMARK_RULE):
+            form = _ASIDES[int(rng.integers(len(_ASIDES)))]
+            text, spans = _aside(fact, form)
+            remark = Step(index=0, rule=REMARK_RULE, value=to_text(parse_math(fact)), text=text, latex=latex,
+                          math=fact, spans=spans)
+            after = int(rng.integers(0, len(problem.steps) + 1))  # before the first line ... after the answer
+        else:
+            remark = Step(index=0, rule=REMARK_RULE, value=to_text(parse_math(fact)), text=REMARK + fact,
+                          latex=r"\text{Note: } " + latex)
+            after = int(rng.integers(0, len(problem.steps)))
         lines = (*problem.steps[:after], remark, *problem.steps[after:])
-        steps = tuple(Step(index=i, rule=s.rule, value=s.value, text=s.text, latex=s.latex, inputs=s.inputs)
-                      for i, s in enumerate(lines, start=1))
-        return ControlAttempt(steps, {"inserted_step": after + 1, "text": REMARK + fact})
+        steps = tuple(replace(s, index=i) for i, s in enumerate(lines, start=1))
+        return ControlAttempt(steps, {"inserted_step": after + 1, "text": remark.text})
 
 
 for _cls in (StepOmission, VariableRename, EquivalentFormat, ReorderTerms, IrrelevantInfo):

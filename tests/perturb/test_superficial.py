@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
 
-from perturb.reasoning import inject
+from perturb.reasoning import INJECTORS, inject
 from perturb.reasoning.base import Funnel
+from perturb.reasoning.superficial import DECLARE_RULE, REMARK_RULE, declare_rename, plain_latex, verifier_reads
 from synth.generators import get_family
 from synth.generators.base import finalize
 from synth.mathparse import parse_math
@@ -27,6 +29,8 @@ def _problems(family_id: str, n: int):
 
 @pytest.mark.parametrize("subtype", CONTROLS)
 def test_controls_verify_as_correct_and_differ_visibly(subtype: str) -> None:
+    if subtype == "variable_rename" and not verifier_reads(DECLARE_RULE):
+        pytest.skip("the verifier does not read declared renames yet: variable_rename is not offered")
     funnel = Funnel()
     kept = 0
     for family_id in FAMILIES:
@@ -42,13 +46,38 @@ def test_controls_verify_as_correct_and_differ_visibly(subtype: str) -> None:
     assert kept >= 15, funnel.as_dict()
 
 
-def test_equivalent_format_writes_fractions_as_decimals() -> None:
+def test_equivalent_format_can_write_a_fraction_answer_as_a_decimal() -> None:
     family = get_family("algebra.linear.two_step")
     problem = family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="p")
     params = {"var": "x", "a": 4, "b": 1, "c": 8}  # x = 7/4
     problem = dataclasses.replace(problem, params=params, steps=finalize(family.derive(params)))
-    v = inject(problem, "equivalent_format", np.random.default_rng(0))
-    assert v is not None and v.steps[-1].text == "x = 1.75"
+    shown = set()
+    for seed in range(40):
+        v = inject(problem, "equivalent_format", np.random.default_rng(seed))
+        assert v is not None and verify(problem, v.steps).fully_correct
+        shown.add(v.steps[-1].text)
+    assert "x = 1.75" in shown
+
+
+def test_equivalent_format_varies_its_forms_and_never_adds_point_zero() -> None:
+    forms, changed = set(), []
+    for family_id in ("arithmetic.order_of_operations", "algebra.linear.two_step", "geometry.circle.circumference_arc",
+                      "arithmetic.fractions.add_unlike", "commonsense.clock.interval", "arithmetic.units.conversion"):
+        for problem in _problems(family_id, 8):
+            v = inject(problem, "equivalent_format", np.random.default_rng(int(problem.id[1:])))
+            if v is None:
+                continue
+            forms.add(v.control.edit["form"])
+            changed.append(v.control.edit["to"])
+            assert verify(problem, v.steps).fully_correct
+    assert len(forms) >= 4, forms
+    assert sum(re.search(r"\d\.0(?!\d)", t) is not None for t in changed) <= len(changed) // 10, changed
+
+
+def test_plain_latex_writes_fractions_operators_and_powers() -> None:
+    assert plain_latex("1/4 × 6.28 − 7^2") == r"\frac{1}{4} \times 6.28 - 7^{2}"
+    assert plain_latex("(2 + 3) ÷ π") == r"\left(2 + 3\right) \div \pi"
+    assert plain_latex("√49") is None  # outside what the rewrites touch: no rewrite rather than wrong LaTeX
 
 
 def test_sign_error_flips_a_computed_sign() -> None:
@@ -70,10 +99,49 @@ def test_irrelevant_info_adds_a_true_remark_and_stays_correct() -> None:
             continue
         kept += 1
         remark = v.steps[v.control.edit["inserted_step"] - 1]
-        assert remark.text.startswith("Note: ") and len(v.steps) == len(problem.steps) + 1
+        assert remark.rule == "remark" and len(v.steps) == len(problem.steps) + 1
         assert [s.index for s in v.steps] == list(range(1, len(v.steps) + 1))
         assert verify(problem, v.steps).fully_correct
     assert kept >= 5
+
+
+def test_irrelevant_info_varies_its_words_and_place_once_the_verifier_reads_remarks() -> None:
+    if not verifier_reads(REMARK_RULE):
+        pytest.skip("the verifier reads remarks only by their 'Note: ' prefix so far (the fallback form)")
+    texts, places, n = [], set(), 0
+    for family_id in FAMILIES:
+        for problem in _problems(family_id, 20):
+            v = inject(problem, "irrelevant_info", np.random.default_rng(int(problem.id[1:])))
+            if v is None:
+                continue
+            k = v.control.edit["inserted_step"]
+            n = len(problem.steps)
+            places.add("first" if k == 1 else "after_answer" if k == n + 1 else "between")
+            remark = v.steps[k - 1]
+            texts.append(remark.text)
+            assert not remark.text.startswith("Note")
+            assert remark.math and all(remark.text[a:b] == remark.math for a, b in remark.spans)
+    assert places == {"first", "between", "after_answer"}
+    words = [w for t in texts for w in set(re.findall(r"[A-Za-z']+", t))]
+    assert max(words.count(w) for w in set(words)) <= len(texts) // 2  # no word marks the control
+
+
+def test_variable_rename_is_declared_before_the_new_letter_is_used() -> None:
+    problem = next(_problems("algebra.linear.two_step", 1))
+    steps = declare_rename(problem, "q", "Let {new} stand for {old}")
+    old = problem.params["var"]
+    assert steps[0].rule == DECLARE_RULE and steps[0].text == f"Let q stand for {old}"
+    assert steps[0].math == f"q = {old}" and [steps[0].text[a:b] for a, b in steps[0].spans] == ["q", old]
+    assert all(re.search(rf"(?<![A-Za-z]){old}(?![A-Za-z])", s.text) is None for s in steps[1:])
+    assert [s.index for s in steps] == list(range(1, len(problem.steps) + 2))
+
+
+def test_variable_rename_is_not_offered_without_a_declaration_the_verifier_reads() -> None:
+    problem = next(_problems("algebra.linear.two_step", 1))
+    offered = INJECTORS["variable_rename"].applies(get_family(problem.family), problem)
+    assert offered == verifier_reads(DECLARE_RULE)
+    v = inject(problem, "variable_rename", np.random.default_rng(0))
+    assert v is None or any(s.rule == DECLARE_RULE for s in v.steps)
 
 
 def test_a_false_remark_is_an_error_where_it_is_written() -> None:
