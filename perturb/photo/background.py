@@ -1,8 +1,8 @@
 """Background: the sheet photographed lying on a desk, table or cloth, its edges in the frame.
 
 Severity is how much of the photo the sheet fills: the further the phone is held, the more desk
-shows and the fewer pixels the print gets. The frame keeps the input's size, so the print's
-effective resolution falls with the sheet's share of the frame.
+shows and the fewer pixels the print gets. The frame is the camera's (3:4 or 9:16, portrait or
+landscape, the page's pixel count), so the print's effective resolution falls with the sheet's share of it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric
-from perturb.photo.functional.geometric import Warp, page_outline, placement_warp, polygon_area
+from perturb.photo.functional.geometric import Warp, frame_size, page_outline, placement_warp, polygon_area
 from perturb.photo.fusion import GeometricOp, sample_desk
 from synth.records import RenderedPage
 
@@ -32,29 +32,41 @@ class Background(GeometricOp):
     rubric = Rubric("page_area_frac", BINS, "sheet covers", "% of the photo")
     stage_rank = 3  # framing: after the sheet's shape and the camera's tilt, before the quarter turn
 
+    frames = True  # it places the sheet in the camera's frame itself, at the area its severity asks for
+
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         return self.sample_in_chain(rng, severity, page, page_outline(page))
 
     def sample_in_chain(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        outline: np.ndarray) -> dict[str, Any]:
-        w, h = float(page.width), float(page.height)
+                        outline: np.ndarray, area: float | None = None) -> dict[str, Any]:
+        scene = sample_desk(rng)
+        area = area or float(page.width * page.height)
         target = float(rng.uniform(*_TARGET[severity]))
         angle = float(rng.uniform(-_MAX_ANGLE_DEG, _MAX_ANGLE_DEG))
         lo, hi = outline.min(axis=0), outline.max(axis=0)
         anchor = (lo + hi) / 2
-        scale = float(np.sqrt(target * w * h / polygon_area(outline)))
-        # Largest scale at which the turned outline still fits the frame with a margin.
         a = np.deg2rad(angle)
         rot = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
         half = np.abs((outline - anchor) @ rot.T).max(axis=0)
-        margin = _MARGIN_FRAC * w
+        # The frame the camera was held in, unless the sheet cannot fill the share asked of it there (a portrait
+        # sheet in a landscape frame covers at most about half of it): then the other way round, then 3:4.
+        for change in ({}, {"frame_landscape": not scene["frame_landscape"]},
+                       {"frame_landscape": bool(half[0] > half[1]), "frame_aspect": "3:4"}):
+            scene = {**scene, **change}
+            w, h = (float(v) for v in frame_size(scene, area))
+            margin = _MARGIN_FRAC * w
+            most = min((w / 2 - margin) / half[0], (h / 2 - margin) / half[1]) ** 2 * polygon_area(outline) / (w * h)
+            if most >= target:
+                break
+        scale = float(np.sqrt(target * w * h / polygon_area(outline)))
+        # Largest scale at which the turned outline still fits the frame with a margin.
         scale = min(scale, float((w / 2 - margin) / half[0]), float((h / 2 - margin) / half[1]))
         room = np.array([w / 2, h / 2]) - half * scale - margin
         centre = np.array([w / 2, h / 2]) + rng.uniform(-1, 1, 2) * np.maximum(room, 0) * 0.8
         return {"target_page_frac": round(target, 4), "scale": round(scale, 5), "angle_deg": round(angle, 3),
                 "anchor": np.round(anchor, 3).tolist(), "centre_frac": [round(float(centre[0] / w), 5),
                                                                         round(float(centre[1] / h), 5)],
-                **sample_desk(rng)}
+                "frame_size": [int(w), int(h)], **scene}
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
         return placement_warp(params, page)

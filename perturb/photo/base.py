@@ -15,11 +15,11 @@ from synth.registry import Registry
 from synth.taxonomy import DEGRADATION_FAMILIES, DegradationSubtype
 
 # Physical order of a capture: ink and marks on the sheet, then what shows through it from the
-# reverse side, then light falling on the sheet, then the sheet's shape and the camera's pose (one
-# fused remap), then the camera's own processing. Lighting fields live on the sheet (page
-# coordinates), so lighting the flat sheet and then deforming it equals lighting the deformed sheet;
-# that is why lighting runs before the geometric remap rather than after it.
-STAGES = ("marks", "reverse", "lighting", "geometry", "camera")
+# reverse side, then the sheet's shape and the camera's pose (one fused remap, the desk around the sheet),
+# then light falling on that scene, then the camera's own processing. Light belongs to the scene, not to the
+# sheet: shadow, glare and the room's gradient are fields in photo coordinates, applied after the geometry,
+# so they fall on desk and sheet alike (a bent sheet's own shading still moves with the sheet).
+STAGES = ("marks", "reverse", "geometry", "lighting", "camera")
 
 
 class DegradationError(MathstressError, ValueError):
@@ -112,6 +112,8 @@ class Op:
     levels: tuple[int, ...] = (1, 2, 3)  # the severities the rubric has (handwritten_answer is 0/1: only 1)
     requirement: str = ""  # what the page needs when ``applies`` can be False, for error messages
     rubric: Rubric  # what is measured and the bin it lands in at each severity
+    adds_sensor_noise: bool = False  # the op is the sensor's noise (noise, exposure): no base-layer grain on top
+    encodes: bool = False  # the op is the camera's file encoding (jpeg): the base layer's grain comes before it
 
     def applies(self, page: RenderedPage) -> bool:
         return True
@@ -171,13 +173,17 @@ def degradation_subtypes() -> tuple[DegradationSubtype, ...]:
 
 @dataclass(frozen=True)
 class Photo:
-    """A degraded page: its pixels, the moved layout, one record per applied op, and the camera's
-    file when the last op encoded one (``jpeg``: JPEG bytes that decode to ``pixels``)."""
+    """A degraded page: its pixels, the moved layout, one record per applied op, the camera's
+    file when the last op encoded one (``jpeg``: JPEG bytes that decode to ``pixels``), and the
+    camera's base layer every photo gets (``functional.lighting.sample_base``): None only for an
+    undegraded page (severity 0). The base layer's params follow from the first op's recorded
+    params, so replaying the records reproduces it."""
 
     pixels: np.ndarray
     page: RenderedPage
     records: tuple[DegradationRecord, ...]
     jpeg: bytes | None = None
+    base: dict[str, Any] | None = None
 
 
 def check_image(image: np.ndarray) -> None:
@@ -232,6 +238,8 @@ def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity:
                   rng: np.random.Generator, *, params: dict[str, Any] | None = None,
                   reverse: ReversePage | None = None, text: PageText | None = None) -> Photo:
     """``degrade``, as a ``Photo`` that keeps the encoded file of an op that writes one (jpeg)."""
+    from perturb.photo.profile import capture  # noqa: PLC0415 - profile builds on this module
+
     op = get_op(subtype)
     check_severity(severity)
     check_image(image)
@@ -240,12 +248,7 @@ def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity:
     check_level(op, severity)
     require_applicable(op, page)
     params = params if params is not None else sample(op, rng, severity, page, text)
-    params = with_reverse(op, params, reverse)
-    with replayable(op):
-        out, new_page, encoded = op.apply_encoded(image, params, page)
-    record = DegradationRecord(subtype, op.family, severity, strip_private(params),
-                               op.measure(image, out, params, page))
-    return Photo(out, new_page, (record,), encoded)
+    return capture(image, page, [(subtype, severity)], None, params=[params], reverse=reverse, text=text)
 
 
 @contextmanager

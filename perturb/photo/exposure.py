@@ -1,4 +1,4 @@
-"""Exposure: the camera metering for a dark room or a bright lamp, crushing the print's contrast."""
+"""Exposure: a dark room (gain and grain up, blacks lifted) or a bright lamp (clipped, bloomed) metered for."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op, Rubric
+from perturb.photo.functional.camera import add_noise
 from perturb.photo.functional.lighting import expose
 from perturb.photo.measure import content_mask, median_u8, sparse_luma
 from synth.records import RenderedPage
@@ -17,14 +18,28 @@ from synth.records import RenderedPage
 # 2 severe, partly hides content; 3 nearly fully black or white.
 BINS = {1: (0.5, 0.85), 2: (0.18, 0.5), 3: (0.0, 0.12)}
 _TARGET = {1: (0.58, 0.78), 2: (0.25, 0.42), 3: (0.03, 0.08)}
-# Nominal print luminances (render.page's paper and ink) used to aim the curve before seeing pixels.
-_PAPER, _INK = 249.0 / 255, 25.0 / 255
+# Print luminances as the camera's base layer leaves them (white paper at about 0.9 of its printed 249, ink
+# at 25), used to aim the curve before seeing pixels.
+_PAPER, _INK = 225.0 / 255, 24.0 / 255
+# Under-exposure: the phone lifts its gain, so the sensor's noise grows (spread on the paper, grey levels, after
+# the curve) and the blacks lift; a dark page is a grainy grey page, not a clean black one autocontrast undoes.
+_NOISE_UNDER = {1: (2.5, 4.0), 2: (4.5, 7.0), 3: (7.0, 10.0)}
+_LIFT = {1: (0.0, 0.02), 2: (0.02, 0.05), 3: (0.04, 0.09)}
+# Over-exposure: everything lighter than the white point (darkness as a fraction) clips to 255, and light
+# blooms into thin strokes (share of the blurred light mixed in, and its spread in px at 150 dpi).
+_WHITE_POINT = (0.15, 0.25)
+_BLOOM = {1: (0.1, 0.2), 2: (0.2, 0.35), 3: (0.35, 0.55)}
+_BLOOM_PX_AT_150 = (2.0, 5.0)
+_NOISE_OVER = (1.2, 2.2)
 
 
-def _curve_contrast(kind: str, k: float, gamma: float) -> float:
+def _curve_contrast(kind: str, k: float, gamma: float, white_point: float = 0.0, bloom: float = 0.0) -> float:
     if kind == "under":
         return k * (_PAPER**gamma - _INK**gamma) / (_PAPER - _INK)
-    return k * ((1 - _INK) ** gamma - (1 - _PAPER) ** gamma) / (_PAPER - _INK)
+    # Paper clips (its darkness is below the white point): what is left is the ink's darkness past it, after the
+    # bloom has mixed in the light around a stroke (about a quarter of its darkness is left there).
+    ink = (1 - _INK) * (1 - 0.75 * bloom)
+    return k * max(ink**gamma - white_point**gamma, 1e-6) / (_PAPER - _INK)
 
 
 class Exposure(Op):
@@ -33,18 +48,33 @@ class Exposure(Op):
     rubric = Rubric("contrast_retained", BINS, "print contrast left, under or over", "%")
     stage = "camera"
     stage_rank = 0
+    adds_sensor_noise = True
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         kind = "under" if rng.random() < 0.5 else "over"
         gamma = float(rng.uniform(1.0, 1.6))
         target = float(rng.uniform(*_TARGET[severity]))
-        return {"kind": kind, "gamma": round(gamma, 4), "target_contrast": round(target, 4),
-                "k": round(target / _curve_contrast(kind, 1.0, gamma), 5),
-                "hotspot_frac": [round(float(rng.uniform(0.3, 0.7)), 4), round(float(rng.uniform(0.2, 0.6)), 4)],
-                "falloff": round(float(rng.uniform(0.02, 0.08)), 4)}
+        params: dict[str, Any] = {"kind": kind, "gamma": round(gamma, 4), "target_contrast": round(target, 4),
+                                  "hotspot_frac": [round(float(rng.uniform(0.3, 0.7)), 4),
+                                                   round(float(rng.uniform(0.2, 0.6)), 4)],
+                                  "falloff": round(float(rng.uniform(0.02, 0.08)), 4),
+                                  "noise_seed": int(rng.integers(2**31 - 1)), "chroma_frac": 0.3}
+        if kind == "under":
+            params["black_lift"] = round(float(rng.uniform(*_LIFT[severity])), 4)
+            params["noise_paper"] = round(float(rng.uniform(*_NOISE_UNDER[severity])), 3)
+            params["k"] = round(target / _curve_contrast(kind, 1.0, gamma), 5)
+        else:
+            white = float(rng.uniform(*_WHITE_POINT))
+            params["white_point"] = round(white, 4)
+            params["bloom"] = round(float(rng.uniform(*_BLOOM[severity])), 4)
+            params["bloom_px"] = round(float(rng.uniform(*_BLOOM_PX_AT_150)) * page.dpi / 150, 3)
+            params["noise_paper"] = round(float(rng.uniform(*_NOISE_OVER)), 3)
+            params["k"] = round(target / _curve_contrast(kind, 1.0, gamma, white, params["bloom"]), 5)
+        return params
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        return expose(image, params, page.width, page.height), page
+        exposed, table = expose(image, params, page.width, page.height)
+        return add_noise(exposed, params, table), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:

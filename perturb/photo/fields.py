@@ -1,10 +1,11 @@
-"""Lighting ops: the ``LightOp`` contract, and how they sample their fields onto the page's printed content."""
+"""Lighting ops: the ``LightOp`` contract, and how they sample their fields onto the photo's printed content."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+import cv2
 import numpy as np
 
 from perturb.photo.base import Op
@@ -16,18 +17,24 @@ SAMPLE_CELLS = 80  # cells across the page on the grid lighting ops sample their
 
 
 class LightOp(Op):
-    """An op that lights the flat sheet pointwise (shadow, glare); ``apply`` is the one-op case of ``light``.
+    """An op that lights the photographed scene pointwise (shadow, glare); ``apply`` is the one-op case of ``light``.
 
-    A capture composes a run of them into one ``Light`` and applies it once, with a bent sheet's shading
-    when geometry follows (``functional.geometric.remap_chain``). Each op's effect is still measured from pixels, on
-    ``half`` images: the run's stages are replayed there one by one (a quarter of the pixels), which is
-    exactly what the measures sample anyway.
+    Light belongs to the scene: its fields live in photo coordinates and are applied after the geometry, on
+    desk and sheet alike (``profile``), composed with the camera's base layer into one ``Light`` and one pass.
+    ``page`` is the photo's layout (boxes moved with the sheet) and ``sheet`` the sheet's outline in it (page
+    units), so an op grades what it does to the visible page and its content. Each op's effect is still
+    measured from pixels, on ``half`` images: the run's stages are replayed there one by one.
     """
 
     stage = "lighting"
 
     def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
         raise NotImplementedError
+
+    def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
+                        sheet: np.ndarray) -> dict[str, Any]:
+        """Sample knowing where the sheet is in the photo (``sheet``: its outline, page units)."""
+        return self.sample_params(rng, severity, page)
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         return self.light(params, page).apply(image), page
@@ -38,8 +45,20 @@ class LightOp(Op):
 
     def measure_half(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                      page: RenderedPage) -> dict[str, Any]:
-        """The effect, from every other pixel of every other row of the page before and after the op."""
+        """The effect, from every other pixel of every other row of the photo before and after the op
+        (``params["_sheet"]``, never recorded, is the sheet's outline; the whole frame when absent)."""
         raise NotImplementedError
+
+
+def sheet_mask(params: dict[str, Any], page: RenderedPage, height: int, width: int) -> np.ndarray:
+    """The visible sheet on a (height, width) raster of the photo: inside its outline, clipped to the frame."""
+    sheet = params.get("_sheet")
+    if sheet is None:
+        return np.ones((height, width), bool)
+    mask = np.zeros((height, width), np.uint8)
+    pts = np.asarray(sheet, np.float64) * [width / page.width, height / page.height]
+    cv2.fillPoly(mask, [np.round(pts * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
+    return mask.astype(bool)
 
 
 def coarse_content(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,21 +16,36 @@ from perturb.photo.base import Op
 from perturb.photo.functional.geometric import Warp, moved_page, page_outline, remap_chain
 from synth.records import RenderedPage
 
-# Desk and table tops seen around a photographed page: light wood, dark wood, grey laminate, cloth.
-DESK_RGB = ((168, 128, 88), (98, 68, 46), (122, 121, 116), (64, 70, 82), (140, 112, 84))
+# Desk and table tops seen around a photographed page, by material: base colours the texture varies around.
+DESK_RGB = {"wood": ((168, 128, 88), (98, 68, 46), (140, 112, 84), (186, 150, 110)),
+            "laminate": ((122, 121, 116), (214, 210, 200), (180, 176, 168), (200, 188, 160)),
+            "fabric": ((64, 70, 82), (52, 84, 66), (120, 40, 44), (150, 150, 146))}
+DESK_KINDS = ("wood", "laminate", "fabric")
+CLUTTER = ("pencil", "pen", "eraser", "notebook", "sticky_note", "phone")
 
 
 def sample_desk(rng: np.random.Generator) -> dict[str, Any]:
-    base = np.array(DESK_RGB[int(rng.integers(len(DESK_RGB)))], float)
+    """The scene a geometric op lays the sheet in: the desk (material, colour, texture seed, something left at
+    the frame's edge) and the camera's frame (3:4 or 9:16, portrait or landscape, how much of it the sheet
+    fills and where). None of it depends on the op's severity, so the frame says nothing about it."""
+    kind = DESK_KINDS[int(rng.choice(3, p=[0.45, 0.3, 0.25]))]
+    colours = DESK_RGB[kind]
+    base = np.array(colours[int(rng.integers(len(colours)))], float)
     rgb = np.clip(base * rng.uniform(0.85, 1.1), 0, 255).round().astype(int).tolist()
-    return {"desk_rgb": rgb, "desk_seed": int(rng.integers(2**31 - 1)),
-            "desk_grain_angle_deg": round(float(rng.uniform(-20, 20)), 2)}
+    clutter = CLUTTER[int(rng.integers(len(CLUTTER)))] if rng.random() < 0.45 else None
+    return {"desk_kind": kind, "desk_rgb": rgb, "desk_seed": int(rng.integers(2**31 - 1)),
+            "desk_grain_angle_deg": round(float(rng.uniform(-20, 20)), 2), "clutter": clutter,
+            "frame_aspect": "3:4" if rng.random() < 0.7 else "9:16", "frame_landscape": bool(rng.random() < 0.25),
+            "frame_fill": round(float(rng.uniform(0.8, 1.03)), 4),
+            "frame_offset": np.round(rng.uniform(-0.8, 0.8, 2), 4).tolist()}
 
 
 class GeometricOp(Op):
     """An op that moves pixels; ``apply`` is the one-op case of a fused chain (``remap_chain``)."""
 
     stage = "geometry"
+    frames = False  # the op places the sheet in the camera's frame itself (background); else the chain frames it
+    after_frame = False  # the op turns the framed photo (rotation): it comes after the framing
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:
         raise NotImplementedError
@@ -40,8 +55,9 @@ class GeometricOp(Op):
         raise NotImplementedError
 
     def sample_in_chain(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        outline: np.ndarray) -> dict[str, Any]:
-        """Sample knowing where the sheet is in the current frame (after earlier geometric ops)."""
+                        outline: np.ndarray, area: float | None = None) -> dict[str, Any]:
+        """Sample knowing where the sheet is in the current frame (after earlier geometric ops); ``area`` is the
+        flat page's (the photo's area, in page units)."""
         return self.sample_params(rng, severity, page)
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
@@ -54,5 +70,6 @@ class GeometricOp(Op):
 
 
 def desk_of(params_list: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """The desk the sheet lies on: the first op in the chain that sampled one."""
-    return next((p for p in params_list if "desk_rgb" in p), None)
+    """The scene the sheet lies in (desk and frame): the last op in the chain that sampled one (the framing
+    op, background, when there is one)."""
+    return next((p for p in reversed(params_list) if "desk_rgb" in p), None)

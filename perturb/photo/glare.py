@@ -16,7 +16,7 @@ from synth.records import RenderedPage
 # Share of the text ink washed out by more than half. 1 small spots, text legible;
 # 2 strong, partly hides content; 3 content unreadable.
 BINS = {1: (0.0, 0.12), 2: (0.12, 0.45), 3: (0.45, 1.0)}
-_TARGET_AREA = {1: (0.02, 0.06), 2: (0.21, 0.32), 3: (0.6, 0.9)}
+_TARGET_AREA = {1: (0.02, 0.055), 2: (0.21, 0.32), 3: (0.6, 0.9)}
 _PEAK = {1: (0.62, 0.8), 2: (0.85, 0.95), 3: (0.98, 1.0)}
 
 

@@ -21,6 +21,7 @@ class Jpeg(Op):
     rubric = Rubric("quality", QUALITY, "JPEG quality")
     stage = "camera"
     stage_rank = 4
+    encodes = True
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         lo, hi = QUALITY[severity]

@@ -10,7 +10,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Op, Rubric
-from perturb.photo.functional.camera import NOISE_PAPER, add_noise
+from perturb.photo.functional.camera import add_noise
 from perturb.photo.measure import psnr
 from synth.records import RenderedPage
 
@@ -24,8 +24,13 @@ def _z() -> np.ndarray:
     return np.random.default_rng(0).standard_normal(50_000)
 
 
+# Paper as the camera sees it: the base layer's room light leaves white paper at about 215-245 (NOISE_PAPER is
+# the printed page's level the grain's shot noise is scaled on).
+PAPER_IN_PHOTO = 232.0
+
+
 def _paper_psnr(sigma: float) -> float:
-    err = np.clip(NOISE_PAPER + sigma * _z(), 0, 255) - NOISE_PAPER
+    err = np.clip(PAPER_IN_PHOTO + sigma * _z(), 0, 255) - PAPER_IN_PHOTO
     return float(20 * np.log10(255 / np.sqrt(np.mean(err**2))))
 
 
@@ -48,6 +53,7 @@ class Noise(Op):
     rubric = Rubric("psnr_db", BINS, "PSNR", "dB")
     stage = "camera"
     stage_rank = 3
+    adds_sensor_noise = True
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         target = float(rng.uniform(*_TARGET[severity]))

@@ -20,8 +20,10 @@ same bytes as measuring inline; a capture just finishes sooner.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,8 +46,17 @@ from perturb.photo.base import (
     with_reverse,
 )
 from perturb.photo.fields import LightOp
-from perturb.photo.functional.geometric import move_boxes, moved_page, page_outline, remap_chain
-from perturb.photo.functional.lighting import Light
+from perturb.photo.functional.camera import add_noise
+from perturb.photo.functional.geometric import (
+    Warp,
+    frame_warp,
+    move_boxes,
+    moved_page,
+    page_outline,
+    remap_chain,
+    sheet_light,
+)
+from perturb.photo.functional.lighting import Light, sample_base
 from perturb.photo.fusion import GeometricOp, desk_of
 from perturb.photo.measure import half
 from perturb.photo.worker import done, later
@@ -88,10 +99,20 @@ def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step]
     return photo.pixels, photo.page, photo.records
 
 
+@dataclass(frozen=True)
+class Scene:
+    """Where the sheet is in the photo so far: the flat page, the warps that moved it, its outline now."""
+
+    page: RenderedPage  # the flat sheet
+    warps: tuple[Warp, ...]
+    sheet: np.ndarray  # the sheet's outline in the current frame (page units)
+
+
 def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: np.random.Generator | None,
             *, params: Sequence[dict[str, Any]] | None = None, reverse: ReversePage | None = None,
             fuse: bool = True, text: PageText | None = None) -> Photo:
-    """``degrade_profile`` as a ``Photo``: with the camera's JPEG file when the profile ends with jpeg."""
+    """``degrade_profile`` as a ``Photo``: with the camera's JPEG file when the profile ends with jpeg, and the
+    camera's base layer (room light, paper texture, sensor grain) that every photo gets, whatever its ops."""
     check_image(image)
     ordered = physical_order(steps)
     if params is not None and len(params) != len(ordered):
@@ -99,30 +120,79 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
                                f" got {len(params)}")
     if params is None and rng is None:
         raise DegradationError("degrade_profile needs an rng to sample with, or params to replay")
-    rngs = op_rng(rng, [s for s, _ in ordered]) if params is None else {}
+    rngs = op_rng(rng, [s for s, _ in ordered] + [BASE]) if params is None else {}
+    given: list[dict[str, Any] | None] = list(params) if params is not None else [None] * len(ordered)
+    scene = Scene(page, (), page_outline(page))
+    if ordered and given[0] is None:
+        given[0] = _sample(get_op(ordered[0][0]), ordered[0][1], rngs, page, scene, text)
+    base = sample_base(np.random.default_rng(_base_seed(ordered, given, rngs)))
+    noisy = any(get_op(s).adds_sensor_noise for s, _ in ordered)
     measured: list[Future[list[DegradationRecord]]] = []  # one per run of ops, in applied order
     encoded: bytes | None = None
-    light: Light | None = None  # lighting of the flat sheet not yet applied
+    lit = grained = False
     i = 0
     while i < len(ordered):
-        op = get_op(ordered[i][0])
-        j = _run_end(ordered, i, GeometricOp if isinstance(op, GeometricOp) else LightOp)
-        if fuse and isinstance(op, LightOp):
-            light, recs = _lighting(image, page, ordered[i:j], rngs, params[i:j] if params else None)
-            if j == len(ordered) or not isinstance(get_op(ordered[j][0]), GeometricOp):
-                image, light = light.apply(image), None
-            encoded = None
-        elif isinstance(op, GeometricOp):
-            image, page, geometric = _geometry(image, page, ordered[i:j], rngs, params[i:j] if params else None,
-                                               fuse, light)
-            recs, light, encoded = done(geometric), None, None
+        subtype, severity = ordered[i]
+        op = get_op(subtype)
+        if not lit and STAGES.index(op.stage) >= STAGES.index("lighting"):
+            # Light falls on the scene the geometry left: the base layer, then the lighting ops, in one pass.
+            j = _run_end(ordered, i, LightOp) if isinstance(op, LightOp) else i
+            image, recs = _lighting(image, page, ordered[i:j], rngs, given[i:j], scene, base, fuse)
+            measured.append(recs)
+            lit, encoded, i = True, None, j
+            continue
+        if op.encodes and not (noisy or grained):
+            image, grained = grain(image, base), True
+        if isinstance(op, GeometricOp):
+            j = _run_end(ordered, i, GeometricOp)
+            image, page, geometric, scene = _geometry(image, page, ordered[i:j], rngs, given[i:j], fuse)
+            recs, encoded = done(geometric), None
         else:
             j = i + 1
-            image, page, recs, encoded = _single(op, image, page, ordered[i][1], rngs.get(op.subtype),
-                                                 params[i] if params else None, reverse, text)
+            image, page, recs, encoded = _single(op, image, page, severity, rngs.get(subtype), given[i], reverse,
+                                                 text)
         measured.append(recs)
         i = j
-    return Photo(image, page, tuple(r for recs in measured for r in recs.result()), encoded)
+    if not lit:
+        image = Light(base_gain(scene, page, base)).apply(image)
+    if not (noisy or grained):
+        image, encoded = grain(image, base), None
+    return Photo(image, page, tuple(r for recs in measured for r in recs.result()), encoded, base)
+
+
+BASE = "camera_base"  # the base layer's own generator, beside the ops' (an op-free capture samples it there)
+
+
+def _sample(op: Op, severity: int, rngs: dict[str, np.random.Generator], page: RenderedPage, scene: Scene,
+            text: PageText | None) -> dict[str, Any]:
+    """An op's params sampled where the capture would sample them (the first op: on the flat page)."""
+    require_applicable(op, page)
+    rng = rngs[op.subtype]
+    if isinstance(op, GeometricOp):
+        return op.sample_in_chain(rng, severity, page, page_outline(page), area=float(page.width * page.height))
+    if isinstance(op, LightOp):
+        return op.sample_in_scene(rng, severity, page, scene.sheet)
+    return sample(op, rng, severity, page, text)
+
+
+def _base_seed(ordered: Sequence[Step], given: Sequence[dict[str, Any] | None],
+               rngs: dict[str, np.random.Generator]) -> int:
+    """The base layer's seed: from the first op's recorded params (so replaying the records reproduces it, and
+    the photos of one base's contents, which share their params, share it), or drawn for an op-free capture."""
+    if ordered:
+        first = strip_private(given[0] or {})
+        return stable_hash(json.dumps([ordered[0][0], first], sort_keys=True, default=str))
+    return int(rngs[BASE].integers(2**63 - 1)) if BASE in rngs else 0
+
+
+def base_gain(scene: Scene, page: RenderedPage, base: dict[str, Any]) -> np.ndarray:
+    """The base layer's light on the current frame (``page`` is the photo's layout, in page units)."""
+    return sheet_light(scene.page, scene.warps, page.height, page.width, 1.0, base)
+
+
+def grain(image: np.ndarray, base: dict[str, Any]) -> np.ndarray:
+    """The base layer's sensor grain: mild shot and read noise, for photos whose ops add none of their own."""
+    return add_noise(image, {"sigma_paper": base["noise_sigma"], "chroma_frac": 0.25, "noise_seed": base["noise_seed"]})
 
 
 def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: np.random.Generator | None,
@@ -138,63 +208,94 @@ def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: n
 
 
 def _run_end(ordered: Sequence[Step], i: int, kind: type) -> int:
-    """End of the run of consecutive ops of ``kind`` starting at ``i`` (at least one op)."""
-    j = i + 1
+    """End of the run of consecutive ops of ``kind`` starting at ``i``."""
+    j = i
     while j < len(ordered) and isinstance(get_op(ordered[j][0]), kind):
         j += 1
     return j
 
 
 def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
-              params: Sequence[dict[str, Any]] | None) -> tuple[Light, Future[list[DegradationRecord]]]:
-    """Compose a run of lighting ops into one ``Light``; measure each on the half-size page, stage by stage."""
-    light, stages = Light(), []
+              given: Sequence[dict[str, Any] | None], scene: Scene, base: dict[str, Any], fuse: bool,
+              ) -> tuple[np.ndarray, Future[list[DegradationRecord]]]:
+    """The base layer's light and a run of lighting ops (maybe none) composed into one ``Light`` on the photo,
+    applied in one pass; each op is measured on the half-size photo, stage by stage, knowing where the sheet is."""
+    base_light = Light(base_gain(scene, page, base))
+    light, stages = base_light, []
     for k, (subtype, severity) in enumerate(steps):
         op = get_op(subtype)
         assert isinstance(op, LightOp)
         require_applicable(op, page)
-        p = params[k] if params is not None else sample(op, rngs[subtype], severity, page, None)
+        p = given[k] if given[k] is not None else op.sample_in_scene(rngs[subtype], severity, page, scene.sheet)
         with replayable(op):
             step = op.light(p, page)
         stages.append((op, severity, p, step))
         light = light.then(step)
+    if fuse:
+        out = light.apply(image)
+    else:
+        out = base_light.apply(image)
+        for _, _, _, step in stages:
+            out = step.apply(out)
 
     def measure() -> list[DegradationRecord]:
-        records, before = [], half(image)
+        records, before = [], base_light.apply(half(image))
         for op, severity, p, step in stages:
             after = step.apply(before)
             records.append(DegradationRecord(op.subtype, op.family, severity, strip_private(p),
-                                             op.measure_half(before, after, p, page)))
+                                             op.measure_half(before, after, {**p, "_sheet": scene.sheet}, page)))
             before = after
         return records
 
-    return light, later(measure)
+    return out, later(measure)
 
 
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
-              params: Sequence[dict[str, Any]] | None, fuse: bool, light: Light | None = None,
-              ) -> tuple[np.ndarray, RenderedPage, list[DegradationRecord]]:
-    """Sample each geometric op on the frame the previous ones leave (tracking the sheet's outline),
-    then remap once, lighting the flat sheet first; unfused, remap op by op, each laying the sheet on
-    its own desk."""
+              given: Sequence[dict[str, Any] | None], fuse: bool,
+              ) -> tuple[np.ndarray, RenderedPage, list[DegradationRecord], Scene]:
+    """Sample each geometric op on the frame the previous ones leave (tracking the sheet's outline), frame the
+    sheet in the camera's frame (unless an op places it there itself, background) before any quarter turn,
+    then remap once; unfused, remap warp by warp, each laying the sheet on its own desk."""
+    area = float(page.width * page.height)
     outline = page_outline(page)
     current = page
-    warps, all_params, records = [], [], []
-    for k, (subtype, severity) in enumerate(steps):
-        op = get_op(subtype)
-        assert isinstance(op, GeometricOp)
-        p = params[k] if params is not None else op.sample_in_chain(rngs[subtype], severity, current, outline)
-        with replayable(op):
-            warp = op.warp(p, current)
-        records.append(DegradationRecord(subtype, op.family, severity, p, op.measure_warp(p, current, warp, outline)))
+    warps: list[Warp] = []
+    desks: list[dict[str, Any] | None] = []  # the desk each warp lays the sheet on when applied alone
+    records = []
+    framed = False
+
+    def add(warp: Warp, desk: dict[str, Any] | None) -> None:
+        nonlocal outline, current
         warps.append(warp)
-        all_params.append(p)
+        desks.append(desk)
         outline = warp.forward(outline)
         # Only sizes and the layout matter for sampling the next op; the final boxes move once, below.
         current = move_boxes(current, warp.forward, warp.width, warp.height, edge_samples=9 if warp.bends else 2)
+
+    def frame() -> None:
+        scene = desk_of([d for d in desks if d is not None])
+        if scene is not None and not framed:
+            add(frame_warp(scene, outline, area), scene)
+
+    for k, (subtype, severity) in enumerate(steps):
+        op = get_op(subtype)
+        assert isinstance(op, GeometricOp)
+        if op.after_frame:
+            frame()
+            framed = True
+        p = given[k] if given[k] is not None else op.sample_in_chain(rngs[subtype], severity, current, outline,
+                                                                       area=area)
+        with replayable(op):
+            warp = op.warp(p, current)
+        records.append(DegradationRecord(subtype, op.family, severity, p, op.measure_warp(p, current, warp, outline)))
+        add(warp, desk_of([p]))
+        framed = framed or op.frames
+    frame()
+    new_page = moved_page(page, warps)
+    scene = Scene(page, tuple(warps), outline)
     if fuse:
-        return remap_chain(image, page, warps, desk_of(all_params), light), moved_page(page, warps), records
-    frame = page
-    for warp, p in zip(warps, all_params, strict=True):
-        image, frame = remap_chain(image, frame, [warp], desk_of([p])), moved_page(frame, [warp])
-    return image, frame, records
+        return remap_chain(image, page, warps, desk_of([d for d in desks if d is not None])), new_page, records, scene
+    frame_page = page
+    for warp, desk in zip(warps, desks, strict=True):
+        image, frame_page = remap_chain(image, frame_page, [warp], desk), moved_page(frame_page, [warp])
+    return image, frame_page, records, scene

@@ -22,6 +22,7 @@ class Rotation(GeometricOp):
     family = "perspective"
     rubric = Rubric("rotation", ROTATION_BY_SEVERITY, "turned")
     stage_rank = 4  # how the phone was held: turns the whole frame, last
+    after_frame = True
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         return {"rotation": ROTATION_BY_SEVERITY[severity]}

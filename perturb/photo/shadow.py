@@ -1,4 +1,4 @@
-"""Shadow: a hand or phone blocking a desk lamp, a dark region with a soft penumbra over part of the page."""
+"""Shadow: a hand or phone blocking a desk lamp, a dark region with a soft penumbra over part of the scene."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric
-from perturb.photo.fields import LightOp, bisect_coverage, coarse_content
+from perturb.photo.fields import LightOp, bisect_coverage, coarse_content, masked_fraction, sheet_mask
 from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
 from perturb.photo.measure import block_means, content_mask, luma
 from synth.records import RenderedPage
@@ -24,6 +24,10 @@ _DEPTH = {1: (0.28, 0.40), 2: (0.42, 0.56), 3: (0.58, 0.72)}
 # is from the paper, the wider the blur of its edge).
 _PENUMBRA_NEAR = (0.03, 0.06)
 _PENUMBRA_GROWTH = (2.5, 4.5)
+# Draws of the shadow's direction and shape until its share of the visible page lands in the bin too, this
+# far inside it.
+_TRIES = 24
+_PAGE_MARGIN = 0.02
 # A pixel counts as shadowed where its light drops by more than half the shadow's depth.
 _HALF = 0.5
 
@@ -34,9 +38,34 @@ class Shadow(LightOp):
     rubric = Rubric("content_coverage", BINS, "content in shadow", "%")
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        return self.sample_in_scene(rng, severity, page, None)
+
+    def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
+                        sheet: np.ndarray | None) -> dict[str, Any]:
         xs, ys, mask = coarse_content(page)
+        visible = sheet_mask({"_sheet": sheet}, page, *xs.shape)
         target = float(rng.uniform(*_TARGET[severity]))
-        params: dict[str, Any] = {
+        lo, hi = BINS[severity]
+        best: tuple[float, dict[str, Any]] | None = None
+        # Graded on the content and on the visible page alike: a shadow that darkens a tenth of the text but
+        # most of the sheet is not severity 1. Draw directions until the page's share lands in the same bin.
+        for _ in range(_TRIES):
+            params = self._draw(rng, severity)
+            # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
+            field = shadow_parts(params, xs, ys, page.width, page.height)
+            offset = bisect_coverage(lambda o, f=field: strength_at(*f, o), mask, target, -1.5, 1.5, grows=False)
+            params["offset"] = round(offset, 5)
+            params["target_content_coverage"] = round(target, 4)
+            on_page = masked_fraction(strength_at(*field, params["offset"]), visible)
+            miss = max(lo + _PAGE_MARGIN - on_page, on_page - (hi - _PAGE_MARGIN), 0.0)
+            if best is None or miss < best[0]:
+                best = (miss, params)
+            if miss == 0.0:
+                break
+        return best[1]
+
+    def _draw(self, rng: np.random.Generator, severity: int) -> dict[str, Any]:
+        return {
             "direction_deg": round(float(rng.uniform(0, 360)), 2),
             "edge_waves": [[round(float(rng.uniform(0.01, 0.04)) / k, 4), round(float(rng.uniform(2, 5)) * k, 3),
                             round(float(rng.uniform(0, 2 * np.pi)), 3)] for k in (1, 2)],
@@ -48,12 +77,6 @@ class Shadow(LightOp):
             "leak_phase": round(float(rng.uniform(0, 2 * np.pi)), 3),
             "tint": [round(float(rng.uniform(1.0, 1.06)), 4), 1.0, round(float(rng.uniform(0.9, 0.97)), 4)],
         }
-        # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
-        field = shadow_parts(params, xs, ys, page.width, page.height)
-        offset = bisect_coverage(lambda o: strength_at(*field, o), mask, target, -1.5, 1.5, grows=False)
-        params["offset"] = round(offset, 5)
-        params["target_content_coverage"] = round(target, 4)
-        return params
 
     def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
         return shadow_light(params, page.width, page.height)
@@ -67,7 +90,8 @@ class Shadow(LightOp):
         b, a = block_means(luma(before), gh, gw), block_means(luma(after), gh, gw)
         shadowed = a / np.maximum(b, 1.0) < 1.0 - _HALF * float(params["depth"])
         mask = content_mask(page, gh, gw)
-        return {"page_coverage": round(float(shadowed.mean()), 4),
+        visible = sheet_mask(params, page, gh, gw)
+        return {"page_coverage": round(float(shadowed[visible].mean()), 4) if visible.any() else None,
                 "content_coverage": round(float(shadowed[mask].mean()), 4) if mask.any() else None,
                 "light_lost": round(float(params["depth"]), 4)}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -22,8 +23,9 @@ DESK_LAMP = [("jpeg", 1), ("tilt", 2), ("glare", 2), ("background", 1), ("questi
 
 
 def test_ops_run_in_physical_order_whatever_order_they_are_listed_in() -> None:
-    assert [s for s, _ in physical_order(DESK_LAMP)] == ["question_marking", "bleed_through", "glare", "tilt",
-                                                         "background", "jpeg"]
+    # Light falls on the scene the geometry leaves (desk and sheet alike), so glare comes after tilt.
+    assert [s for s, _ in physical_order(DESK_LAMP)] == ["question_marking", "bleed_through", "tilt", "background",
+                                                         "glare", "jpeg"]
     assert physical_order([("blur", 0), ("noise", 1)]) == [("noise", 1)]
 
 
@@ -64,9 +66,15 @@ def test_bleed_through_shows_the_reverse_page_not_the_front() -> None:
                                         reverse=ReversePage(blank, "blank"))
     out_real, _, _ = degrade_profile(img, page, [("bleed_through", 3)], None, params=[rec[0].params],
                                      reverse=ReversePage(pages()[2][0], "page-2"))
-    # A blank reverse side darkens almost nothing; a printed one shows through.
+    # A blank reverse side darkens almost nothing; a printed one shows through (pixels clearly darker than the
+    # paper around them, beyond the camera's grain and light).
     paper = img.min(axis=2) > 200
-    assert np.abs(out_blank.astype(int) - img)[paper].mean() < 0.5 < np.abs(out_real.astype(int) - img)[paper].mean()
+
+    def shows(out: np.ndarray) -> float:
+        luma = cv2.cvtColor(out, cv2.COLOR_RGB2GRAY).astype(int)
+        return float((luma < cv2.blur(luma.astype(np.uint8), (15, 15)).astype(int) - 12)[paper].mean())
+
+    assert shows(out_blank) < 0.002 < shows(out_real)
 
 
 def test_replaying_a_reverse_page_bleed_without_the_page_says_what_to_pass() -> None:

@@ -94,14 +94,18 @@ def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray, out: np.nda
     cv2.add(image[rows], cv2.add(colour[rows], cv2.merge([lum, lum, lum])), dst=out[rows], dtype=cv2.CV_8U)
 
 
-def add_noise(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
-    """Shot and read noise of spread ``sigma_paper`` on paper, plus blotchy colour noise, from ``noise_seed``."""
+def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | None = None) -> np.ndarray:
+    """Shot and read noise of spread ``sigma_paper`` on paper, plus blotchy colour noise, from ``noise_seed``.
+
+    ``table`` (256 float32 spreads, one per grey level) replaces the spread's dependence on the level: an
+    exposure's tone curve reshapes it (``lighting.exposure_noise``)."""
     h, w = image.shape[:2]
-    sigma, chroma = float(params["sigma_paper"]), float(params["chroma_frac"])
-    # Shot noise: variance grows with the signal; read noise keeps dark pixels noisy too. The
-    # per-pixel spread comes from the pixel's grey level through a 256-entry table.
-    levels = np.arange(256, dtype=np.float32)
-    table = (sigma * np.sqrt(0.3 + 0.7 * levels / NOISE_PAPER)).astype(np.float32)
+    chroma = float(params["chroma_frac"])
+    if table is None:
+        # Shot noise: variance grows with the signal; read noise keeps dark pixels noisy too. The
+        # per-pixel spread comes from the pixel's grey level through a 256-entry table.
+        levels = np.arange(256, dtype=np.float32)
+        table = (float(params["sigma_paper"]) * np.sqrt(0.3 + 0.7 * levels / NOISE_PAPER)).astype(np.float32)
     scale = cv2.LUT(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), table)
     # Colour noise is demosaiced and smoothed by the phone's noise reduction, so it comes in blotches
     # a few pixels across: drawn (and scaled) at quarter resolution and upsampled.

@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from perturb.photo.functional.lighting import FIELD_STEP, Light, grid, upsample
+from perturb.photo.functional.lighting import FIELD_STEP, grid, paper_mottle, scene_gain
 from perturb.photo.worker import in_halves, later
 from synth.records import Box, RenderedPage
 
@@ -192,45 +192,55 @@ def antialias(image: np.ndarray, scale: float) -> np.ndarray:
     return cv2.GaussianBlur(image, (taps, taps), sigma)
 
 
-def sheet_shading(page: RenderedPage, warps: Sequence[Warp]) -> Light:
-    """The chain's shading (a bent sheet's light) as lighting of the flat page, before any pixel moves.
-
-    Shading is a function of the point on the sheet, so lighting the flat sheet and then moving it
-    equals moving it and lighting each photo pixel from where it came. Each warp's shade is evaluated
-    where the page's grid points are when that warp acts; the product is one gain on the FIELD_STEP
-    grid of the page (a fold's crease included), so the remap needs no gain and its map nodes can be
-    16 px apart wherever the geometry allows.
-    """
-    shaded = [k for k, warp in enumerate(warps) if warp.shade is not None]
-    if not shaded:
-        return Light()
-    xs, ys = grid(page.height, page.width)
-    p = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
-    gain = None
-    for k, warp in enumerate(warps[:shaded[-1] + 1]):
+def sheet_points(page: RenderedPage, warps: Sequence[Warp], xs: np.ndarray, ys: np.ndarray,
+                 scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Where photo pixels (xs, ys) come from on the sheet: page points (x, y) walked back through every warp,
+    and the product of the warps' shading there (a bent sheet's light), None when no warp shades."""
+    q = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64) / scale
+    shade = None
+    for warp in reversed(warps):
+        q = warp.inverse(q)
         if warp.shade is not None:
-            g = warp.shade(p)
-            gain = g if gain is None else gain * g
-        if k < shaded[-1]:  # where the page's points are when the next warp acts
-            p = warp.forward(p)
-    return Light(gain.reshape(xs.shape).astype(np.float32))
+            g = warp.shade(q)
+            shade = g if shade is None else shade * g
+    shape = xs.shape
+    return q[:, 0].reshape(shape), q[:, 1].reshape(shape), None if shade is None else shade.reshape(shape)
+
+
+def sheet_light(page: RenderedPage, warps: Sequence[Warp], height: int, width: int, scale: float,
+                base: dict[str, Any], *, mottle: bool = True) -> np.ndarray:
+    """The camera's base light on a ``height`` x ``width`` photo (pixels) of ``page`` moved by ``warps``, as a
+    gain on the photo's FIELD_STEP grid (gh, gw, 3): the room's light on desk and sheet alike, and on the sheet
+    only its own shading (a bend, a fold's crease) and its paper texture.
+
+    Light belongs to the scene: computed in photo coordinates, after the geometry, so a shadow or a gradient
+    crosses the sheet's edge onto the desk unbroken while the sheet's own shading moves with the sheet.
+    """
+    xs, ys = grid(height, width)
+    gain = scene_gain(base, xs, ys, width, height)
+    px, py, shade = sheet_points(page, warps, xs, ys, scale)
+    sheet = np.ones(xs.shape, np.float32) if shade is None else shade.astype(np.float32)
+    if mottle:
+        sheet = sheet * paper_mottle(base, px.astype(np.float32), py.astype(np.float32), page.width)
+    inside = (px >= 0) & (px <= page.width) & (py >= 0) & (py <= page.height)
+    return (gain * np.where(inside, sheet, 1.0)[..., None]).astype(np.float32)
 
 
 def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
-                desk_params: dict[str, Any] | None, light: Light | None = None) -> np.ndarray:
+                desk_params: dict[str, Any] | None) -> np.ndarray:
     """Apply a chain of warps to ``image`` (a raster of ``page``) with one remap; desk where the sheet is not.
 
-    ``light`` is lighting of the flat sheet still to apply (a capture's shadow and glare): it is applied
-    with the sheet's own shading in one pass.
+    Light is not applied here: it falls on the photographed scene afterwards (``sheet_light``), desk included.
     """
     h, w = image.shape[:2]
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))
-    # The composed map and the desk (numpy, one core) are built on a worker while the page is lit and low-passed.
+    # The composed map and the desk (numpy, one core) are built on a worker while the page is low-passed.
     maps = None if all(wp.matrix is not None for wp in warps) else \
         later(chain_maps, warps, scale, out_w, out_h, (w, h))
-    tone = None if desk_params is None else later(desk_tone, out_h, out_w, desk_params)
-    image = antialias((light or Light()).then(sheet_shading(page, warps)).apply(image), print_scale(page, warps))
+    desk = None if desk_params is None else \
+        later(desk_image, desk_params, out_h, out_w, desk_plane(warps, scale), page.width)
+    image = antialias(image, print_scale(page, warps))
     # With a desk, the page is warped with an alpha channel and composited (lay_on_desk).
     src, border = (image, cv2.BORDER_REPLICATE) if desk_params is None else \
         (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
@@ -247,7 +257,7 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     alpha = cv2.extractChannel(warped, 3)  # one contiguous plane: numpy's min over a strided view is slow
     if cv2.minMaxLoc(alpha)[0] == 255:
         return cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
-    return lay_on_desk(warped, desk_params, alpha, tone.result())
+    return lay_on_desk(warped, desk_params, alpha, desk.result())
 
 
 def _warp_homographies(image: np.ndarray, warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
@@ -260,69 +270,176 @@ def _warp_homographies(image: np.ndarray, warps: Sequence[Warp], scale: float, o
     return cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=border, borderValue=0)
 
 
+# ------------------------------------------------------------------------------ the camera's frame
+
+
+FRAME_ASPECTS = {"3:4": 3 / 4, "9:16": 9 / 16}  # short side over long side of a phone photo
+
+
+def frame_size(scene: dict[str, Any], area: float) -> tuple[int, int]:
+    """The photo's (width, height) in page units: the camera's aspect, portrait or landscape, and the page's
+    own area (so a photo keeps the page's pixel count whatever the sheet's pose)."""
+    r = FRAME_ASPECTS[scene["frame_aspect"]]
+    short, long = int(round(np.sqrt(area * r))), int(round(np.sqrt(area / r)))
+    return (long, short) if scene["frame_landscape"] else (short, long)
+
+
+def frame_warp(scene: dict[str, Any], outline: np.ndarray, area: float) -> Warp:
+    """The camera framing the sheet: scaled so its bounding box fills ``frame_fill`` of the frame (above 1
+    the frame crops it), placed by ``frame_offset`` within the room left, never turned. Nothing in it depends
+    on what the ops before did to the sheet but the outline they left."""
+    fw, fh = frame_size(scene, area)
+    lo, hi = outline.min(axis=0), outline.max(axis=0)
+    size = np.maximum(hi - lo, 1e-6)
+    s = float(scene["frame_fill"]) * min(fw / size[0], fh / size[1])
+    room = (np.array([fw, fh], float) - s * size) / 2
+    centre = np.array([fw, fh], float) / 2 + np.asarray(scene["frame_offset"], float) * np.abs(room)
+    mid = (lo + hi) / 2
+    m = np.array([[s, 0.0, centre[0] - s * mid[0]], [0.0, s, centre[1] - s * mid[1]], [0.0, 0.0, 1.0]])
+    return Warp(fw, fh, affine_map(m), affine_map(np.linalg.inv(m)), matrix=m)
+
+
 # ------------------------------------------------------------------------------ the desk
 
 
-def desk_tone(height: int, width: int, params: dict[str, Any]) -> np.ndarray:
-    """A wood-grain-like table top's brightness (1 = its base colour ``desk_rgb``), deterministic from the
-    desk params, at quarter resolution of (height, width), float32.
+def desk_plane(warps: Sequence[Warp], scale: float) -> np.ndarray:
+    """Desk-plane units (page units of the flat sheet) -> photo pixels: the chain's planar warps composed.
 
-    The desk is out of the reading area and out of focus, so it is built at quarter resolution and
-    upsampled once, as one grey plane (``lay_on_desk``).
+    The desk lies in the sheet's plane, so the camera's pose (keystone, tilt, framing, a quarter turn) moves it
+    exactly as it moves the sheet; a bent sheet's own shape (no matrix) does not bend the desk under it.
     """
+    m = np.eye(3)
+    for wp in warps:
+        if wp.matrix is not None:
+            m = np.asarray(wp.matrix, np.float64) @ m
+    return np.diag([scale, scale, 1.0]) @ m
+
+
+def _noise(rng: np.random.Generator, x: np.ndarray, y: np.ndarray, cells: int = 64) -> np.ndarray:
+    """Smooth value noise (std about 1) at points (x, y) measured in cells: a wrapped random table, cubic."""
+    table = rng.standard_normal((cells, cells)).astype(np.float32)
+    return cv2.remap(table, np.mod(x, cells).astype(np.float32), np.mod(y, cells).astype(np.float32),
+                     cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
+
+
+def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The desk's colour (h, w, 3 float32, 0-255) at desk points (x, y) in page widths: wood planks with
+    rings and streaks, laminate with fine speckle, or woven cloth (plain or checked)."""
     rng = np.random.default_rng(int(params["desk_seed"]))
-    gh, gw = max(2, height // 4), max(2, width // 4)
-    blotch = cv2.resize(rng.normal(0, 1, (max(2, gh // 16), max(2, gw // 16))).astype(np.float32), (gw, gh),
-                        interpolation=cv2.INTER_CUBIC)
+    kind = params.get("desk_kind", "wood")
     a = np.deg2rad(float(params.get("desk_grain_angle_deg", 0.0)))
-    # Distance across the grain, by broadcasting a column of rows against a row of columns.
-    across = np.add.outer(np.arange(gh, dtype=np.float32) * np.float32(np.cos(a)),
-                          np.arange(gw, dtype=np.float32) * np.float32(-np.sin(a)))
-    wobble = cv2.resize(rng.normal(0, 1, (max(2, gh // 24), max(2, gw // 6))).astype(np.float32), (gw, gh),
-                        interpolation=cv2.INTER_CUBIC)
-    grain = np.sin(across * np.float32(0.9) + np.float32(3.0) * wobble)
-    grain += np.sin(across * np.float32(0.23) + np.float32(1.7) * wobble)
-    # tone = 1 + 0.05 blotch + 0.05 * (mean of the two grain waves), plus fine noise from OpenCV's generator
-    # (seeded from the params), four times faster than numpy's.
-    cv2.setRNGSeed(int(params["desk_seed"]))
-    fine = np.empty((gh, gw), np.float32)
-    cv2.randn(fine, 0.0, 0.015)
-    return cv2.scaleAdd(blotch, 0.05, cv2.scaleAdd(grain, 0.025, fine + np.float32(1.0)))
+    u, v = x * np.cos(a) + y * np.sin(a), -x * np.sin(a) + y * np.cos(a)  # along and across the grain
+    rgb = np.asarray(params["desk_rgb"], np.float32)
+    if kind == "wood":
+        plank_w = float(rng.uniform(0.22, 0.5))
+        plank = np.floor(v / plank_w)
+        offsets, tones = rng.uniform(0, 50, 97).astype(np.float32), rng.uniform(0.9, 1.08, 97).astype(np.float32)
+        idx = np.mod(plank, 97).astype(np.int64)
+        bend = _noise(rng, u * 2.0, v * 9.0)
+        rings = np.mod(v * float(rng.uniform(30, 55)) + offsets[idx] + 0.9 * bend, 1.0)
+        late = np.exp(-(((rings - 0.75) / 0.09) ** 2))
+        streak = _noise(rng, u * 4.0, v * 260.0)
+        tone = tones[idx] * (1.0 - 0.13 * late + 0.035 * streak + 0.03 * _noise(rng, u * 3, v * 3))
+        edge = np.minimum(np.mod(v, plank_w), plank_w - np.mod(v, plank_w))
+        tone = tone * (1.0 - 0.4 * np.exp(-((edge / 0.0025) ** 2)))
+        colour = rgb[None, None, :] * tone[..., None] ** np.array([0.85, 1.0, 1.2], np.float32)
+    elif kind == "fabric":
+        p = float(rng.uniform(0.006, 0.011))
+        over = np.sin(np.pi * u / p) * np.sin(np.pi * v / p) > 0
+        weave = np.where(over, np.sin(2 * np.pi * u / p), np.sin(2 * np.pi * v / p))
+        tone = 1.0 + 0.07 * weave + 0.04 * _noise(rng, u * 4, v * 4) + 0.03 * _noise(rng, u * 300, v * 300)
+        colour = rgb[None, None, :] * tone[..., None]
+        if rng.random() < 0.4:  # a checked tablecloth: every other band of each direction paler
+            q = float(rng.uniform(0.04, 0.08))
+            bands = (np.mod(np.floor(u / q), 2) + np.mod(np.floor(v / q), 2)).astype(np.float32)
+            colour = colour + (235.0 - colour) * (0.45 * bands)[..., None]
+    else:  # laminate: flat colour, broad sheen, fine speckle
+        fine = _noise(rng, x * 400, y * 400)
+        tone = 1.0 + 0.025 * _noise(rng, x * 3, y * 3) + 0.012 * fine - 0.06 * (fine > 2.2)
+        colour = rgb[None, None, :] * tone[..., None]
+    return colour.astype(np.float32)
+
+
+_CLUTTER = {"pencil": ((226, 178, 40), (0.5, 0.022)), "pen": ((40, 60, 140), (0.45, 0.02)),
+            "eraser": ((228, 140, 150), (0.09, 0.045)), "notebook": ((70, 110, 160), (0.8, 0.55)),
+            "sticky_note": ((240, 224, 110), (0.12, 0.12)), "phone": ((28, 28, 32), (0.22, 0.45))}
+
+
+def _clutter(params: dict[str, Any], tex: np.ndarray, to_tex: np.ndarray, frame_px: tuple[int, int],
+             texel_page_widths: float) -> None:
+    """A thing left at the edge of the frame (pencil, pen, eraser, notebook, sticky note, phone), drawn into
+    the desk texture in the desk's plane, so it shares the sheet's perspective; a soft shadow under it."""
+    rng = np.random.default_rng(int(params["desk_seed"]) + 1)
+    name = str(params["clutter"])
+    colour, (length, width) = _CLUTTER[name]
+    fw, fh = frame_px
+    side = int(rng.integers(4))
+    t = float(rng.uniform(0.15, 0.85))
+    at = [(t * fw, 0.02 * fh), (0.98 * fw, t * fh), (t * fw, 0.98 * fh), (0.02 * fw, t * fh)][side]
+    c = cv2.perspectiveTransform(np.array([[at]], np.float64), to_tex)[0, 0]
+    ang = float(rng.uniform(0, np.pi))
+    half = np.array([length, width]) / 2 / texel_page_widths
+    d = np.array([[np.cos(ang), np.sin(ang)], [-np.sin(ang), np.cos(ang)]])
+    box = c + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half) @ d
+    h, w = tex.shape[:2]
+    shadow = np.zeros((h, w), np.float32)
+    cv2.fillPoly(shadow, [np.round((box + 3) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
+    tex *= (1.0 - 0.35 * shadow)[..., None]
+    mask = np.zeros((h, w), np.float32)
+    cv2.fillPoly(mask, [np.round(box * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    tex += (np.asarray(colour, np.float32) * float(rng.uniform(0.85, 1.05)) - tex) * mask[..., None]
+
+
+def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
+    """The desk as the camera sees it, at quarter resolution of a ``height`` x ``width`` photo (uint8 RGB).
+
+    Its texture is drawn in the desk's plane over the part the frame sees, then warped by the same homography
+    as the sheet (``desk_plane``): planks converge with the sheet's edges under a keystone.
+    """
+    qh, qw = max(2, height // 4), max(2, width // 4)
+    to_q = np.diag([qw / width, qh / height, 1.0]) @ to_photo
+    inv = np.linalg.inv(to_q)
+    corners = np.array([[[0, 0]], [[qw, 0]], [[qw, qh]], [[0, qh]]], np.float64)
+    seen = cv2.perspectiveTransform(corners, inv).reshape(-1, 2)
+    texel = float(np.sqrt(abs(np.linalg.det(inv[:2, :2])) or 1.0))  # desk units per quarter pixel, at the origin
+    lo, hi = seen.min(axis=0), seen.max(axis=0)
+    span = np.minimum(hi - lo, 2400 * texel)
+    tw, th = (int(np.ceil(s / texel)) + 2 for s in span)
+    xs = (lo[0] + (np.arange(tw, dtype=np.float32) + 0.5) * texel) / page_width
+    ys = (lo[1] + (np.arange(th, dtype=np.float32) + 0.5) * texel) / page_width
+    x, y = np.meshgrid(xs, ys)
+    tex = desk_texture(params, x, y)
+    to_tex_from_desk = np.array([[1 / texel, 0, -lo[0] / texel], [0, 1 / texel, -lo[1] / texel], [0, 0, 1]])
+    if params.get("clutter"):
+        _clutter(params, tex, to_tex_from_desk @ np.linalg.inv(to_photo), (width, height), texel / page_width)
+    m = to_q @ np.linalg.inv(to_tex_from_desk)
+    tex_u8 = np.clip(tex + 0.5, 0, 255).astype(np.uint8)
+    return cv2.warpPerspective(tex_u8, m, (qw, qh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
 def lay_on_desk(warped: np.ndarray, params: dict[str, Any], alpha: np.ndarray | None = None,
-                tone: np.ndarray | None = None) -> np.ndarray:
-    """Composite a warped page over the desk, with a soft contact shadow; RGB out.
+                desk: np.ndarray | None = None) -> np.ndarray:
+    """Composite a warped page over the desk (``desk_image``, quarter resolution), RGB out.
 
     ``warped`` is RGBA and premultiplied: the page was warped with an opaque alpha channel and a
     transparent black border, so at the sheet's edge its colour is already weighted by coverage
-    and "page over desk" is ``rgb + (1 - alpha) * desk``. One 4-channel warp costs less than
-    warping the page and a coverage mask separately. ``alpha`` is its alpha plane and ``tone`` the desk's
-    ``desk_tone``, if the caller has them.
+    and "page over desk" is ``rgb + (1 - alpha) * desk``. The sheet lies flat: a faint, narrow contact shadow
+    along its edge, offset away from the room's light, and no halo.
     """
     h, w = warped.shape[:2]
-    alpha = cv2.extractChannel(warped, 3) if alpha is None else alpha  # the caller may have it already
-    # The contact shadow is a blur of the sheet's footprint at 1/8 resolution: sampling the coverage
-    # there (every 8th pixel) is as good as averaging it, and far cheaper.
-    small = alpha[4::8, 4::8].astype(np.float32)
-    tone = desk_tone(h, w, params) if tone is None else tone
-    tone = tone * upsample(1 - (0.45 / 255) * cv2.GaussianBlur(small, (0, 0), 2.0), *tone.shape)
-    # The desk is a grey tone times one colour: what shows of it, (1 - alpha) * tone, is worked out in one
-    # 8-bit plane (tone in steps of 1/255 of its largest value) and coloured by one multiply with a plane
-    # of the colour scaled by that largest value. A third of the upsampling of a colour desk.
-    top = max(float(tone.max()), 1e-3)
-    tone_u8 = np.clip(tone * (255.0 / top) + 0.5, 0, 255).astype(np.uint8)
-    shows = cv2.multiply(cv2.bitwise_not(alpha), cv2.resize(tone_u8, (w, h), interpolation=cv2.INTER_LINEAR),
-                         scale=1 / 255)
-    rgb = np.clip(np.asarray(params["desk_rgb"], np.float64) * top, 0, 255).round().astype(np.uint8)
-    colour = np.tile(rgb, w).reshape(1, w, 3)  # one row, repeated below: numpy fills a 3-vector pixel by pixel
+    alpha = cv2.extractChannel(warped, 3) if alpha is None else alpha
+    desk = desk_image(params, h, w, np.eye(3), w) if desk is None else desk
+    qh, qw = desk.shape[:2]
+    small = cv2.resize(alpha, (qw, qh), interpolation=cv2.INTER_AREA).astype(np.float32)
+    contact = cv2.GaussianBlur(np.roll(small, (1, 1), axis=(0, 1)), (0, 0), 0.8) * (0.22 / 255)
+    desk = np.clip(desk * (1.0 - contact)[..., None] + 0.5, 0, 255).astype(np.uint8)
+    full = cv2.resize(desk, (w, h), interpolation=cv2.INTER_LINEAR)
+    shows = cv2.cvtColor(cv2.bitwise_not(alpha), cv2.COLOR_GRAY2RGB)
     out = cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
 
     def rows(r: slice) -> None:  # OpenCV's per-pixel arithmetic is serial: two halves side by side
-        n = r.stop - r.start
-        desk = cv2.multiply(cv2.cvtColor(shows[r], cv2.COLOR_GRAY2RGB), np.broadcast_to(colour, (n, w, 3)).copy(),
-                            scale=1 / 255)
-        cv2.add(out[r], desk, dst=out[r])
+        cv2.add(out[r], cv2.multiply(full[r], shows[r], scale=1 / 255), dst=out[r])
 
     in_halves(rows, h)
     return out
@@ -577,5 +694,6 @@ def affine_map(m: np.ndarray):
 
 def placement_warp(params: dict[str, Any], page: RenderedPage) -> Warp:
     """The sheet placed on the desk in the frame: scaled about its anchor, turned a little, moved."""
-    m = placement_matrix(params, page.width, page.height)
-    return Warp(page.width, page.height, affine_map(m), affine_map(np.linalg.inv(m)), matrix=m)
+    fw, fh = params.get("frame_size", (page.width, page.height))
+    m = placement_matrix(params, fw, fh)
+    return Warp(int(fw), int(fh), affine_map(m), affine_map(np.linalg.inv(m)), matrix=m)

@@ -198,9 +198,12 @@ def vignette(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int,
     return (1.0 - float(params["falloff"]) * d2).astype(np.float32)
 
 
-def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -> np.ndarray:
-    """The photo of ``image`` (a raster of a ``width`` x ``height`` page) metered under or over: a
-    vignetted tone curve of strength ``k`` and power ``gamma``."""
+def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """The photo of ``image`` (a raster of a ``width`` x ``height`` frame) metered under or over, before its
+    sensor noise: a vignetted tone curve of strength ``k`` and power ``gamma``. Under-exposure lifts the blacks
+    (``black_lift``); over-exposure clips everything lighter than ``white_point`` to 255 and blooms (light
+    spreads into thin dark strokes first). Returns the image and the noise spread at each output level
+    (``exposure_noise``), which the caller adds (``camera.add_noise``)."""
     k, gamma = float(params["k"]), float(params["gamma"])
     x = np.arange(256, dtype=np.float64) / 255
     light = vignette(params, *grid(height, width), width, height)
@@ -209,8 +212,85 @@ def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -
     # 1/gamma first: k (g^(1/gamma) v)^gamma = g k v^gamma. So one lighting pass, then one lookup.
     lit = Light().times(light ** (1.0 / gamma))
     if params["kind"] == "under":
-        return lit.apply(image, np.clip(k * x**gamma * 255 + 0.5, 0, 255).astype(np.uint8))
-    # Over-exposure lifts everything towards white; the vignette darkens the wash less at the edges. It
-    # scales the darkness d = 255 - v, and the curve is written in d too: v' = 255 (1 - k (d/255)^gamma).
-    curve = np.clip((1 - k * x**gamma) * 255 + 0.5, 0, 255).astype(np.uint8)
-    return lit.apply(cv2.bitwise_not(image), curve)
+        lift = float(params["black_lift"])
+        curve = np.clip((lift + k * x**gamma) * 255 + 0.5, 0, 255).astype(np.uint8)
+        return lit.apply(image, curve), exposure_noise(params, curve)
+    # Over-exposure works in darkness d = 255 - v: v' = 255 (1 - max(0, k (d/255)^gamma - c)), where c puts the
+    # clipping point at ``white_point`` darkness. Bloom first: each pixel's darkness falls towards the blurred
+    # light around it (never rises), so hairlines wash out before bold strokes do.
+    dark = cv2.bitwise_not(image)
+    bloom = float(params.get("bloom", 0.0))
+    if bloom > 0:
+        h, w = dark.shape[:2]
+        small = cv2.resize(dark, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
+        spread = cv2.resize(cv2.GaussianBlur(small, (0, 0), float(params["bloom_px"]) / 2), (w, h),
+                            interpolation=cv2.INTER_LINEAR)
+        dark = cv2.min(dark, cv2.addWeighted(dark, 1.0 - bloom, spread, bloom, 0.0))
+    c = k * float(params["white_point"]) ** gamma
+    curve = np.clip((1 - np.maximum(0.0, k * x**gamma - c)) * 255 + 0.5, 0, 255).astype(np.uint8)
+    return lit.apply(dark, curve), exposure_noise(params, curve[::-1].copy())
+
+
+def exposure_noise(params: dict[str, Any], curve: np.ndarray) -> np.ndarray:
+    """Noise spread (grey levels) at each output level of an exposure's tone ``curve`` (input level -> output).
+
+    Sensor noise (shot noise growing with the light, read noise in the blacks) comes before the tone curve, and
+    the curve scales it by its slope: to first order that is noise of spread slope x sensor spread added after
+    the curve, which is what ``camera.add_noise`` does per output level. ``noise_paper`` is the spread on the
+    paper; blown-out white (255) has none.
+    """
+    levels = np.arange(256, dtype=np.float64)
+    out = curve.astype(np.float64)
+    slope = np.gradient(out)
+    sensor = np.sqrt(0.02 + levels / 255)  # read noise, then shot noise in proportion to the square root of light
+    spread = slope * sensor
+    order = np.argsort(out, kind="stable")
+    at_output = np.interp(levels, out[order], spread[order])  # the spread at each output level
+    paper = float(np.interp(0.9 * 255, levels, out))  # where the photo's paper lands on the curve
+    at_paper = float(np.interp(paper, levels, at_output))
+    if at_paper < 0.05 * float(at_output.max()):  # the paper clipped (over-exposed): scale on the brightest grain
+        at_paper = float(at_output.max())
+    table = float(params["noise_paper"]) * np.maximum(at_output / max(at_paper, 1e-6), 0.35)
+    table[255] = 0.0
+    return table.astype(np.float32)
+
+
+# ------------------------------------------------------------------------------ the camera's base layer
+
+
+def sample_base(rng: np.random.Generator) -> dict[str, Any]:
+    """What every photo has, whatever its ops: the room's uneven light, the paper's own texture, the sensor's
+    grain. Mild on purpose: a clean photo of a page, not a degradation (photos of white paper sit at 215-245)."""
+    return {"level": round(float(rng.uniform(0.88, 0.97)), 4),
+            "gradient": [round(float(rng.uniform(-0.07, 0.07)), 4), round(float(rng.uniform(-0.07, 0.07)), 4)],
+            "falloff": round(float(rng.uniform(0.04, 0.12)), 4),
+            "centre_frac": [round(float(rng.uniform(0.3, 0.7)), 4), round(float(rng.uniform(0.3, 0.7)), 4)],
+            "tint": [round(float(rng.uniform(0.985, 1.02)), 4), 1.0, round(float(rng.uniform(0.95, 1.0)), 4)],
+            "mottle": round(float(rng.uniform(0.004, 0.009)), 4), "mottle_seed": int(rng.integers(2**31 - 1)),
+            "noise_sigma": round(float(rng.uniform(1.2, 2.2)), 3), "noise_seed": int(rng.integers(2**31 - 1))}
+
+
+def scene_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The room's light across the photo (desk and sheet alike): a level, a tilt towards the window and a
+    soft fall-off away from the brightest spot, tinted (gh, gw, 3)."""
+    gx, gy = params["gradient"]
+    cx, cy = params["centre_frac"]
+    u, v = xs / width - 0.5, ys / height - 0.5
+    d2 = (xs / width - cx) ** 2 + (ys / height - cy) ** 2
+    g = float(params["level"]) * (1.0 + gx * u + gy * v) * (1.0 - float(params["falloff"]) * d2 / 0.5)
+    return (g[..., None] * np.asarray(params["tint"], np.float32)).astype(np.float32)
+
+
+def paper_mottle(params: dict[str, Any], px: np.ndarray, py: np.ndarray, page_width: int) -> np.ndarray:
+    """The sheet's cloudy fibre texture at sheet points (px, py, page units): two octaves of smooth value
+    noise, cells of 1/45 and 1/12 of the page width, around 1."""
+    rng = np.random.default_rng(int(params["mottle_seed"]))
+    out = np.zeros(px.shape, np.float32)
+    for cells, weight in ((60, 0.8), (14, 0.6)):
+        cell = page_width / cells
+        n = cells * 2 + 4
+        table = rng.standard_normal((n, n)).astype(np.float32)
+        mx = np.mod(px / cell + 1.0, n - 2).astype(np.float32)
+        my = np.mod(py / cell + 1.0, n - 2).astype(np.float32)
+        out += weight * cv2.remap(table, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
+    return (1.0 + float(params["mottle"]) * out).astype(np.float32)
