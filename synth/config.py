@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from perturb.photo import REGISTRY as PHOTO_OPS
 from perturb.reasoning import REGISTRY as INJECTORS
+from synth.chains import STYLES
 from synth.errors import ConfigError
 from synth.generators import REGISTRY as FAMILIES
 from synth.resources import packaged_config
@@ -41,6 +42,18 @@ class GenerateConfig(_Strict):
     # (synth/allocation.py); a subtype is then only given to families it applies to.
     allocation: Literal["weighted", "quota"] = "weighted"
     image_roles: Annotated[dict[ImageRole, Weight], Field(min_length=1)] | None = None
+    # How solutions are written (synth.chains): one style, or styles by weight, drawn per base problem
+    # (a base's clean control and variants share it): worked lines, a student's answer, a model's chain.
+    solution_style: str | Annotated[dict[str, Weight], Field(min_length=1)] = "worked"
+
+    @field_validator("solution_style")
+    @classmethod
+    def _known_styles(cls, value: str | dict[str, float]) -> str | dict[str, float]:
+        unknown = [s for s in ([value] if isinstance(value, str) else value) if s not in STYLES]
+        if unknown:
+            raise ValueError(f"unknown solution style(s) {preview(unknown)}; choose from {sorted(STYLES)}: one name"
+                             " (solution_style: student) or names with weights ({worked: 1, student: 1, cot: 1})")
+        return value
 
     @field_validator("families")
     @classmethod

@@ -34,6 +34,7 @@ from perturb.reasoning.multi import stack, stackable
 from render import PageImage, render_page, sample_hand
 from render.handwriting import Writer
 from synth.allocation import BasePlan, plan_base
+from synth.chains import write_contents
 from synth.config import RunConfig, validate_config
 from synth.errors import RunError
 from synth.generators import get_family
@@ -264,6 +265,35 @@ def contents(config: RunConfig, index: int, plan: BasePlan | None,
     return problem, [(problem.id, clean_variant(problem)), *variants]
 
 
+def solution_style(config: RunConfig, index: int) -> str:
+    """Base ``index``'s solution style: the one configured, or one drawn by weight from its own stage generator."""
+    styles = config.generate.solution_style
+    if isinstance(styles, str):
+        return styles
+    if len(styles) == 1:
+        return next(iter(styles))
+    return _weighted(stage_rng(item_seed(config.seed, index), "solution_style"), styles)
+
+
+def write_solutions(config: RunConfig, index: int, problem: Problem, variants: list[tuple[str, Variant]],
+                    stats: ShardStats) -> tuple[str, list[tuple[str, Variant]]]:
+    """The write-up stage: base ``index``'s contents in its solution style (``synth.chains``), re-verified.
+
+    A variant whose styled chain the verifier labels otherwise is dropped and counted in the funnel
+    under ``chains.<style>``; should the clean control's chain fail, the base keeps the worked style.
+    """
+    style = solution_style(config, index)
+    with _Timer(stats, "write_up"):
+        styled = write_contents(problem, variants, style, item_seed(config.seed, index))
+    name = f"chains.{style}"
+    stats.funnel.attempted[name] += len(variants)
+    stats.funnel.kept[name] += len(styled.contents) if styled.style == style else 0
+    for reason, n in sorted(styled.rejected.items()):
+        for _ in range(n):
+            stats.funnel.reject(name, reason)
+    return styled.style, styled.contents
+
+
 # ------------------------------------------------------------------------- render, degrade
 
 
@@ -395,12 +425,13 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     seed = item_seed(config.seed, index)
     plan = plan_base(config, index)
     problem, variants = contents(config, index, plan, stats)
+    style, variants = write_solutions(config, index, problem, variants, stats)
     bid = problem.id
     rcfg = config.render
     if not rcfg.enabled:
         for item_id, variant in variants:
             yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
-                       render=None, image=None, clean_image=None, versions=versions()), None
+                       render=None, image=None, clean_image=None, versions=versions(), solution_style=style), None
         return
     hand = sample_hand(stage_rng(seed, "render"), style=rcfg.style, handwritten_share=rcfg.handwritten_share,
                        neatness=rcfg.neatness, writers=rcfg.writers)
@@ -411,7 +442,7 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
         drawn = render_variant(config, problem, variant, hand, seed, stats)
         yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
                    render=drawn.page, image=f"images/{item_id}.png", clean_image=clean_image,
-                   versions=versions()), drawn.pixels
+                   versions=versions(), solution_style=style), drawn.pixels
         if variant.kind not in config.degrade.apply_to:
             continue
         clean = item_id == bid  # the clean control comes first: its captures are the ones twins may have
@@ -422,7 +453,8 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
             yield Item(id=photo_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
                        render=photo.page, degradations=photo.records, profile=cap.profile,
                        image=_photo_name(photo_id, photo), clean_image=clean_image, versions=versions(),
-                       source_id=item_id, capture_twin=None if clean else f"{bid}-{cap.suffix}"), _stored(photo)
+                       source_id=item_id, capture_twin=None if clean else f"{bid}-{cap.suffix}",
+                       solution_style=style), _stored(photo)
         if clean:
             captures = taken
 

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from synth.chains._base import KINDS, LINE_KINDS, Chain, bank, compose, disagreement, rule_kind, worked_chain
+from synth.generators import get_family
 from synth.records import Problem, Variant
 from synth.registry import Registry
+from synth.verification import worked as worked_context
 
 
 class ChainStyle:
@@ -61,6 +63,7 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     worked style (``rejected["clean_kept_worked"]``), so a base never loses its control.
     """
     writer = STYLES[style]
+    context = worked_context(problem, get_family(problem.family)) if style != "worked" else None  # derived once per base
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:
@@ -68,7 +71,7 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
         if chain is None:
             out.append((item_id, _as_worked(variant)))
             continue
-        reason, styled = disagreement(problem, variant, chain)
+        reason, styled = disagreement(problem, variant, chain, context)
         if reason is not None:
             if variant.kind == "clean":
                 rejected["clean_kept_worked"] += 1

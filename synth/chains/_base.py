@@ -15,7 +15,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from jinja2 import TemplateNotFound
@@ -24,7 +24,7 @@ from synth.generators import get_family
 from synth.generators.base import Family
 from synth.records import ErrorLabel, Given, Problem, Step, Variant
 from synth.templating import PHRASING_SEPARATOR, environment
-from synth.verification import READING_RULE, Verdict, verify
+from synth.verification import READING_RULE, Verdict, Worked, verify
 
 CONCLUDE_RULE = "conclude"
 
@@ -94,6 +94,13 @@ def bank(style: str, kind: str) -> tuple[Any, ...]:
     return tuple(env.from_string(p) for p in parts)
 
 
+@lru_cache(maxsize=65536)
+def _rendered(style: str, kind: str, index: int, context: tuple[tuple[str, Any], ...]) -> str:
+    """Phrasing ``index`` rendered, whitespace collapsed. Math stands in it as placeholders, so a phrasing's
+    output depends on a few words of context only and most renderings are cache hits (jinja is the cost)."""
+    return " ".join(bank(style, kind)[index].render(**dict(context)).split())
+
+
 def choice(seed: int, style: str, key: str, n: int) -> int:
     """A stable pick in ``range(n)`` from the base seed and a step key (no generator state: order-free)."""
     digest = hashlib.blake2b(f"{seed}|{style}|{key}".encode(), digest_size=8).digest()
@@ -104,8 +111,7 @@ def phrase(style: str, kind: str, key: str, seed: int, context: dict[str, Any],
            fragments: Sequence[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
     """One phrasing filled in: the sentence and the spans of ``fragments`` (placed where ``mark(i)`` stands)."""
     options = bank(style, kind)
-    template = options[choice(seed, style, key, len(options))]
-    raw = " ".join(template.render(**context).split())
+    raw = _rendered(style, kind, choice(seed, style, key, len(options)), tuple(sorted(context.items())))
     out: list[str] = []
     spans: list[tuple[int, int]] = []
     at = 0
@@ -440,7 +446,8 @@ def _origins(chain: Chain, steps: Sequence[int]) -> set[int | str]:
     return {"read" if chain.origin[j - 1] is None else chain.origin[j - 1] for j in steps}  # type: ignore[misc]
 
 
-def disagreement(problem: Problem, variant: Variant, chain: Chain) -> tuple[str | None, Variant]:
+def disagreement(problem: Problem, variant: Variant, chain: Chain,
+                 context: Worked | None = None) -> tuple[str | None, Variant]:
     """Re-verify a styled chain: (None, the styled variant with its labels moved to the chain) or (the reason,
     ``variant``).
 
@@ -448,7 +455,8 @@ def disagreement(problem: Problem, variant: Variant, chain: Chain) -> tuple[str 
     misdisplayed lines, the first wrong one (a wrong reading, for a misread), every wrong one, propagation
     over the computed lines and the answer. The written labels are then the verifier's on the chain.
     """
-    verdict = verify(problem, chain.steps, family=get_family(problem.family))
+    family = context.family if context is not None else get_family(problem.family)
+    verdict = verify(problem, chain.steps, family=family, context=context)
     labels = (variant.error, *variant.errors) if variant.error is not None else ()
     shown_wrong = [j for j, ok in enumerate(verdict.parses, start=1) if not ok]
     meant = {int(e.edit["step"]) for e in labels if e.family == "notational" and isinstance(e.edit.get("step"), int)}
