@@ -15,6 +15,7 @@ from synth.chains import STYLES
 from synth.errors import ConfigError
 from synth.generators import REGISTRY as FAMILIES
 from synth.resources import packaged_config
+from synth.taxonomy import RETIRED
 from synth.yamlsafe import preview, read_yaml_file
 
 Severity = Annotated[int, Field(ge=0, le=3)]
@@ -102,6 +103,9 @@ class InjectConfig(_Strict):
                              " clean controls only, set inject.variants_per_base: 0 and leave subtypes out;"
                              " otherwise list at least one subtype with its weight")
         unknown = [s for s in value if s not in INJECTORS]
+        retired = [f"{s}: {RETIRED[s]}" for s in unknown if s in RETIRED]
+        if retired:
+            raise ValueError(f"{'; '.join(retired)}; remove it from inject.subtypes")
         if unknown:
             raise ValueError(
                 f"unknown or not yet available error subtype(s) {preview(unknown)}; available: {sorted(INJECTORS)}"

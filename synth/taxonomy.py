@@ -82,6 +82,14 @@ ERROR_SUBTYPES: tuple[ErrorSubtype, ...] = tuple(
 )
 
 SUBTYPES: dict[str, ErrorSubtype] = {s.subtype: s for s in ERROR_SUBTYPES}
+
+# Subtypes kept in the taxonomy (their ids still read back, FERMAT names them) but no longer injected, and why.
+RETIRED: dict[str, str] = {
+    "logic_disruption": (
+        "retired (issue 18): its label must name the first line that uses a value not yet derived, and no family "
+        "has one; every family writes equivalent lines, so two lines swapped are a valid skip-ahead (the "
+        "step_omission control's pattern) followed by a line that goes backwards"),
+}
 ERROR_FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(s.family for s in ERROR_SUBTYPES))
 
 

@@ -21,7 +21,7 @@ from synth._bounded import call as bounded_call
 from synth.equivalence import _clearly_differ
 from synth.mathparse import MathParseError, equivalent, parse_math
 from synth.polynomials import exact_form, expand_difference, monic_square_free, rational_part, to_sympy, univariate
-from synth.presentation import ShownLine, Vocabulary, presentation_faults, read_line
+from synth.presentation import ShownLine, Vocabulary, one_variable_relation, presentation_faults, read_line
 from synth.records import Problem, Step
 
 
@@ -470,6 +470,56 @@ REMARK = "Note: "
 # A reading step (synth.chains): "name = value" claims about the problem's givens, joined by "; ", judged against
 # the givens' true values (what the figure or the question shows), outside the chain of computed lines.
 READING_RULE = "read"
+REMARK_RULE = "remark"  # a side remark (a true but irrelevant fact) whose text is worded (``By the way, ...``)
+DECLARE_RULE = "declare"  # a line that names the unknown by another letter (``Let q = a``), math ``q = a``
+
+
+def declared_letter(problem: Problem, claim: str, start: sympy.Basic, renames: dict[str, str]) -> str | None:
+    """The new letter a declaration ``q = a`` introduces for the question's unknown ``a``, or None when the line
+    declares nothing valid: not two single letters, not the unknown, or a letter the question already uses.
+
+    A declared letter then stands for the unknown on every later line (a rename the solution states is a
+    control, ``variable_rename``); a letter changed without a declaration is the error ``variable_misnaming``.
+    """
+    var = problem.params.get("var")
+    parsed = _parse(claim)
+    if not isinstance(var, str) or not isinstance(parsed, sympy.Eq):
+        return None
+    lhs, rhs = parsed.lhs, parsed.rhs
+    if not (isinstance(lhs, sympy.Symbol) and isinstance(rhs, sympy.Symbol)) or rhs.name != var:
+        return None
+    new = lhs.name
+    taken = {str(x) for x in getattr(start, "free_symbols", ())}
+    if new == var or new in taken or new in renames:
+        return None
+    return new
+
+
+def _undeclared_names(problem: Problem, start: sympy.Basic, shown: Sequence[ShownLine | None],
+                      faults: tuple[str, ...]) -> tuple[str, ...]:
+    """``faults`` plus ``variable_misnaming`` on each right line that calls the unknown by a letter the solution
+    never declared (``q = 32.5`` where the question asks for a), from the first line on: a rename is a control
+    only when declared (``Let q = a``). Declared letters were read as the unknown already (``_renamed``)."""
+    var = problem.params.get("var")
+    if not isinstance(var, str) or not one_variable_relation(start, var):
+        return faults
+    out = list(faults)
+    for i, line in enumerate(shown):
+        if line is None or out[i] or not line.correct or line.value is None:
+            continue
+        names = {str(x) for x in line.value.free_symbols}
+        if names and names != {var}:
+            out[i] = "variable_misnaming"
+    return tuple(out)
+
+
+def _renamed(value: sympy.Basic | None, renames: dict[str, str]) -> sympy.Basic | None:
+    """``value`` with each declared letter read as the unknown it stands for."""
+    if value is None or not renames:
+        return value
+    swap = {x: sympy.Symbol(renames[x.name], **x.assumptions0) for x in value.free_symbols
+            if isinstance(x, sympy.Symbol) and x.name in renames}
+    return value.xreplace(swap) if swap else value
 
 
 def reading_holds(problem: Problem, claim: str) -> bool:
@@ -566,8 +616,21 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,
     value = None
     earlier: list[sympy.Basic] = []
     prior_wrong = False  # the previous working line's value is wrong
-    for step in steps:
+    renames: dict[str, str] = {}  # letters the solution declared for the question's (``Let q = a``): q -> a
+    last_working: int | None = None  # the line that states the answer: the last one in the chain
+    for at, step in enumerate(steps):
         claim = step.math or step.text  # a worded step (synth.chains) keeps its mathematical claim in ``math``
+        if step.rule == DECLARE_RULE:  # ``Let q = a``: outside the chain; right when it names the unknown anew
+            new = declared_letter(problem, claim, start, renames)
+            if new is not None:
+                renames[new] = str(problem.params["var"])
+            parses.append(new is not None)
+            local.append(new is not None)
+            glob.append(new is not None)
+            shown_lines.append(None)
+            continue
+        if step.rule == REMARK_RULE and not claim.startswith(REMARK):  # a side remark written without ``Note: ``
+            claim = REMARK + claim
         if step.rule == READING_RULE:  # values read off the figure or the question: true or not, outside the chain
             true = reading_holds(problem, claim)
             parses.append(True)
@@ -582,8 +645,9 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,
             glob.append(true)
             shown_lines.append(None)
             continue
-        value = _parse(step.value)
-        shown = _parse(claim)
+        last_working = at
+        value = _renamed(_parse(step.value), renames)
+        shown = _renamed(_parse(claim), renames)
         parses.append(value is not None and shown is not None and same_value(shown, value))
         if value is None:
             local.append(False)
@@ -613,6 +677,6 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,
     answer = family.answer_of(value) if value is not None else None
     correct = answer is not None and equal_answers(answer, truth)
     faults = presentation_faults(problem, shown_lines, same_value, vocabulary=context.vocabulary, initial=start)
-    last = next((i for i in range(len(steps) - 1, -1, -1) if not steps[i].text.startswith(REMARK)), None)
-    answer_fault = faults[last] if last is not None and last < len(faults) else ""
+    faults = _undeclared_names(problem, start, shown_lines, faults)
+    answer_fault = faults[last_working] if last_working is not None and last_working < len(faults) else ""
     return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults, answer_fault)

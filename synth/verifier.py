@@ -13,7 +13,9 @@ from synth import verification
 from synth.generators import get_family
 from synth.records import Problem, Step
 from synth.verification import (
+    DECLARE_RULE,
     REMARK,
+    REMARK_RULE,
     SolutionFamily,
     Verdict,
     Worked,
@@ -35,5 +37,6 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily | 
     return verification.verify(problem, steps, family=family, context=context)
 
 
-__all__ = ["REMARK", "SolutionFamily", "Verdict", "Worked", "equal_answers", "is_true_statement", "parse_both",
+__all__ = ["DECLARE_RULE", "REMARK", "REMARK_RULE",
+           "SolutionFamily", "Verdict", "Worked", "equal_answers", "is_true_statement", "parse_both",
            "parse_either", "parse_step", "same_value", "verify", "worked"]

@@ -44,12 +44,13 @@ ERRORRADAR = {
                      "Math Commonsense": 229},                                                 # §1.2
 }
 FERMAT = {
-    "axis": {"CO": 611, "CP": 609, "NO": 255, "PR": 429, "SU": 340},   # §2.2
+    # §2.2; PR without Logic Disruption's 101 (retired: synth.taxonomy.RETIRED), the rest renormalized
+    "axis": {"CO": 611, "CP": 609, "NO": 255, "PR": 328, "SU": 340},
     "perturbation_type": {FERMAT_TYPES[s]: n for s, n in {
         "final_number": 156, "sign_error": 100, "intermediate_corrected": 80, "intermediate_propagated": 108,
         "copy_error": 167, "theorem_misapplication": 62, "misinterpret_question": 145, "invalid_assumption": 122,
         "incorrect_fact": 143, "formula_misuse": 137, "symbol_error": 81, "operator_swap": 115,
-        "misplaced_parentheses": 59, "format_ignored": 47, "terminology_swap": 25, "logic_disruption": 101,
+        "misplaced_parentheses": 59, "format_ignored": 47, "terminology_swap": 25,
         "contextual_swap": 43, "variable_misnaming": 67, "incorrect_units": 146, "variable_rename": 100,
         "step_omission": 81, "irrelevant_info": 159}.items()},
     "question_type": {"free-form": 82, "MCQ": 18},      # §2.3: 1,814 / 430, stated as 82% / 18%

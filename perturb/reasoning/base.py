@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -155,6 +156,27 @@ def unpropagated(attempt: Attempt, problem: Problem) -> Attempt | Skip:
                                   edit={**attempt.intent.edit, "propagated": False}))
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_PLAIN_MATH = (
+    (re.compile(r"\bsqrt\("), lambda m: "√("),
+    (re.compile(r"\bpi\b"), lambda m: "π"),
+    (re.compile(r"\*\*(-?\d+)\b"), lambda m: m.group(1).translate(_SUPERSCRIPT)),  # n**2 -> n²
+    (re.compile(r"\*\*"), lambda m: "^"),
+    (re.compile(r"\*I\b"), lambda m: "i"),  # 24*I -> 24i
+    (re.compile(r"(?<![A-Za-z])I(?=\*)"), lambda m: "i"),
+    (re.compile(r"(?<=[\w)π⁰¹²³⁴⁵⁶⁷⁸⁹])\*(?=[A-Za-z(√π])"), lambda m: ""),  # 5*x -> 5x, 3*(x + 1) -> 3(x + 1)
+    (re.compile(r"\*"), lambda m: " × "),
+)
+
+
+def plain_math(text: str) -> str:
+    """An explanation as a teacher writes it: SymPy's syntax (``n**2``, ``24*I``, ``sqrt(3)``, ``5*x``) in the
+    notation of the page (``n²``, ``24i``, ``√(3)``, ``5x``). Words are left alone."""
+    for pattern, repl in _PLAIN_MATH:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def _disagreement(intent: Intent, verdict: Verdict) -> str | None:
     first = verdict.first_error_step
     if first is None:
@@ -221,7 +243,7 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
             family=meta.family, subtype=subtype, first_error_step=verdict.first_error_step or 0,
             error_steps=verdict.error_steps, propagated=verdict.propagated,
             answer_changed=bool(answer_changed), shown_answer=shown,
-            explanation=attempt.intent.explanation, injector=injector.id, edit=attempt.intent.edit,
+            explanation=plain_math(attempt.intent.explanation), injector=injector.id, edit=attempt.intent.edit,
             projections=projections(subtype), answer_correct=verdict.answer_fully_correct,
         )
         return Variant(kind="error", steps=attempt.steps, shown_answer=shown, is_correct=False, error=label)
@@ -239,5 +261,5 @@ def control_variant(steps: tuple[Step, ...], shown_answer: str, subtype: str, in
 
 
 __all__ = ["INJECTORS", "Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step",
-           "clean_variant", "control_variant", "finalize", "first_changed_step", "inject", "register",
+           "clean_variant", "control_variant", "finalize", "first_changed_step", "inject", "plain_math", "register",
            "replay_attempt", "unpropagated"]

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from perturb.reasoning.base import INJECTORS, Attempt, Funnel, Skip, inject
+from perturb.reasoning.base import INJECTORS, Attempt, Funnel, Skip, inject, plain_math
 from synth.generators import get_family
 from synth.mathparse import to_text
 from synth.records import ErrorLabel, Problem, Step, Variant
@@ -106,7 +106,8 @@ def stack(problem: Problem, variant: Variant, subtype: str, rng: np.random.Gener
         label = ErrorLabel(
             family=SUBTYPES[subtype].family, subtype=subtype, first_error_step=intent.first_error_step,
             error_steps=own, propagated=intent.propagated, answer_changed=intent.answer_changed,
-            shown_answer=shown_answer, explanation=intent.explanation, injector=injector.id, edit=intent.edit,
+            shown_answer=shown_answer, explanation=plain_math(intent.explanation), injector=injector.id,
+            edit=intent.edit,
             projections=projections(subtype), answer_correct=verdict.answer_fully_correct)
         # Whether the answer is right as asked is a fact of the combined solution: every label says the same.
         labels = [replace(e, answer_correct=verdict.answer_fully_correct) for e in labels]

@@ -256,33 +256,9 @@ def _name(var: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z\\]){re.escape(var)}(?![A-Za-z])")
 
 
-class LogicDisruption(_Presentation):
-    """Two working lines swapped, so a line uses what has not been worked out yet."""
-
-    subtype = "logic_disruption"
-
-    @staticmethod
-    def _sites(problem: Problem) -> list[int]:
-        steps, n = problem.steps, len(problem.steps)
-        return [k for k in range(1, n - 1)  # never the final line: it states the answer
-                if not steps[k - 1].text.startswith(REMARK) and not steps[k].text.startswith(REMARK)
-                and steps[k - 1].text != steps[k].text]
-
-    def applies(self, family: Family, problem: Problem) -> bool:
-        return bool(self._sites(problem))
-
-    def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
-                placement: str | int) -> Attempt | Skip:
-        k = choose_step(self._sites(problem), rng, placement)
-        if k is None:
-            return Skip("no_site_at_placement")
-        lines = list(problem.steps)
-        lines[k - 1], lines[k] = lines[k], lines[k - 1]
-        explanation = (f"Steps {k} and {k + 1} are written in the wrong order: step {k} ({lines[k - 1].text}) "
-                       f"uses work that only appears in step {k + 1}.")
-        return Attempt(_renumbered(lines), Intent(
-            first_error_step=k, propagated=False, answer_changed=False, explanation=explanation,
-            edit={"step": k, "swapped_with": k + 1}, presentation=self.subtype))
+# logic_disruption is retired (synth.taxonomy.RETIRED says why): every family writes its working as a chain of
+# equivalent lines, so two lines swapped give a valid skip-ahead (the step_omission control's pattern) and a line
+# that goes backwards; no line ever uses a value not yet derived, which is what the label would have to say.
 
 
 class _LabelSwap(_Presentation):
@@ -379,5 +355,5 @@ class ContextualSwap(_LabelSwap):
                 and len(set(label_words(lb))) == len(label_words(lb))]
 
 
-for _cls in (FormatIgnored, IncorrectUnits, VariableMisnaming, LogicDisruption, TerminologySwap, ContextualSwap):
+for _cls in (FormatIgnored, IncorrectUnits, VariableMisnaming, TerminologySwap, ContextualSwap):
     register(_cls())

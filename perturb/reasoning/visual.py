@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import re
+from collections import Counter, OrderedDict
+from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,17 +47,24 @@ def figure_readings(family: Family, problem: Problem) -> tuple[Reading, ...]:
 class Misread(Injector):
     """Solve with the reading's parameters replaced by one of its plausible misreads (the figure stays true)."""
 
-    # v2: misreads may replace several parameters (Reading.also), misreads whose working is exactly a
-    # mal-rule's are left to the mal-rule, the families offer more readings than v1 did, and a table whose
-    # rows each lost a value is explained as left out when counting.
-    version = 2
+    # v3: only quantities the question text does not state are misread (a value printed in the text and
+    # taken wrongly is a copy error, not a visual one), and explanations name figure elements in plain words.
+    version = 3
     splices = True
 
     def __init__(self, subtype: str) -> None:
         self.subtype = subtype
 
     def readings(self, family: Family, problem: Problem) -> list[Reading]:
-        return [r for r in figure_readings(family, problem) if r.kind == self.subtype and r.misreads]
+        """The readings of this kind, each with only the misreads of values the figure alone tells."""
+        out = []
+        for r in figure_readings(family, problem):
+            if r.kind != self.subtype or not r.misreads:
+                continue
+            honest = tuple(w for w in r.misreads if figure_only(problem, r, w))
+            if honest:
+                out.append(r if len(honest) == len(r.misreads) else replace(r, misreads=honest))
+        return out
 
     def applies(self, family: Family, problem: Problem) -> bool:
         return problem.figure is not None and bool(self.readings(family, problem))
@@ -80,22 +90,255 @@ class Misread(Injector):
             return drafts
         k = first_changed_step(drafts, problem.steps)
         true, shown = problem.params.get(reading.param), changes[reading.param]
-        if _shortened(changed):  # an element missed when counting (a bar, a table row or column): fewer values
-            explanation = (f"leaves {reading.element} out when counting what the figure shows{_rows_note(changed)}, "
-                           f"taking {_pairs(changed, 'to')} instead of {_pairs(changed, 'from')}; "
-                           "the solution is worked correctly from the miscount")
-        elif reading.also:  # several values taken together (hands swapped, radius taken for a diameter)
-            explanation = (f"misreads {reading.element} in the figure, taking "
-                           f"{_pairs(changed, 'to')} instead of {_pairs(changed, 'from')}; "
-                           "the solution is worked correctly from the misreading")
-        elif isinstance(true, str):  # a relation read wrongly (which angle pair, which side is the hypotenuse)
-            explanation = (f"misreads {reading.element} in the figure, taking {reading.param} as {shown} instead of "
-                           f"{true}; the solution is worked correctly from the misreading")
-        else:
-            explanation = (f"reads {reading.element} in the figure as {_show(shown)} instead of {_show(true)}; "
-                           "the solution is worked correctly from the misread value")
+        explanation = explain(problem, reading, changed, true, shown)
         edit = {"param": reading.param, "element": reading.element, "from": true, "to": shown, "changes": changed}
         return replay_attempt(family, problem, drafts, k, explanation, edit)
+
+
+# -- which misreads are visual: the value lives in the figure only ----------------------------------------
+
+_NUMBER = re.compile(r"(?<![\d.,])([−-](?=\d))?(\d+(?:\.\d+)?)")
+
+
+def stated_numbers(problem: Problem) -> frozenset[Fraction]:
+    """Every number the question text states, and every given whose source is the text.
+
+    A minus sign counts only when it touches the digits (``A(−3, 6)``); ``5 − 3`` states 5 and 3.
+    """
+    found = set()
+    for m in _NUMBER.finditer(problem.question_text):
+        value = Fraction(m.group(2))
+        found.add(-value if m.group(1) else value)
+    for g in problem.givens:
+        if g.source == "text":
+            try:
+                found.add(Fraction(g.value.replace("−", "-")))
+            except (ValueError, ZeroDivisionError):
+                continue
+    return frozenset(found)
+
+
+def figure_only(problem: Problem, reading: Reading, wrong: Any) -> bool:
+    """Whether every value the misread replaces is one only the figure tells (not stated in the question text).
+
+    A problem whose givens all live in the text has nothing only the figure tells; otherwise each
+    replaced number is compared with the numbers the text states (``stated_numbers``).
+    """
+    try:
+        changes = reading.changes(wrong)
+    except ValueError:
+        return False
+    if problem.givens and all(g.source == "text" for g in problem.givens):
+        return False
+    stated = stated_numbers(problem)
+    return not any(v in stated for key, value in changes.items()
+                   for v in replaced_numbers(problem.params.get(key), value))
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The scalar values of a parameter in order (lists, and dicts in key order, flattened)."""
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if isinstance(value, dict):
+        return [leaf for k in value for leaf in _leaves(value[k])]
+    return [value]
+
+
+def _as_number(value: Any) -> Fraction | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        return None
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
+def replaced_numbers(true: Any, shown: Any) -> list[Fraction]:
+    """The true numbers a misread replaces: those at the places that differ, or the ones left out."""
+    a, b = _leaves(true), _leaves(shown)
+    if len(a) == len(b):
+        lost = [t for t, s in zip(a, b) if t != s]
+    else:
+        lost = list((Counter(map(repr, a)) - Counter(map(repr, b))).elements())
+        lost = [t for t in a if repr(t) in lost] or a
+    return [n for n in map(_as_number, lost) if n is not None]
+
+
+# -- explanations in a teacher's words ----------------------------------------------------------------
+
+def explain(problem: Problem, reading: Reading, changed: list[dict[str, Any]], true: Any, shown: Any) -> str:
+    """What the pupil misread, naming figure elements as the figure does (never by internal ids)."""
+    what = element_words(problem, reading.element)
+    if _shortened(changed):  # an element missed when counting (a bar, a table row or column): fewer values
+        return (f"leaves {what} out when counting what the figure shows{_rows_note(changed)}, "
+                f"taking {_values(changed, 'to')} instead of {_values(changed, 'from')}; "
+                "the solution is worked correctly from the miscount")
+    if _groups(true) and _groups(shown):  # groups of objects (rows, columns, empty places) counted wrongly
+        return (f"miscounts {what} in the figure, counting {_group_counts(shown, true)}; "
+                "the solution is worked correctly from the miscount")
+    if reading.element.startswith("hand_hour") and len(changed) == 2 and all(
+            isinstance(c["from"], int) and isinstance(c["to"], int) for c in changed):
+        (h0, m0), (h1, m1) = ((c["from"] for c in changed), (c["to"] for c in changed))
+        return (f"swaps the hands of {what.split(' of ', 1)[1]}, reading the time as {h1}:{m1:02d} instead of "
+                f"{h0}:{m0:02d}; the solution is worked correctly from the misreading")
+    if isinstance(true, str):  # a relation read wrongly (which angle pair, which side is the hypotenuse)
+        return (f"misreads {what} in the figure, taking {_relation(reading.param, shown)} where the figure shows "
+                f"{_relation(reading.param, true)}; the solution is worked correctly from the misreading")
+    if reading.also:  # several values taken together (hands swapped, a key read at the wrong size)
+        return (f"misreads {what} in the figure, taking {_values(changed, 'to')} instead of "
+                f"{_values(changed, 'from')}; the solution is worked correctly from the misreading")
+    if reading.element.startswith("point_") and _pair(true) and _pair(shown):
+        return (f"reads {what} in the figure as ({_number(shown[0])}, {_number(shown[1])}) instead of "
+                f"({_number(true[0])}, {_number(true[1])}); the solution is worked correctly from the misread value")
+    a, b = _changed_pair(true, shown)
+    return (f"reads {what} in the figure as {a} instead of {b}; "
+            "the solution is worked correctly from the misread value")
+
+
+# Relations: how a pupil would say what they took (the parameter's value in words).
+_RELATION_WORDS = {
+    "hyp": "the hypotenuse", "leg": "a shorter side", "radius": "a radius", "diameter": "a diameter",
+    "percent": "percentages", "degrees": "angles in degrees", "base": "a base angle", "apex": "the apex angle",
+    "sides": "the sides of the tube", "ends": "the ends of the tube",
+}
+_RELATION_FRAMES = {"ce_matches": "it as matching side {}", "same_as": "the marked sector as equal to {}",
+                    "counted": "group {} as the one asked about", "find": "it as {}", "given": "the length as {}",
+                    "touches": "the balls as touching {}", "read_as": "the numbers as {}",
+                    "ask": "the angle asked for as {}"}
+
+
+def _relation(param: str, value: str) -> str:
+    words = _RELATION_WORDS.get(value, value)
+    return _RELATION_FRAMES.get(param, "{}").format(words)
+
+
+def _pair(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and len(value) == 2 and all(_as_number(v) is not None for v in value)
+
+
+def _groups(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _group_counts(shown: list[dict[str, Any]], true: list[dict[str, Any]]) -> str:
+    """``3 rows instead of 2, 1 empty place instead of 2``: what differs, group by group."""
+    out = []
+    for a, b in zip(shown, true):
+        for key in a:
+            if a.get(key) == b.get(key):
+                continue
+            if isinstance(a[key], (list, tuple)) or isinstance(b.get(key), (list, tuple)):
+                n, m = len(a[key] or ()), len(b.get(key) or ())
+                noun = "empty place" if key == "missing" else key
+                out.append(f"{n} {noun}{'s' if n != 1 else ''} instead of {m}")
+            else:
+                noun = {"cols": "columns"}.get(key, key)
+                out.append(f"{_number(a[key])} {noun} instead of {_number(b.get(key))}")
+    if len(shown) != len(true):
+        out.append(f"{len(shown)} groups instead of {len(true)}")
+    return _and(out) if out else "the objects wrongly"
+
+
+def _number(value: Any) -> str:
+    text = str(value)
+    return text[:-2] if isinstance(value, float) and text.endswith(".0") else text.replace("-", "−")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else "nothing"
+
+
+def _changed_pair(true: Any, shown: Any) -> tuple[str, str]:
+    """(shown, true) in words: only the entries that differ when a list keeps its length."""
+    a, b = _leaves(shown), _leaves(true)
+    if len(a) == len(b) and len(a) > 1:
+        places = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        return _and([_number(a[i]) for i in places]), _and([_number(b[i]) for i in places])
+    return _and([_number(v) for v in a]), _and([_number(v) for v in b])
+
+
+def _values(changed: list[dict[str, Any]], side: str) -> str:
+    """The numbers on one side of a misread, plainly (``8 and 45``); a value absent on this side is left out."""
+    return _and([_number(v) for c in changed if c[side] is not None for v in _leaves(c[side])
+                 if not isinstance(v, str)] or [str(c[side]) for c in changed if isinstance(c[side], str)])
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _ordinal(i: int) -> str:
+    return _ORDINALS[i] if 0 <= i < len(_ORDINALS) else f"number {i + 1}"
+
+
+def _elements(problem: Problem) -> dict[str, dict[str, Any]]:
+    spec = problem.figure.spec if problem.figure is not None else {}
+    return {str(e.get("id")): e for e in spec.get("elements", []) if isinstance(e, dict) and e.get("id")}
+
+
+_PLAIN_ELEMENTS = {
+    "axis": "the marks on the number line", "curve_f": "the graph of f", "ticks_y": "the numbers on the y-axis",
+    "step_rise": "the rise between the two points", "step_run": "the run between the two points",
+    "angle_given": "the marked angle", "angle_h": "the angle on the other line", "protractor": "the protractor",
+    "grid_key": "the key for the squares", "key": "the picture key", "title": "the table's title",
+    "diameter": "the diameter", "radius": "the radius", "height": "the height", "slant": "the slant height",
+    "key_edge": "the edge in the key", "tube_diameter": "the tube's width", "tube_height": "the tube's height",
+    "coin_lines": "the coins in the stack", "balls": "the balls in the tube", "cubes_front": "the cubes on the front",
+    "cubes_right": "the cubes on the side", "polygon": "the corners of the polygon", "edge_length": "the length",
+    "edge_width": "the width", "edge_height": "the height", "radius_R": "the outer radius",
+    "diameter_d": "the diameter",
+}
+
+
+def element_words(problem: Problem, element: str) -> str:
+    """A figure element as a teacher names it: ``cell_2_1`` -> "the cell in row 2, column 1 (...)",
+    ``bar_0`` -> "the bar for Ana", ``hand_hour_1`` -> "the hour hand of the first clock".
+
+    Words come from the element's own drawn labels where it has them; an element id never reaches the text.
+    """
+    els = _elements(problem)
+    el = els.get(element, {})
+    parts = element.split("_")
+    if element == "radius_r":
+        return "the inner radius" if "radius_R" in els else "the radius"
+    if element in _PLAIN_ELEMENTS:
+        return _PLAIN_ELEMENTS[element]
+    head, rest = parts[0], parts[1:]
+    if head == "hand" and len(rest) == 2 and rest[1].isdigit():
+        return f"the {rest[0]} hand of the {_ordinal(int(rest[1]) - 1)} clock"
+    if head == "cell" and len(rest) == 2 and all(x.isdigit() for x in rest):
+        r, c = int(rest[0]), int(rest[1])
+        row = str(els.get(f"cell_{r}_0", {}).get("text") or "")
+        col = str(els.get(f"cell_0_{c}", {}).get("text") or "")
+        if r == 0:
+            return f"the column headed “{col}”" if col else f"column {c}"
+        if c == 0:
+            return f"the row headed “{row}”" if row else f"row {r}"
+        named = ", ".join(f"“{w}”" for w in (row, col) if w)
+        return f"the cell in row {r}, column {c}" + (f" ({named})" if named else "")
+    if head in ("bar", "point", "label", "wedge") and rest and rest[0].isdigit():
+        i = int(rest[0])
+        name = str(els.get(f"label_{i}", {}).get("text") or el.get("text") or "")
+        noun = {"bar": "the bar", "point": "the point", "label": "the label", "wedge": "the sector"}[head]
+        if head == "label":
+            return f"the label “{name}”" if name else f"the {_ordinal(i)} label"
+        return f"{noun} for {name}" if name else f"the {_ordinal(i)} {noun.split()[-1]}"
+    if head == "equal" and rest[:1] == ["mark"]:
+        return "the equal-angle mark"
+    if head == "tick" and rest:
+        if el.get("type") == "tick_mark":  # equal-length marks on a side
+            return f"the equal-length marks on side {rest[0]}"
+        return f"the mark labelled {el['text']}" if el.get("text") else "a mark on the number line"
+    if head in ("tray", "label") and rest:
+        label = str(els.get(f"label_{rest[0]}", {}).get("text") or "")
+        return label or f"group {rest[0]}"
+    if head == "object" and len(rest) == 3:
+        group = str(els.get(f"label_{rest[0]}", {}).get("text") or f"group {rest[0]}")
+        return f"the place in row {int(rest[1]) + 1}, column {int(rest[2]) + 1} of {group}"
+    if head == "angle" and rest:
+        at = el.get("at") or rest[0]
+        return f"the angle at {at}"
+    if head in ("side", "height", "radius", "diameter") and rest:
+        return f"{head} {rest[0]}"
+    if head == "point" and rest:
+        return f"point {rest[0]}"
+    return " ".join(parts)
 
 
 def _shortened(changed: list[dict[str, Any]]) -> bool:
@@ -124,18 +367,6 @@ def _rows_note(changed: list[dict[str, Any]]) -> str:
                         and list(v) == list(t[:-1]) for t, v in zip(true, shown)):
             return " (the last entry of every row)"
     return ""
-
-
-def _pairs(changed: list[dict[str, Any]], side: str) -> str:
-    """``given = diameter, d = 7``; a key with no value on this side (None) is left out of the sentence."""
-    def one(v: Any) -> str:
-        return f"[{_show(v)}]" if isinstance(v, (list, tuple)) else str(v)
-
-    return ", ".join(f"{c['param']} = {one(c[side])}" for c in changed if c[side] is not None)
-
-
-def _show(value: Any) -> str:
-    return ", ".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
 
 
 for _subtype in VISUAL:

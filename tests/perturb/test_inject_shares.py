@@ -56,7 +56,7 @@ MIXED_FAMILIES = ("algebra.linear.both_sides", "algebra.linear.two_step", "algeb
                   "geometry.circle.area", "geometry.pythagoras")
 MIXED_WEIGHTS = {"intermediate_propagated": 4.0, "final_number": 2.0, "intermediate_corrected": 2.0,
                  "operator_swap": 2.0, "formula_misuse": 1.5, "copy_error": 1.0, "sign_error": 1.0,
-                 "misplaced_parentheses": 1.0, "symbol_error": 1.0, "logic_disruption": 1.0, "step_omission": 1.0,
+                 "misplaced_parentheses": 1.0, "symbol_error": 1.0, "variable_misnaming": 1.0, "step_omission": 1.0,
                  "irrelevant_info": 0.5}
 
 

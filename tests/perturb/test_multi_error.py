@@ -21,9 +21,9 @@ from synth.records import Variant, dumps, loads
 from synth.verifier import verify
 from tests.conftest import tiny_config_data
 
-COMBOS = (("intermediate_propagated", "operator_swap"), ("operator_swap", "logic_disruption"),
-          ("final_number", "variable_misnaming"), ("intermediate_corrected", "logic_disruption"),
-          ("logic_disruption", "incorrect_units"), ("logic_disruption", "terminology_swap"))
+COMBOS = (("intermediate_propagated", "operator_swap"), ("operator_swap", "contextual_swap"),
+          ("final_number", "variable_misnaming"), ("intermediate_corrected", "terminology_swap"),
+          ("copy_error", "incorrect_units"), ("contextual_swap", "terminology_swap"))
 FAMILIES = ("arithmetic.order_of_operations", "algebra.linear.two_step", "arithmetic.units.conversion",
             "arithmetic.multi_digit.addition", "arithmetic.ratio.share")
 
@@ -130,7 +130,7 @@ def test_a_run_with_presentation_errors_and_two_per_variant_validates(tmp_path: 
                                "algebra.linear.two_step": 1.0, "arithmetic.ratio.share": 1.0}},
         inject={"variants_per_base": 2, "errors_per_variant": 2,
                 "subtypes": {"intermediate_corrected": 1.0, "operator_swap": 1.0, "format_ignored": 1.0,
-                             "incorrect_units": 1.0, "variable_misnaming": 1.0, "logic_disruption": 1.0,
+                             "incorrect_units": 1.0, "variable_misnaming": 1.0,
                              "terminology_swap": 1.0, "contextual_swap": 1.0}},
         degrade={"ops": []}, output={"root": str(tmp_path), "shard_size": 3})
     run(validate_config(data), tmp_path / "run", workers=1)

@@ -74,7 +74,7 @@ def test_a_column_left_out_of_every_row_is_explained_as_left_out_when_counting(t
     assert v is not None and v.error is not None
     assert v.error.explanation == (
         "leaves the Friday column out when counting what the figure shows (the last entry of every row), "
-        "taking rows = [[4, 6], [5, 1]] instead of rows = [[4, 6, 2], [5, 1, 3]]; "
+        "taking 4, 6, 5 and 1 instead of 4, 6, 2, 5, 1 and 3; "
         "the solution is worked correctly from the miscount")
     assert v.steps[0].text == "4 + 6 + 5 + 1" and v.shown_answer == "16"
 
@@ -83,26 +83,27 @@ def test_a_whole_row_left_out_still_reads_as_left_out_without_the_column_note(ta
     v = inject(table, "misread_scale", np.random.default_rng(0))
     assert v is not None
     assert v.error.explanation.startswith("leaves the last row out when counting what the figure shows, taking "
-                                          "rows = [[4, 6, 2]] instead of")
+                                          "4, 6 and 2 instead of")
 
 
 def test_a_same_shape_misread_is_explained_as_a_misread_value_not_a_miscount(table: Problem) -> None:
     v = inject(table, "misread_value", np.random.default_rng(0))
     assert v is not None
-    assert v.error.explanation.startswith("reads the first tally in the figure as [7, 6, 2], [5, 1, 3] instead of")
+    # Only the entry read wrongly is named, not the whole table.
+    assert v.error.explanation.startswith("reads the first tally in the figure as 7 instead of 4;")
 
 
 def test_one_cell_left_out_reads_as_left_out_but_names_no_column(table: Problem) -> None:
     v = inject(table, "misread_label", np.random.default_rng(0))
     assert v is not None
     assert v.error.explanation.startswith("leaves the last tally of the second row out when counting what the "
-                                          "figure shows, taking rows = [[4, 6, 2], [5, 1]] instead of")
+                                          "figure shows, taking 4, 6, 2, 5 and 1 instead of")
 
 
 def test_a_table_short_in_one_row_and_misread_in_another_is_not_called_left_out(table: Problem) -> None:
     v = inject(table, "misread_relation", np.random.default_rng(0))
     assert v is not None
-    assert v.error.explanation.startswith("reads the table in the figure as [4, 6], [5, 1, 8] instead of")
+    assert v.error.explanation.startswith("reads the table in the figure as 4, 6, 5, 1 and 8 instead of")
     assert "leaves" not in v.error.explanation
 
 
@@ -120,9 +121,10 @@ def test_a_two_way_table_added_up_without_its_last_column_says_the_column_was_le
                                 "ask": "given_row", "image_role": "required", "answer_form": "fraction"})
     v = inject(problem, "miscount", np.random.default_rng(0))
     assert v is not None and v.error is not None
-    assert v.error.explanation.startswith("leaves cell_0_3 out when counting what the figure shows "
-                                          "(the last entry of every row), taking counts = [[13, 11], [7, 2]] "
-                                          "instead of counts = [[13, 11, 6], [7, 2, 3]]")
+    heading = next(e["text"] for e in problem.figure.spec["elements"] if e.get("id") == "cell_0_3")
+    assert v.error.explanation.startswith(f"leaves the column headed “{heading}” out when counting what the figure "
+                                          "shows (the last entry of every row), taking 13, 11, 7 and 2 "
+                                          "instead of 13, 11, 6, 7, 2 and 3")
     assert v.steps[0].text == "13 ÷ (13 + 11)"
     verdict = verify(problem, v.steps, family=generators.get_family(problem.family))
     assert verdict.first_error_step == v.error.first_error_step == 1
