@@ -148,6 +148,7 @@ _ASKED: tuple[tuple[str, str], ...] = (
     (r"share", "the share"), (r"angle|value of x|calculate x|length x", "the unknown value"),
     (r"simultaneous", "both unknowns"), (r"solve|what is [a-z]\?|values of", "the unknown"),
     (r"simplify|simplest|factori", "the simplified form"), (r"cos|sin|tan", "the exact value"),
+    (r"decrease|increase", "the new amount"), (r"calculate|work out|evaluate", "the value of the expression"),
 )
 _ASKED_RES = tuple((re.compile(p), w) for p, w in _ASKED)
 

@@ -49,7 +49,8 @@ DIFFERENCES = (
     "and table problems get the one named subdomain that fits (Charts & Data Interpretation, domain Data & "
     "Analytics), the others keep our subdomain under Mathematics & Logic (their code uses subdomain only to group "
     "scores)",
-    "error_reason is our shown solution as 'Step k: ...' lines (MMErroR's chains are prose)",
+    "error_reason is our shown solution: paragraphs of prose for rows written in the cot style (as MMErroR's "
+    "chains are), 'Step k: ...' lines for the other styles",
     "question_id is MMErroR_<our item id>, not MMErroR_<5 digits>; the file and the image carry the same name",
     "items whose error leaves the final answer right are left out (MMErroR chains end on a wrong answer)",
     "multiple-choice options are written into the question text and correct_answer is the option letter",
@@ -67,12 +68,19 @@ def mmerror_domain(row: dict[str, Any]) -> tuple[str, str]:
     return MATH_DOMAIN, row["subdomain"]
 
 
+def error_reason(row: dict[str, Any]) -> str:
+    """The chain as MMErroR shows it: a cot row's paragraphs as prose, other styles' steps as numbered lines."""
+    if row.get("solution_style") == "cot":
+        return "\n\n".join(s["text"] for s in row["steps"])
+    return "\n".join(numbered(row["steps"]))
+
+
 def mmerror_record(row: dict[str, Any], source: str) -> dict[str, Any]:
     err = row["error"]
     domain, subdomain = mmerror_domain(row)
     return {
         "question_id": question_id(row["id"]), "question": question_text(row), "correct_answer": gold_answer(row),
-        "error_reason": "\n".join(numbered(row["steps"])),
+        "error_reason": error_reason(row),
         "label": MMERROR_OPTIONS[err["projections"]["mmerror"]] if err else E_NO_ERROR,
         "domain": domain, "subdomain": subdomain,
         # Not read by their code: where the item comes from.

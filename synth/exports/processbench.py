@@ -40,6 +40,8 @@ DIFFERENCES = (
     "generator is 'mathstress': the solutions are written from templates and their errors injected and verified, "
     "not sampled from a model; ids are our item ids, not '<split>-<n>'",
     "degraded photos are left out: ProcessBench is text only and a photo's text is its clean control's",
+    "steps are the rows' shown steps as written: a run with generate.solution_style: cot gives paragraphs of a "
+    "model-like chain of thought, as ProcessBench's are; a worked run gives one derivation line per step",
 )
 
 
