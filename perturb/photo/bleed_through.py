@@ -1,10 +1,20 @@
-"""Bleed-through: print from the reverse side showing through thin paper, mirrored and diffused.
+"""Bleed-through: print from the reverse side showing through thin paper, mirrored and diffused by the paper.
 
 The reverse side is a real other page, handed in by reference (``degrade(..., reverse=...)``;
 the pipeline renders a different problem for it) and recorded as ``source: reverse_page`` with
-its ``reverse_ref``. Without one (a lone page in a notebook or a benchmark) the op falls back to
-this page's own print, mirrored and shifted so its lines fall between the front lines, recorded
-as ``source: self_mirrored``.
+its ``reverse_ref``. It shows where its print is, mirrored as seen through the sheet (left-right for
+a long-edge duplex, top-bottom for a short-edge one) and moved only by the printer's millimetre of
+duplex misalignment, so it lands on the front's text and in its empty half alike. Without one (a
+lone page in a notebook or a benchmark) the op falls back to this page's own print, mirrored
+left-right and dropped a few millimetres, recorded as ``source: self_mirrored``.
+
+Paper diffuses what soaks through it: the stronger the bleed, the wider its blur (never sharper
+when darker). Severity is graded on what it does to the front text: the share of the front's text
+area (paper pixels of its text boxes) that the bleed visibly darkens, by at least a tenth of the
+front print's contrast. At severities 2 and 3 the op aims at a share inside the bin and sets the
+strength for it when it meets the reverse page (one quantile, recorded in the measure); a reverse
+page whose print barely meets the front's text cannot reach severity 3, and the record says so
+(``text_obscured`` below the bin, ``strength`` at its ceiling).
 """
 
 from __future__ import annotations
@@ -16,19 +26,22 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import DegradationError, Op, Rubric
-from perturb.photo.functional.ink import show_through
-from perturb.photo.measure import luma
+from perturb.photo.functional.ink import VISIBLE_BLEED, front_levels, reverse_ink, show_through
+from perturb.photo.measure import CONTENT_KINDS, luma
 from synth.records import RenderedPage
 
-# Darkness of the bleed relative to the front print's contrast:
-# 1 slight, no effect; 2 heavy, partly obscures; 3 as dark as the front, which it obscures.
-BINS = {1: (0.04, 0.2), 2: (0.2, 0.5), 3: (0.5, 1.0)}
-_STRENGTH = {1: (0.07, 0.15), 2: (0.26, 0.42), 3: (0.62, 0.9)}
-_DIFFUSION_AT_150 = {1: (1.0, 1.6), 2: (0.8, 1.3), 3: (0.5, 0.9)}  # Gaussian sigma, px at 150 dpi
+# Share of the front's text area (paper pixels of its text boxes) the bleed visibly darkens: 1 slight, no
+# effect; 2 heavy, partly obscures; 3 obscures the content. Mirrored reverse print meets only part of the
+# front's text (a few tenths of its boxes' area on worksheets), hence the small shares.
+BINS = {1: (0.0, 0.01), 2: (0.01, 0.03), 3: (0.03, 1.0)}
+_TARGET = {2: (0.015, 0.025), 3: (0.06, 0.15)}
+_STRENGTH = {1: (0.045, 0.08), 2: (0.12, 0.6), 3: (0.4, 1.0)}  # severity 1 as drawn; 2-3 the bounds of the solve
+_DIFFUSION_AT_150 = {1: (0.8, 1.2), 2: (1.4, 2.0), 3: (2.2, 3.0)}  # Gaussian sigma, px at 150 dpi: wetter is wider
 
 
-def _reverse_print(image: np.ndarray, params: dict[str, Any]) -> tuple[np.ndarray, list[float]]:
-    """The reverse side's luma as seen through the sheet (mirrored left-right), and its offset."""
+def _reverse_print(image: np.ndarray, params: dict[str, Any],
+                   duplex: str = "long_edge") -> tuple[np.ndarray, list[float]]:
+    """The reverse side's luma as seen through the sheet (mirrored), and its offset."""
     h, w = image.shape[:2]
     if params["source"] == "self_mirrored":
         return cv2.flip(luma(image), 1), params["offset_frac"]
@@ -39,40 +52,112 @@ def _reverse_print(image: np.ndarray, params: dict[str, Any]) -> tuple[np.ndarra
     back = luma(reverse)
     if back.shape != (h, w):
         back = cv2.resize(back, (w, h), interpolation=cv2.INTER_AREA)
-    return cv2.flip(back, 1), params["duplex_offset_frac"]
+    return cv2.flip(back, 0 if duplex == "short_edge" else 1), params["duplex_offset_frac"]
+
+
+def _text_boxes(image: np.ndarray, page: RenderedPage) -> list[tuple[int, int, int, int]]:
+    """The front's text boxes (headers, question lines, options, steps, the answer line) in image px."""
+    sx, sy = image.shape[1] / page.width, image.shape[0] / page.height
+    return [(int(b.x0 * sx), int(b.y0 * sy), int(np.ceil(b.x1 * sx)), int(np.ceil(b.y1 * sy)))
+            for b in page.layout if b.kind in CONTENT_KINDS and b.x1 > b.x0 and b.y1 > b.y0]
+
+
+def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target: float,
+                  bounds: tuple[float, float], tint: list[float]) -> float:
+    """The strength at which the bleed visibly darkens (by ``VISIBLE_BLEED`` of the print's contrast) a
+    ``target`` share of the front's text area, within ``bounds``. A pixel of luma ``y`` darkens by
+    ``y * strength * ink * k`` (``k`` the tint's luma weight), so each pixel has the strength from which it
+    shows the bleed, and the answer is one quantile of those, no search."""
+    y = luma(image)
+    text = np.zeros(y.shape, bool)
+    for x0, y0, x1, y1 in _text_boxes(image, page):
+        text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    pick = text & (y > 200)
+    if not pick.any():
+        return bounds[1]
+    paper, darkest = front_levels(y.astype(np.float32))
+    k = float(np.dot([0.299, 0.587, 0.114], 2.0 - np.asarray(tint, float)))
+    need = VISIBLE_BLEED * (paper - darkest) * 1.02 / (y[pick].astype(np.float32) * np.maximum(ink[pick], 1e-6) * k)
+    return float(np.clip(np.quantile(need, target), *bounds))
 
 
 class BleedThrough(Op):
     subtype = "bleed_through"
     family = "interference"
-    rubric = Rubric("bleed_contrast", BINS, "reverse print's contrast", "% of the front's")
+    rubric = Rubric("text_obscured", BINS, "front text area under visible reverse print", "%")
     stage = "reverse"
     uses_reverse = True
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
-        return {"source": "self_mirrored", "strength": round(float(rng.uniform(*_STRENGTH[severity])), 4),
-                "diffusion_px": round(float(rng.uniform(*_DIFFUSION_AT_150[severity])) * page.dpi / 150, 4),
-                # Shifted so mirrored lines land between and across the front lines.
-                "offset_frac": [round(float(rng.uniform(-0.3, 0.0)), 4),
-                                round(float(rng.uniform(0.006, 0.03) * rng.choice([-1, 1])), 4)],
-                # A duplex printer's front-to-back misalignment, a millimetre or two.
-                "duplex_offset_frac": np.round(rng.uniform(-0.012, 0.012, 2), 4).tolist(),
-                "tint": [1.0, round(float(rng.uniform(0.97, 1.0)), 4), round(float(rng.uniform(0.9, 0.97)), 4)]}
+        params: dict[str, Any] = {
+            "source": "self_mirrored",
+            "diffusion_px": round(float(rng.uniform(*_DIFFUSION_AT_150[severity])) * page.dpi / 150, 4),
+            # The fallback's own print, dropped a few millimetres so its lines do not sit exactly on the front's.
+            "offset_frac": [0.0, round(float(rng.uniform(0.004, 0.012) * rng.choice([-1, 1])), 4)],
+            # A duplex printer's front-to-back misalignment, a millimetre or two; most sheets flip on the long edge.
+            "duplex_offset_frac": np.round(rng.uniform(-0.008, 0.008, 2), 4).tolist(),
+            "tint": [1.0, round(float(rng.uniform(0.97, 1.0)), 4), round(float(rng.uniform(0.9, 0.97)), 4)]}
+        if severity == 1:
+            params["strength"] = round(float(rng.uniform(*_STRENGTH[1])), 4)
+            params["duplex"] = "long_edge" if rng.random() < 0.8 else "short_edge"
+        else:
+            params["target_text_obscured"] = round(float(rng.uniform(*_TARGET[severity])), 4)
+            params["strength_bounds"] = list(_STRENGTH[severity])
+            # Printed on the long or the short edge: whichever sheet shows this much through (decided on
+            # meeting the reverse page, the same way on every replay; the measure says which).
+            params["duplex"] = "either"
+        return params
+
+    def _ink_and_strength(self, image: np.ndarray, params: dict[str, Any],
+                          page: RenderedPage) -> tuple[np.ndarray, float, str]:
+        sigma = float(params["diffusion_px"]) * image.shape[1] / page.width
+        duplex = str(params.get("duplex", "long_edge"))
+        if "strength" in params:
+            back, offset = _reverse_print(image, params, duplex)
+            return reverse_ink(back, offset, sigma), float(params["strength"]), duplex
+        lo, hi = params["strength_bounds"]
+        target = float(params["target_text_obscured"])
+        # The fallback is the page's own print: it has one way round.
+        ways = ("long_edge",) if params["source"] == "self_mirrored" else \
+            ("long_edge", "short_edge") if duplex == "either" else (duplex,)
+        best = None
+        for way in ways:
+            back, offset = _reverse_print(image, params, way)
+            ink = reverse_ink(back, offset, sigma)
+            strength = _strength_for(image, ink, page, target, (float(lo), float(hi)), params["tint"])
+            if best is None or strength < best[1] - 1e-6:
+                best = (ink, strength, way)
+        assert best is not None
+        return best
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
-        back, offset = _reverse_print(image, params)
-        return show_through(image, back, offset, params), page
+        ink, strength, _ = self._ink_and_strength(image, params, page)
+        return show_through(image, ink, strength, params["tint"]), page
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
         b, a = luma(before).astype(np.float32), luma(after).astype(np.float32)
-        paper_level = float(np.median(b[b > 200])) if (b > 200).any() else 255.0
-        ink_level = float(b.min())  # darkest front print; thin strokes at low dpi are rarely fully dark
+        paper_level, ink_level = front_levels(b)  # darkest front print; thin strokes at low dpi are rarely fully dark
+        contrast = max(paper_level - ink_level, 1.0)
         front_paper = b > 200
-        darkening = (b - a)[front_paper]
-        bleed = float(np.percentile(darkening, 99.9)) if darkening.size else 0.0
-        return {"bleed_contrast": round(bleed / max(paper_level - ink_level, 1.0), 4),
-                "bleed_area_frac": round(float((darkening > 0.1 * (paper_level - ink_level)).mean()), 4)}
+        darkening = b - a
+        on_paper = darkening[front_paper]
+        bleed = float(np.percentile(on_paper, 99.9)) if on_paper.size else 0.0
+        visible = darkening >= VISIBLE_BLEED * contrast
+        text = np.zeros_like(front_paper)
+        for x0, y0, x1, y1 in _text_boxes(before, page):
+            text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+        duplex = params.get("duplex", "long_edge")
+        if duplex == "either":
+            duplex = self._ink_and_strength(before, params, page)[2]
+        return {"duplex": duplex,
+                "text_obscured": round(float(visible[text & front_paper].mean()) if (text & front_paper).any()
+                                       else 0.0, 4),
+                "bleed_contrast": round(bleed / contrast, 4),
+                "blank_obscured": round(float(visible[front_paper & ~text].mean()) if (front_paper & ~text).any()
+                                        else 0.0, 4),
+                "strength": round(float(on_paper.max() / max(paper_level, 1.0)) if on_paper.size else 0.0, 4),
+                "blur_px_at_150": round(float(params["diffusion_px"]) * 150 / page.dpi, 3)}
 
 
 register(BleedThrough())

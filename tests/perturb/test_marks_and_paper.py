@@ -7,7 +7,7 @@ from functools import cache
 
 import numpy as np
 
-from perturb.photo import degrade
+from perturb.photo import OPS, degrade
 from perturb.photo.handwritten import page_text
 from perturb.reasoning.base import clean_variant
 from render import render_page
@@ -60,3 +60,56 @@ def test_a_blotted_given_makes_the_row_unsolvable_and_names_it() -> None:
     assert _solvable_credit(item, REFUSED) == 1.0 and _solvable_credit(item, p.answer_value) == 0.0
     clean = Item(id="x", base_id="x", index=0, seed=0, problem=p, variant=v, render=page)
     assert to_row(clean)["solvable"] is True and _solvable_gold(clean) == p.answer_value
+
+
+def _bleed_sharpness(before: np.ndarray, after: np.ndarray) -> float:
+    """Edge energy of the bleed layer per unit of its strength: lower is more diffused."""
+    import cv2
+
+    layer = (before.astype(np.float32) - after.astype(np.float32)).mean(axis=2)
+    return float(cv2.Laplacian(layer, cv2.CV_32F).var() / max(layer.var(), 1e-9))
+
+
+def test_bleed_through_gets_blurrier_as_it_gets_stronger_and_lands_where_the_reverse_print_is() -> None:
+    from perturb.photo.base import ReversePage
+
+    _, _, img, page, _ = worksheet("geometry.triangle.angle_sum", 1, dpi=100)
+    _, _, back, _, _ = worksheet("statistics.mean.bar_chart", 2, dpi=100)
+    reverse = ReversePage(back, "bars")
+    op = OPS["bleed_through"]
+    for seed in range(3):
+        sharp, strength = [], []
+        for severity in (1, 2, 3):
+            rec = degrade(img, page, "bleed_through", severity, np.random.default_rng(seed), reverse=reverse)[2]
+            out = op.apply(img, {**rec.params, "_reverse": back}, page)[0]  # the op alone, no camera on top
+            sharp.append(_bleed_sharpness(img, out))
+            strength.append(rec.measured["strength"])
+            assert rec.measured["text_obscured"] >= 0.0 and rec.params["duplex_offset_frac"][0] ** 2 < 0.01 ** 2
+        assert strength[0] < strength[1] < strength[2], strength
+        assert sharp[0] >= sharp[1] >= sharp[2], (seed, sharp)
+    # The reverse's bar chart shows through where its bars are: mirrored left-right on a long-edge sheet.
+    out = op.apply(img, {**rec.params, "duplex": "long_edge", "_reverse": back}, page)[0]
+    bars = [b for b in _worksheet_page("statistics.mean.bar_chart", 2).layout if b.kind == "figure_bar"]
+    dark = (img.astype(int) - out.astype(int)).sum(axis=2)
+    for b in bars:
+        x0, x1 = page.width - b.x1, page.width - b.x0  # mirrored
+        inside = dark[int(b.y0) + 4:int(b.y1) - 4, int(x0) + 4:int(x1) - 4]
+        assert inside.mean() > 30, b.ref
+
+
+def _worksheet_page(family: str, seed: int):
+    return worksheet(family, seed, dpi=100)[3]
+
+
+def test_bleed_through_severity_is_graded_on_the_front_text_it_obscures() -> None:
+    from perturb.photo.base import ReversePage
+    from perturb.photo.bleed_through import BINS
+
+    _, _, img, page, _ = worksheet("geometry.triangle.angle_sum", 1)
+    _, _, back, _, _ = worksheet("arithmetic.order_of_operations", 3)
+    for severity in (1, 2, 3):
+        for seed in range(4):
+            rec = degrade(img, page, "bleed_through", severity, np.random.default_rng(seed),
+                          reverse=ReversePage(back, "r"))[2]
+            lo, hi = BINS[severity]
+            assert lo <= rec.measured["text_obscured"] <= hi, (severity, seed, rec.measured)

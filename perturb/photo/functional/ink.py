@@ -254,21 +254,32 @@ def mark_figure(image: np.ndarray, params: dict[str, Any], page: RenderedPage) -
 # ------------------------------------------------------------------------------ bleed-through
 
 
-def show_through(image: np.ndarray, back: np.ndarray, offset: tuple[float, float],
-                 params: dict[str, Any]) -> np.ndarray:
-    """The reverse side's print (its luma ``back``, already mirrored) showing through the sheet: shifted by
-    ``offset`` (fractions of the page), diffused by the paper and darkening the front by ``strength``."""
-    h, w = image.shape[:2]
+VISIBLE_BLEED = 0.1  # bleed darker than this share of the front print's contrast reads as ink to the eye
+
+
+def reverse_ink(back: np.ndarray, offset: tuple[float, float], sigma: float) -> np.ndarray:
+    """How dark the reverse print is through the sheet, 0-1 (its own darkest strokes 1): the reverse's luma
+    ``back`` (already mirrored) shifted by ``offset`` (fractions of the page) and diffused by the paper."""
+    h, w = back.shape[:2]
     dx, dy = offset
     shift = np.float32([[1, 0, dx * w], [0, 1, dy * h]])
     back = cv2.warpAffine(back, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    sigma = float(params["diffusion_px"])
     back = cv2.GaussianBlur(back, (0, 0), sigmaX=sigma, sigmaY=sigma).astype(np.float32)
     paper = float(np.percentile(back[:: 8, :: 8], 90))
     dark = np.clip(1.0 - back / max(paper, 1.0), 0.0, 1.0)
-    # Normalise by the reverse print's own darkest strokes, so strength means the same at any dpi.
-    peak = max(float(dark.max()), 0.05)
-    ink = np.minimum(dark / peak, 1.0) * np.float32(params["strength"])
-    tint = np.asarray(params["tint"], np.float32)  # light through paper fibres is warm
-    gain = 1.0 - ink[..., None] * (2.0 - tint)
+    # Normalised by the reverse print's own darkest strokes, so strength means the same at any dpi.
+    return np.minimum(dark / max(float(dark.max()), 0.05), 1.0)
+
+
+def front_levels(front_luma: np.ndarray) -> tuple[float, float]:
+    """The front's paper level (median of its light pixels) and its darkest print."""
+    light = front_luma[front_luma > 200]
+    return (float(np.median(light)) if light.size else 255.0), float(front_luma.min())
+
+
+def show_through(image: np.ndarray, ink: np.ndarray, strength: float, tint: list[float]) -> np.ndarray:
+    """The front ``image`` darkened by the reverse print's ``ink`` (0-1) at ``strength``; light through
+    paper fibres is warm, so blue is held back a little more (``tint``)."""
+    amount = ink * np.float32(strength)
+    gain = 1.0 - amount[..., None] * (2.0 - np.asarray(tint, np.float32))
     return cv2.multiply(image, gain, dtype=cv2.CV_8U)
