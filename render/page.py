@@ -54,7 +54,9 @@ RULE_RGB = (170, 195, 225)
 MARGIN_RGB = (225, 150, 150)
 INK_RGB = (25, 25, 30)
 SHRINK = (1.0, 0.86, 0.74, 0.64, 0.55)  # tried in turn when a solution does not fit the page
-PARAGRAPH_CHARS = 90  # sentence steps this long on average are paragraphs (cot), set apart; shorter ones are lines
+RULED_SLOPE = 0.3  # share of a hand's line slope left on ruled paper (sentence lines run the page's width)
+TOUCH_EM = 0.12  # how far a handwritten line's ink may reach into the line above it within one step
+PARAGRAPH_CHARS = 60  # sentence steps this long on average are paragraphs (cot), set apart; shorter ones are lines
 HAND_SPACE_EM = 0.45  # between handwritten words: wider than a font's space, as pens leave it
 RULE_PITCH_IN = 0.37  # exercise-book ruling (9.4 mm): a line with a radical or exponents fits on one rule
 
@@ -182,7 +184,7 @@ class _Composer:
         self.fixed: list[Box] = []
         self.figures: list[PlacedFigure] = []
         self.y = float(self.margin)
-        self.paragraphs = False  # whether the solution's steps are paragraphs (set by solution())
+        self.paragraphs = True  # whether paragraphs may be set apart (solution() keeps it only for paragraphs)
         self._sky: tuple[float, float, dict[int, float]] | None = None  # (y when set, baseline, lowest ink per column)
         self._last_baseline = 0.0
         ascent, descent = font(SANS, self.size).getmetrics()
@@ -301,8 +303,7 @@ class _Composer:
         self.y = y + h
 
     def solution(self) -> None:
-        sentences = [s for s in self.variant.steps if is_sentence(s)]
-        self.paragraphs = bool(sentences) and sum(len(s.text) for s in sentences) / len(sentences) >= PARAGRAPH_CHARS
+        self.paragraphs = self.paragraphs and _paragraphs(self.variant)
         if self.style == "printed":
             self.heading("header:solution", "Solution", self.size * 1.2)
             for step in self.variant.steps:
@@ -449,6 +450,8 @@ class _Composer:
         lines = _fill(units, x0, right, spaces, x0 + reserve)
         for n, line in enumerate(lines):
             drift = sample_line(hand.rng, self.writer)
+            if self.ruled:  # the rules guide the pen along a long line: it wanders, but hardly climbs or falls
+                drift = replace(drift, slope=drift.slope * RULED_SLOPE)
             marks: list[tuple[str, InkMark]] = []
             start = x0
             if n == 0:
@@ -467,14 +470,16 @@ class _Composer:
                 self._put_hand(marks, self.size * 1.0)  # the first line starts the skyline (_put_sentence_line)
                 self._sky = self._sky_after(marks, {}, self._last_baseline)
             else:
-                self._put_sentence_line(marks, paragraph=n == 0 and self.paragraphs)
+                self._put_sentence_line(marks, new_step=n == 0)
 
-    def _put_sentence_line(self, marks: list[tuple[str, InkMark]], paragraph: bool) -> None:
+    def _put_sentence_line(self, marks: list[tuple[str, InkMark]], new_step: bool) -> None:
         """Place a handwritten sentence line under the one before it, column by column: ascenders may reach
         down where the line above has no descenders, as on paper, so a messy line still takes one rule.
 
-        The line's ink clears the ink above it in every column, its baseline sits at least a line below the
-        previous line's (a paragraph: a blank line or rule more), and on ruled paper it snaps to a rule.
+        The line's ink clears the ink above it in every column (inside one step a messy hand may touch the
+        line above, as a hurried student does; a new step clears the whole step above), its baseline sits at least
+        a line below the previous line's (a new paragraph: a blank line or rule more), and on ruled paper it
+        snaps to a rule.
         """
         sky = self._sky if self._sky is not None and self._sky[0] == self.y else None
         if sky is None:  # something else was placed since: clear everything, as other lines do
@@ -482,10 +487,13 @@ class _Composer:
             self._sky = self._sky_after(marks, {}, self._last_baseline)
             return
         _, previous, floor = sky
-        cell, gap = self._sky_cell(), self._hand_gap()
+        cell = self._sky_cell()
+        gap = self._hand_gap() if new_step else -TOUCH_EM * self.hand_size
         line = self.pitch * 0.9 if self.ruled else self.hand_size * 1.25
-        extra = (self.pitch if self.ruled else self.hand_size * 0.8) if paragraph else 0.0
+        extra = (self.pitch if self.ruled else self.hand_size * 0.8) if new_step and self.paragraphs else 0.0
         need = previous + line + extra
+        if new_step:  # steps keep apart as wholes, so their boxes never overlap
+            need = max(need, self.y + gap - min(mark_bounds(m)[1] for _, m in marks))
         for _, m in marks:
             x0, y0, x1, _ = mark_bounds(m)
             for c in range(int(x0 // cell), int(x1 // cell) + 1):
@@ -595,6 +603,12 @@ def is_sentence(step: Step) -> bool:
     return bool(step.spans) and step.spans != ((0, len(step.text)),)
 
 
+def _paragraphs(variant: Variant) -> bool:
+    """Whether the solution is written in paragraphs (a chain of thought) rather than a student's short lines."""
+    sentences = [s for s in variant.steps if is_sentence(s)]
+    return bool(sentences) and sum(len(s.text) for s in sentences) / len(sentences) >= PARAGRAPH_CHARS
+
+
 def _segments(step: Step) -> list[tuple[str, int | None]]:
     """``step.text`` cut into prose (span None) and its math fragments (their index in ``step.spans``)."""
     out: list[tuple[str, int | None]] = []
@@ -666,10 +680,13 @@ def compose_page(problem: Problem, variant: Variant, *, page: str = "a4", paper:
         writer = sample_writer(stage_rng(seed, "render:writer"), neatness=1)
     hand = style == "handwritten" and writer is not None
     hand_rgb = writer.rgb if (writer and hand) else INK_RGB
-    for scale in SHRINK:
+    # A chain of paragraphs first gives up the space between its paragraphs, then shrinks the type.
+    spaced = (True, False) if show_solution and _paragraphs(variant) else (True,)
+    for scale, apart in ((scale, apart) for scale in SHRINK for apart in spaced):
         c = _Composer(problem, variant, page=page, paper=paper, dpi=dpi, style=style,
                       writer=writer if hand else None, seed=seed, scale=scale, show_solution=show_solution,
                       handwritten_question=handwritten_question)
+        c.paragraphs = apart
         c.header()
         c.question()
         c.figure()
