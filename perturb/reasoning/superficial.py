@@ -41,7 +41,8 @@ class StepOmission(Injector):
 # How a pupil declares another letter for the unknown before using it ({new} = the letter used, {old} = the
 # question's). The math claim of the line is ``new = old``; spans point at the letters written in it.
 _DECLARATIONS = ("Let {new} = {old}", "Let {new} stand for {old}", "Write {new} for {old}", "Put {new} = {old}",
-                 "Call {old} {new}", "Using {new} for {old}", "{new} = {old}", "Let {new} be {old}")
+                 "Call {old} {new}", "Using {new} instead of {old}", "{new} = {old}", "Say {new} is {old}",
+                 "Rename {old} as {new}", "Set {new} = {old}", "{old} is {new} from here on")
 DECLARE_RULE = "declare"
 REMARK_RULE = "remark"
 
