@@ -63,7 +63,8 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     worked style (``rejected["clean_kept_worked"]``), so a base never loses its control.
     """
     writer = STYLES[style]
-    context = worked_context(problem, get_family(problem.family)) if style != "worked" else None  # derived once per base
+    # the verifier context is derived once per base
+    context = worked_context(problem, get_family(problem.family)) if style != "worked" else None
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:

@@ -24,7 +24,7 @@ from synth.generators import get_family
 from synth.generators.base import Family
 from synth.records import ErrorLabel, Given, Problem, Step, Variant
 from synth.templating import PHRASING_SEPARATOR, environment
-from synth.verification import READING_RULE, Verdict, Worked, verify
+from synth.verification import DECLARE_RULE, READING_RULE, REMARK_RULE, Verdict, Worked, verify
 
 CONCLUDE_RULE = "conclude"
 
@@ -342,16 +342,19 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
     wrong: list[int] = []
     opening = True
 
+    def opened(text: str, spans: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
+        """The first step begins with what the question asks for."""
+        nonlocal opening
+        if not opening:
+            return text, spans
+        opening = False
+        lead, _ = phrase(style, "ask", "ask", seed, ctx, [])
+        shift = len(lead) + 1
+        return f"{lead} {text}", tuple((a + shift, b + shift) for a, b in spans)
+
     def add(kind: str, key: str, rule: str, value: str, math: str, latex: str, fragments: list[str],
             extra: dict[str, Any], inputs: tuple[str, ...] = (), source: int | None = None) -> None:
-        nonlocal opening
-        text, spans = phrase(style, kind, key, seed, {**ctx, **extra}, fragments)
-        if opening:
-            lead, _ = phrase(style, "ask", "ask", seed, ctx, [])
-            shift = len(lead) + 1
-            text = f"{lead} {text}"
-            spans = tuple((a + shift, b + shift) for a, b in spans)
-            opening = False
+        text, spans = opened(*phrase(style, kind, key, seed, {**ctx, **extra}, fragments))
         steps.append(Step(index=len(steps) + 1, rule=rule, value=value, text=text, latex=latex, inputs=inputs,
                           math=math, spans=spans))
         origin.append(source)
@@ -374,6 +377,11 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
     concept_at = _concept_step(variant.error)
     keys = _occurrence_keys(variant.steps, problem.steps)
     for i, (s, (kind, key)) in enumerate(zip(variant.steps, keys), start=1):
+        if is_worded(s):  # a side line already in words (a remark, a declaration): written as the injector wrote it
+            text, spans = opened(s.text, s.spans or own_spans(s))
+            steps.append(replace(s, index=len(steps) + 1, text=text, math=s.math or s.text, spans=spans))
+            origin.append(i)
+            continue
         extra: dict[str, Any] = {"math": mark(0), "last": i == len(variant.steps), "first": i == 1}
         if i == concept_at:
             assert variant.error is not None
@@ -381,7 +389,7 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             extra["subtype"] = variant.error.subtype
             kind, key = "concept", f"concept|{key}"
         add(kind, key, s.rule, s.value, s.text, s.latex, [s.text], extra, s.inputs, i)
-    last = variant.steps[-1]
+    last = next((s for s in reversed(variant.steps) if not is_worded(s)), variant.steps[-1])
     add("conclude", "conclude", CONCLUDE_RULE, last.value, last.text, last.latex, [last.text],
         {"math": mark(0)}, (), len(variant.steps))
     return Chain(tuple(steps), tuple(origin), tuple(wrong))
@@ -394,9 +402,23 @@ def _latex_claim(group: Sequence[Fact]) -> str:
     return r";\ ".join(f"{name(f.name)} = {f.claim.split(' = ', 1)[1]}" for f in group)
 
 
+def is_worded(step: Step) -> bool:
+    """Whether a line is already worded by its injector (a side remark, a declaration, words around its claim)."""
+    return step.rule in (REMARK_RULE, DECLARE_RULE) or bool(step.math and step.math != step.text)
+
+
+def own_spans(step: Step) -> tuple[tuple[int, int], ...]:
+    """Where a worded line's claim stands in its text (the whole text when it is not there verbatim)."""
+    claim = step.math or step.text
+    at = step.text.find(claim)
+    return ((at, at + len(claim)),) if at >= 0 else ((0, len(step.text)),)
+
+
 def worked_chain(variant: Variant) -> tuple[Step, ...]:
-    """The worked lines as they are, with ``math`` and ``spans`` saying the whole text is the claim."""
-    return tuple(replace(s, math=s.text, spans=((0, len(s.text)),)) for s in variant.steps)
+    """The worked lines as they are, with ``math`` and ``spans`` saying the whole text is the claim
+    (a line its injector worded keeps its own claim and spans)."""
+    return tuple(replace(s, math=s.math or s.text, spans=s.spans or own_spans(s)) if is_worded(s)
+                 else replace(s, math=s.text, spans=((0, len(s.text)),)) for s in variant.steps)
 
 
 # ---------------------------------------------------------------- labels: remapped, then proved again
