@@ -159,6 +159,9 @@ def export(
     fmt: Annotated[str, typer.Option("--format", help="Export format (the registered formats).")] = "hf",
     out_dir: Annotated[Optional[Path], typer.Option("--out", help=(
         "Destination folder (default: RUN/<format>): new, empty, or an earlier export of the same format."))] = None,
+    anonymize: Annotated[bool, typer.Option("--anonymize", help=(
+        "Opaque ids and image names (item-000123) in a shuffled order, so names do not tell clean from error "
+        "or photo; OUT.key.csv beside the export maps them back."))] = False,
 ) -> None:
     """Export a run in another layout: Hugging Face datasets, or a benchmark's own layout.
 
@@ -172,9 +175,11 @@ def export(
         get_exporter(fmt)  # an unknown format is refused before the progress bar starts
         with progress_bar() as bar:
             task = bar.add_task(f"export {fmt}", total=None)
-            dest = export_run(run_dir, fmt, out_dir,
+            dest = export_run(run_dir, fmt, out_dir, anonymize=anonymize,
                               progress=lambda done, total: bar.update(task, completed=done, total=total))
     out.print(f"exported {run_dir} as {fmt} to {dest}")
+    if anonymize:
+        out.print(f"key (anonymous id -> id): {dest.parent / (dest.name + '.key.csv')}", highlight=False)
     summary = read_summary(dest)
     out.print(f"{summary['written']} records from {summary['items']} items, {summary['images']} images")
     for reason, n in summary["skipped"].items():

@@ -62,11 +62,12 @@ def check_id(value: Any, *, field: str = "id", where: str = "", base: bool = Fal
     return value
 
 
-def check_row_ids(row: dict[str, Any], *, where: str = "") -> None:
-    """A manifest row's ``id`` and ``base_id`` have the pipeline's shapes, and the id derives from the base."""
-    item = check_id(row.get("id"), field="id", where=where)
+def check_row_ids(row: dict[str, Any], *, where: str = "", derived: bool = True) -> None:
+    """A manifest row's ``id`` and ``base_id`` have the pipeline's shapes, and the id derives from the base
+    (``derived=False``: an anonymized view's opaque ids, ``item-000123`` of ``problem-000017``, which do not)."""
+    item = check_id(row.get("id"), field="id", where=where, base=not derived)
     bid = check_id(row.get("base_id"), field="base_id", where=where, base=True)
-    if item != bid and not item.startswith(bid + "-"):
+    if derived and item != bid and not item.startswith(bid + "-"):
         raise UnsafePathError(f"{_at(where)}id {preview(item)} does not belong to base_id {preview(bid)}; "
                               "the manifest was edited or is not ours: regenerate the run")
 

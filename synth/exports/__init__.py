@@ -34,13 +34,14 @@ from synth.exports._base import (
 
 
 def export_run(run_dir: str | Path, fmt: str, dest: str | Path | None = None,
-               progress: ProgressFn | None = None) -> Path:
-    """Export a finished run as ``fmt`` into ``dest`` (default ``RUN/<fmt>``) and return ``dest``."""
+               progress: ProgressFn | None = None, *, anonymize: bool = False) -> Path:
+    """Export a finished run as ``fmt`` into ``dest`` (default ``RUN/<fmt>``) and return ``dest``; with
+    ``anonymize``, opaque ids and image names in a shuffled order, and ``<dest>.key.csv`` mapping them back."""
     run_dir = Path(run_dir)
     require_run(run_dir)
     exporter = get_exporter(fmt)  # an unknown format is refused before any work
     target = Path(dest) if dest is not None else run_dir / exporter.id
-    return export(run_dir, target, exporter.id, progress).path
+    return export(run_dir, target, exporter.id, progress, anonymize=anonymize).path
 
 
 __all__ = ["EXPORTS", "Context", "ExportSummary", "Exporter", "FormRecord", "educational_stage", "export",

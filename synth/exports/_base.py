@@ -25,6 +25,7 @@ from PIL import Image, UnidentifiedImageError
 
 from render.figures import draw_figure
 from synth.errors import ConfigError, ResumableError, RunError
+from synth.exports._anonymize import anonymous_view, check_key_path, remove_stale_key, write_key
 from synth.manifest import from_row, read_manifest
 from synth.records import Figure, Item
 from synth.registry import Registry, UnknownIdError
@@ -160,6 +161,7 @@ class Context:
     copied: set[str] = field(default_factory=set)   # image files written into the export
     embedded: int = 0                                 # images stored inside data files (parquet, Arrow)
     where: str = ""  # the manifest row being exported, for error messages
+    anonymous: bool = False  # run_dir is an anonymized view (opaque ids that do not derive from their base's)
     _figure: tuple[str, bytes | None] | None = None  # the last base's figure (a base's rows are consecutive)
 
     def rows(self) -> Iterator[dict[str, Any]]:
@@ -167,7 +169,7 @@ class Context:
         total = sum(1 for _ in read_manifest(self.run_dir)) if self.progress else 0
         for n, row in enumerate(read_manifest(self.run_dir), start=1):
             self.where = where_row(self.run_dir, n)
-            check_row_ids(row, where=self.where)
+            check_row_ids(row, where=self.where, derived=not self.anonymous)
             self.items += 1
             yield row
             if self.progress:
@@ -328,33 +330,48 @@ class ExportSummary:
     images: int
 
 
-def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn | None = None) -> ExportSummary:
+def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn | None = None, *,
+           anonymize: bool = False) -> ExportSummary:
     """Write run ``run_dir`` in format ``fmt`` under ``dest``; ``summary.json`` there says what it holds.
 
     ``dest`` must be new, empty or an earlier export of the same format; only what that export wrote
     is replaced (a user's own files there stay), and a new export appears in one rename when it can.
     Nothing is published unless the whole export was written.
+
+    With ``anonymize`` every format writes opaque ids and image names (``item-000123``, ``problem-000017``)
+    in an order drawn from the run seed, and ``<dest>.key.csv`` beside the export maps them back
+    (``synth.exports._anonymize``): names no longer tell a clean control from an error or a photo.
     """
     exporter = get_exporter(fmt)
     run_dir, dest = Path(run_dir), Path(dest)
     require_run(run_dir)
+    key = check_key_path(dest) if anonymize else None
     prepare_output_dir(dest, exporter.kind, shape=exporter.layout)
     staging = staging_dir(dest)
+    view_dir = staging_dir(dest) if anonymize else None   # the anonymized run, beside dest; never published
     try:
-        ctx = Context(run_dir, staging, dest, progress)
         try:
+            view = anonymous_view(run_dir, view_dir / "run") if view_dir is not None else None
+            ctx = Context(view.run_dir if view else run_dir, staging, dest, progress, anonymous=view is not None)
             exporter.write(ctx)
             summary = ExportSummary(fmt, dest, ctx.items, ctx.written, dict(sorted(ctx.skipped.items())),
                                     dict(sorted(ctx.notes.items())), len(ctx.copied) + ctx.embedded)
             write_json(staging / SUMMARY, {
                 "format": fmt, "benchmark": exporter.title, "items": ctx.items, "written": ctx.written,
                 "skipped": summary.skipped, "notes": summary.notes, "images": summary.images,
-                "differences": list(exporter.differences), **ctx.details}, indent=2)
+                "differences": list(exporter.differences), **ctx.details,
+                **({"anonymized": {"key": key.name}} if key is not None else {})}, indent=2)
         except OSError as exc:
             raise _write_failure(exc, dest) from None
         publish_dir(staging, dest, exporter.kind, shape=exporter.layout)
+        if key is not None and view is not None:
+            write_key(key, view)
+        else:
+            remove_stale_key(dest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if view_dir is not None:
+            shutil.rmtree(view_dir, ignore_errors=True)
     return summary
 
 
