@@ -38,6 +38,8 @@ def problem_type(family: str) -> str:
 
 def errorradar_records(ctx: Context, row: dict[str, Any]) -> Records:
     err = row["error"]
+    if row["degradations"]:
+        return "photo of a solution page (ErrorRadar shows the question's image and the solution as text)"
     if err is None:
         return "no error in the shown solution (every ErrorRadar item has one)"
     category = err["projections"]["errorradar"]

@@ -90,8 +90,8 @@ def mmerror_record(row: dict[str, Any], source: str) -> dict[str, Any]:
 
 
 def _why_not(row: dict[str, Any]) -> str | None:
-    if row["variant"] == "degraded":
-        return "degraded photo (MMErroR images are clean)"
+    if row["degradations"]:
+        return "photo of a page (MMErroR images are clean)"
     err = row["error"]
     if err is not None:
         if err["projections"]["mmerror"] is None:

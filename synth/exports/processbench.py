@@ -79,8 +79,8 @@ def write(ctx: Context) -> None:
     files: dict[str, TextIO] = {}
     try:
         for row in ctx.rows():
-            if row["variant"] == "degraded":
-                ctx.skip("degraded photo (ProcessBench is text only; its text is the clean control's)")
+            if row["degradations"]:
+                ctx.skip("photo of a page (ProcessBench is text only; its text is the photographed item's)")
                 continue
             split = split_of(row)
             rec = processbench_record(row)
