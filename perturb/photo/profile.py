@@ -1,16 +1,23 @@
 """Capture profiles: several ops applied together in physical order, consecutive geometry fused.
 
 A profile is a list of (subtype, severity). ``degrade_profile`` orders it by ``base.STAGES``
-(marks -> reverse -> lighting -> geometry -> camera, then each op's ``stage_rank``), gives each op
+(marks -> reverse -> geometry -> lighting -> camera, then each op's ``stage_rank``), gives each op
 its own generator keyed by its subtype (so adding an op to a profile does not reshuffle the
 others), applies the non-geometric ops one by one and every run of consecutive geometric ops as
 ONE remap, and returns one record per op in applied order. Replaying needs the same steps and
 the recorded params.
 
-Consecutive lighting ops (shadow, glare) are fused too: their ``Light`` maps compose into one, applied
-in one pass together with a bent sheet's shading when geometry follows. Each is still measured from
-pixels: the run is replayed stage by stage on every other pixel of every other row (``measure.half``),
-which is what the lighting measures sample.
+The geometry ends in the camera's frame (3:4 or 9:16, portrait or landscape, the page's pixel count):
+unless an op places the sheet itself (background), the chain's scene params (drawn by its last desk op,
+never from its severity) scale and place the sheet's outline in it, before any quarter turn. The desk is
+drawn in the sheet's plane and warped by the same homography.
+
+Light falls on the photographed scene after the geometry: the camera's base layer (the room's uneven
+light on desk and sheet, and on the sheet only its own shading and paper texture) and the lighting ops
+(shadow, glare) compose into one ``Light`` on the photo, applied in one pass. Each op is still measured
+from pixels: the run is replayed stage by stage on every other pixel of every other row
+(``measure.half``). Every photo gets the base layer, and its grain (before a jpeg) unless an op is the
+sensor's noise itself (noise, exposure); the base layer's params follow from the first op's params.
 
 Measuring is off the pixels' path: each op's effect is measured on a worker thread (``worker``) while the
 next op applies (measures are pure functions of the op's input, output and params, and OpenCV and numpy release

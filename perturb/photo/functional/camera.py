@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import cv2
@@ -80,14 +81,29 @@ def resample(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
 NOISE_PAPER = 249.0  # nominal paper level the noise is calibrated on; most pixels of a page are paper
 
 
+@cache
+def _normal_bank() -> np.ndarray:
+    """2^22 standard normal draws (16 MB), the same in every process (OpenCV's generator, fixed seed)."""
+    cv2.setRNGSeed(20261126)
+    bank = np.empty(1 << 22, np.float32)
+    cv2.randn(bank, 0.0, 1.0)
+    return bank
+
+
 def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray, out: np.ndarray, rows: slice, seed: int,
            luma_share: float) -> None:
     """``rows`` of the noisy image into ``out``: luminance grain of spread ``scale`` plus ``colour``."""
-    # OpenCV's generator fills a page four times faster than numpy's; it is per thread, so it is seeded here,
-    # from the recorded noise_seed and the band, right before use: the grain depends on the params alone.
-    cv2.setRNGSeed((seed + 7919 * (rows.start + 1)) % (2**31 - 1))
-    lum = np.empty((rows.stop - rows.start, image.shape[1]), np.float32)
-    cv2.randn(lum, 0.0, 1.0)
+    # The grain is a slice of a bank of normal draws made once per process, at an offset from the recorded
+    # noise_seed and the band: no generator on the pixels' path, and the grain depends on the params alone.
+    n, w = rows.stop - rows.start, image.shape[1]
+    bank = _normal_bank()
+    if n * w <= bank.size // 2:
+        offset = (seed * 7919 + (rows.start + 1) * 104729) % (bank.size - n * w)
+        lum = bank[offset:offset + n * w].reshape(n, w)
+    else:  # a band larger than half the bank (a page over about 4 megapixels): draw it
+        cv2.setRNGSeed((seed + 7919 * (rows.start + 1)) % (2**31 - 1))
+        lum = np.empty((n, w), np.float32)
+        cv2.randn(lum, 0.0, 1.0)
     # Grain in whole grey levels as int16 (rounding adds 1/12 of a level squared to the variance, under
     # 1% of the faintest grain): half the memory traffic of float32, and one saturating add at the end.
     lum = cv2.multiply(lum, scale[rows], scale=luma_share, dtype=cv2.CV_16S)

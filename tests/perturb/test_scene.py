@@ -1,0 +1,123 @@
+"""The photographed scene: light falls on desk and sheet alike, the camera's frame, sensor behaviour, the base
+layer every photo gets, and desks under the sheet's perspective (issue 20)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from perturb.photo import degrade
+from perturb.photo.functional.geometric import desk_image
+from perturb.photo.fusion import DESK_KINDS
+from perturb.photo.profile import capture
+from perturb.photo.shadow import BINS as SHADOW_BINS
+from tests.perturb.test_photo_ops import pages
+
+CAMERA_ASPECTS = {0.75, 0.56}  # 3:4 and 9:16, portrait or landscape
+
+
+def _luma(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.float64)
+
+
+def test_a_shadow_darkens_desk_and_sheet_by_the_same_ratio_across_the_sheet_edge() -> None:
+    img, page = pages()[0]
+    for seed in range(4):
+        # Each op draws from its own generator, so the tilt (and the base layer) are the same with and without it.
+        lit = capture(img, page, [("tilt", 1), ("shadow", 3)], np.random.default_rng(seed)).pixels
+        plain = capture(img, page, [("tilt", 1)], np.random.default_rng(seed)).pixels
+        white = capture(np.full_like(img, 255), page, [("tilt", 1)], np.random.default_rng(seed)).pixels
+        black = capture(np.zeros_like(img), page, [("tilt", 1)], np.random.default_rng(seed)).pixels
+        sheet = cv2.erode(((white.astype(int) - black).min(axis=2) > 150).astype(np.uint8), np.ones((5, 5))) > 0
+        desk = cv2.erode(((white.astype(int) - black).max(axis=2) < 5).astype(np.uint8), np.ones((5, 5))) > 0
+        ratio = cv2.blur(_luma(lit), (5, 5)) / np.maximum(cv2.blur(_luma(plain), (5, 5)), 1.0)
+        paper = _luma(plain) > 150
+        on_sheet, on_desk = ratio[sheet & paper & (ratio < 0.8)], ratio[desk & (ratio < 0.8)]
+        if on_desk.size < 50:
+            continue  # this shadow stayed on the sheet
+        assert on_sheet.size > 50
+        assert np.median(on_sheet) == pytest.approx(np.median(on_desk), abs=0.08)
+        return
+    pytest.fail("no shadow reached the desk in 4 seeds")
+
+
+def test_shadow_is_graded_on_the_visible_page_as_well_as_on_the_content() -> None:
+    img, page = pages()[1]
+    for seed in range(8):
+        photo = capture(img, page, [("tilt", 1), ("shadow", 1)], np.random.default_rng(seed))
+        measured = photo.records[-1].measured
+        lo, hi = SHADOW_BINS[1]
+        assert lo <= measured["content_coverage"] <= hi and lo <= measured["page_coverage"] <= hi, measured
+
+
+def test_the_frame_is_a_camera_aspect_and_the_same_at_every_tilt_severity() -> None:
+    img, page = pages()[2]
+    shapes = {}
+    for seed in range(12):
+        by_severity = [degrade(img, page, "tilt", s, np.random.default_rng(seed))[0].shape[:2] for s in (1, 2, 3)]
+        assert len(set(by_severity)) == 1, by_severity  # so the shape cannot tell the severity
+        h, w = by_severity[0]
+        assert round(min(h, w) / max(h, w), 2) in CAMERA_ASPECTS
+        shapes[seed] = (h, w)
+    assert len(set(shapes.values())) > 1  # the frame is drawn per photo
+
+
+def test_under_exposure_at_3_is_grainy_and_autocontrast_does_not_restore_it() -> None:
+    img, page = pages()[0]
+    clean = _luma(img)
+    paper = cv2.erode((clean > 200).astype(np.uint8), np.ones((7, 7))) > 0
+
+    def stretched_psnr(photo: np.ndarray) -> float:
+        lo, hi = np.percentile(_luma(photo), (1, 99))
+        return float(cv2.PSNR(np.clip((_luma(photo) - lo) * 255 / max(hi - lo, 1), 0, 255), clean))
+
+    seed = next(s for s in range(40) if degrade(img, page, "exposure", 3, np.random.default_rng(s))[2]
+                .params["kind"] == "under")
+    out, _, rec = degrade(img, page, "exposure", 3, np.random.default_rng(seed))
+    grain = (_luma(out) - cv2.blur(_luma(out), (7, 7)))[paper]
+    assert grain.std() > 4.0  # gain lifts the sensor's noise: not a clean black page
+    base_only = capture(img, page, [], np.random.default_rng(seed)).pixels
+    # Stretching the contrast back restores a mild photo but not this one: the stretch amplifies the grain too.
+    assert stretched_psnr(base_only) > 20 > 12 > stretched_psnr(out)
+
+
+def test_every_capture_has_the_camera_base_layer_even_with_no_ops() -> None:
+    img, page = pages()[0]
+    photo = capture(img, page, [], np.random.default_rng(3))
+    again = capture(img, page, [], np.random.default_rng(3))
+    other = capture(img, page, [], np.random.default_rng(4))
+    assert photo.base is not None and photo.pixels.tobytes() == again.pixels.tobytes()
+    assert photo.pixels.tobytes() != other.pixels.tobytes()
+    luma = _luma(photo.pixels)
+    paper = cv2.erode((_luma(img) > 200).astype(np.uint8), np.ones((7, 7))) > 0
+    assert (luma - cv2.blur(luma, (7, 7)))[paper].std() > 0.8  # grain
+    assert 200 < luma[paper].mean() < 248  # white paper as a camera sees it, not the print's 249
+    blocks = cv2.resize(luma, (4, 4), interpolation=cv2.INTER_AREA)
+    assert blocks.max() - blocks.min() > 3  # the room's light is uneven across the page
+
+
+def test_desk_textures_differ_by_seed_and_by_material_and_are_not_flat() -> None:
+    scene = {"desk_rgb": [150, 120, 90], "desk_grain_angle_deg": 10.0, "clutter": None}
+    desks = {}
+    for kind in DESK_KINDS:
+        for seed in (1, 2):
+            desk = desk_image({**scene, "desk_kind": kind, "desk_seed": seed}, 400, 300, np.eye(3), 300)
+            assert _luma(desk).std() > 1.5, kind
+            desks[kind, seed] = desk.tobytes()
+    assert len(set(desks.values())) == len(desks)
+
+
+def test_a_desk_seen_at_an_angle_converges_with_the_sheet() -> None:
+    scene = {"desk_kind": "wood", "desk_rgb": [150, 120, 90], "desk_seed": 5, "desk_grain_angle_deg": 0.0,
+             "clutter": None}
+    flat = desk_image(scene, 400, 400, np.eye(3), 400)
+    # A homography that shrinks the top of the frame: the same desk, seen tipped away from the camera.
+    src = np.float32([[0, 0], [400, 0], [400, 400], [0, 400]])
+    tipped = cv2.getPerspectiveTransform(src, np.float32([[120, 0], [280, 0], [400, 400], [0, 400]]))
+    seen = desk_image(scene, 400, 400, tipped, 400)
+    assert seen.tobytes() != flat.tobytes()
+    # Detail is finer where the desk is further away: more change between neighbouring pixels at the top.
+    def busy(rows: np.ndarray) -> float:
+        return float(np.abs(np.diff(_luma(rows), axis=1)).mean())
+    assert busy(seen[:20]) > busy(seen[-20:])
