@@ -57,6 +57,24 @@ def run_config(bases: int, seed: int, subtypes: str, style: str | None) -> dict[
             "render": {"enabled": False}, "output": {"shard_size": 25}}
 
 
+def photo_config(bases: int, seed: int) -> dict[str, Any]:
+    """The quickstart with ``bases`` base problems; degrade.apply_to is left at its default (every kind)."""
+    import yaml
+
+    data = yaml.safe_load((ROOT / "configs" / "quickstart.yaml").read_text(encoding="utf-8"))
+    data.update(name="shortcuts_photos", seed=seed, count=bases)
+    data.get("degrade", {}).pop("apply_to", None)
+    return data
+
+
+def anonymized(run_dir: Path, folder: Path) -> Path:
+    """The run as an anonymized export sees it (opaque ids and image names, shuffled order)."""
+    from synth.exports._anonymize import anonymous_view
+
+    anonymous_view(run_dir, folder)
+    return folder
+
+
 def generate(data: dict[str, Any], workers: int, out: Path) -> float:
     """Run the pipeline into ``out``; wall seconds."""
     from synth.config import RunConfig
@@ -232,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", type=Path, help="an existing text run to probe instead of generating one")
     parser.add_argument("--out", type=Path, help="generate into this folder and keep it (default: a temp folder)")
     parser.add_argument("--images", type=Path, help="a run with photos: the image-side probe")
+    parser.add_argument("--photos", type=int, default=0, help="generate a quickstart-like run of this many bases "
+                        "(photos of every content kind) into --photo-out and probe it, raw and anonymized")
+    parser.add_argument("--photo-out", type=Path, default=Path("/tmp/shortcuts_photos"))
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.relative_to(ROOT)}")
     args = parser.parse_args(argv)
     lines: list[str] = []
@@ -242,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
 
     command = "python benchmarks/shortcuts.py " + " ".join(sys.argv[1:] if argv is None else argv)
     say(f"command: `{command}`")
-    if args.images is None or args.run is not None:
+    text_side = args.run is not None or (args.images is None and not args.photos)
+    if text_side:
         with tempfile.TemporaryDirectory(prefix="shortcuts-") as tmp:
             run_dir = args.run
             if run_dir is None:
@@ -266,11 +288,27 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(offenders)} offender(s)")
         for control, tok, share, clean_share in offenders:
             say(f"  {control}: {tok!r} in {share:.0%} of its rows, {clean_share:.1%} of clean rows")
+    probes: list[tuple[str, Path]] = []
     if args.images is not None:
+        probes.append((f"{args.images.name} (as written)", args.images))
+    if args.photos:
+        wall = generate(photo_config(args.photos, args.seed), args.workers, args.photo_out)
+        rows = rows_of(args.photo_out)
+        kinds = Counter(f"{kind_of(r)}{'/photo' if r.get('degradations') else ''}" for r in rows)
+        say(f"generated a quickstart-like run of {args.photos} bases with photos of every kind (seed {args.seed}) "
+            f"in {wall:.0f} s: {len(rows)} rows ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})")
+        anon = args.photo_out.with_name(args.photo_out.name + "_anonymized")
+        if anon.exists():
+            import shutil
+
+            shutil.rmtree(anon)
+        probes += [("run as written (file names carry -e/-s)", args.photo_out),
+                   ("anonymized export view (--anonymize)", anonymized(args.photo_out, anon))]
+    for title, folder in probes:
         t0 = time.perf_counter()
-        results = image_aucs(args.images, args.seed)
+        results = image_aucs(folder, args.seed)
         worst = max((max(a, b) for _, a, b in results.values()), default=float("nan"))
-        say(f"image side ({args.images.name}): per capture condition, rows, AUC logistic regression, AUC GBM "
+        say(f"image side, {title}: per capture condition, rows, AUC logistic regression, AUC gradient boosting "
             f"({time.perf_counter() - t0:.0f} s); worst {worst:.3f} (target <= {IMAGE_TARGET})")
         for condition, (n, lr, gbm) in results.items():
             say(f"  {condition:<50} {n:>5} {lr:.3f} {gbm:.3f}")

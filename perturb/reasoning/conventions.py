@@ -29,9 +29,9 @@ _PROBE_SEED = 18_018
 def answer_form(text: str) -> frozenset[str]:
     """The written form of a final line's answer: which of these it shows.
 
-    ``fraction`` (a/b), ``decimal``, ``root`` (√ left in), ``pi``, ``negative``, ``operation`` (a
-    sum or product left unevaluated), ``power`` (a number's power left unevaluated), ``non_real`` (a
-    root of a negative number, ``i``).
+    ``fraction`` (a/b), ``improper`` (a fraction above one), ``decimal``, ``root`` (√ left in), ``pi``,
+    ``negative``, ``operation`` (a sum or product left unevaluated), ``power`` (a number's power left
+    unevaluated), ``non_real`` (a root of a negative number, ``i``).
     """
     shown = answer_part(read_line(text).math)
     parts = [p.strip() for p in re.split(r"\bor\b|\band\b|,", shown)]
@@ -46,6 +46,8 @@ def answer_form(text: str) -> frozenset[str]:
             form.add("pi")
         if re.search(r"\d/\d|\)/", value):
             form.add("fraction")
+        if any(int(p) > int(q) for p, q in re.findall(r"(?<![\d.])(\d+)/(\d+)", value)):
+            form.add("improper")  # above one: a probability of 5/3 is impossible unless the family writes such
         if re.search(r"\d\.\d", value):
             form.add("decimal")
         if value.startswith(("−", "-")):
@@ -83,7 +85,7 @@ def unlike_family(family_id: str, final_text: str, *, clean_text: str, allowed: 
     if _SOLVED_FOR.search(read_line(final_text).math):
         # A solved equation or inequality ending in a fraction (``y ≤ −1/4``) is how a pupil whose slip
         # made the numbers uneven writes it; a count or a measure (``1352/3 sweets``) is not.
-        extra -= {"fraction"}
+        extra -= {"fraction", "improper"}
     return bool(extra)
 
 

@@ -83,6 +83,8 @@ def test_answer_forms_name_what_the_ending_shows() -> None:
     assert answer_form("√(−576) cm") >= {"non_real", "root"}
     assert answer_form("1/3 × π × 150^2 × √570400 ft³") >= {"operation", "power", "root", "pi"}
     assert answer_form("x = −3/4") == {"fraction", "negative"}
+    assert answer_form("P(A) = 5/3") == {"fraction", "improper"}
+    assert unlike_family("probability.simple", "P(red) = 5/3", clean_text="P(red) = 2/3")
     assert answer_form("Sum: 1538") == frozenset()
 
 
