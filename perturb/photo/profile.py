@@ -187,7 +187,8 @@ def _base_seed(ordered: Sequence[Step], given: Sequence[dict[str, Any] | None],
     """The base layer's seed: from the first op's recorded params (so replaying the records reproduces it, and
     the photos of one base's contents, which share their params, share it), or drawn for an op-free capture."""
     if ordered:
-        first = strip_private(given[0] or {})
+        # (Leaving out which reverse page an op shows, added to its record when applied: base.with_reverse.)
+        first = {k: v for k, v in strip_private(given[0] or {}).items() if k not in ("source", "reverse_ref")}
         return stable_hash(json.dumps([ordered[0][0], first], sort_keys=True, default=str))
     return int(rngs[BASE].integers(2**63 - 1)) if BASE in rngs else 0
 

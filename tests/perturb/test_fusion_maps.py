@@ -9,6 +9,7 @@ import pytest
 import perturb.photo.functional.geometric as fusion
 import perturb.photo.functional.geometric as paper_warp
 from perturb.photo import REGISTRY
+from perturb.photo.functional.lighting import Light
 from synth.records import RenderedPage
 
 A4 = RenderedPage("printed", "f", "plain", "black", 150, 1240, 1754)
@@ -51,14 +52,18 @@ def test_the_composed_map_stays_within_a_fraction_of_a_pixel_of_a_fine_reference
         assert np.percentile(error, 99.9) < 0.2, seed
 
 
-def test_shading_the_flat_sheet_matches_shading_the_photo() -> None:
-    """A bent sheet's light lit on the page before the remap equals lighting each photo pixel afterwards."""
+def test_a_bent_sheets_shading_moves_with_the_sheet_into_the_photo() -> None:
+    """A bent sheet's light, computed on the photo after the remap (with the scene's light), is the shading of
+    the sheet point each photo pixel came from."""
     page = np.full((A4.height, A4.width, 3), 240, np.uint8)
     for seed in range(12):
         warp = _chain(seed, [("paper_warp", 3)])[0]
         if warp.shade is not None and np.ptp(warp.shade(fusion.page_outline(A4))) > 0.05:
             break
-    photo = fusion.remap_chain(page, A4, [warp], None)
+    even = {"level": 1.0, "gradient": [0.0, 0.0], "falloff": 0.0, "centre_frac": [0.5, 0.5], "tint": [1.0, 1.0, 1.0],
+            "mottle": 0.0, "mottle_seed": 0}
+    light = Light(fusion.sheet_light(A4, [warp], A4.height, A4.width, 1.0, even))
+    photo = light.apply(fusion.remap_chain(page, A4, [warp], None))
     xs, ys = np.meshgrid(np.arange(200, 1000, 37.0), np.arange(200, 1500, 41.0))
     q = np.stack([xs.ravel(), ys.ravel()], 1)
     expected = np.clip(240 * warp.shade(warp.inverse(q)), 0, 255)

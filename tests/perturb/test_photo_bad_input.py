@@ -162,7 +162,7 @@ def test_a_profile_works_on_an_odd_sized_image_and_replays() -> None:
     odd, odd_page = resized(img, page, 333, 517)
     out, new_page, recs = degrade_profile(odd, odd_page, PROFILE, np.random.default_rng(3), text=text)
     assert_valid_output(out, new_page)
-    assert [r.subtype for r in recs] == ["question_marking", "shadow", "glare", "keystone", "tilt", "background",
+    assert [r.subtype for r in recs] == ["question_marking", "keystone", "tilt", "background", "shadow", "glare",
                                          "jpeg"]
     again, again_page, _ = degrade_profile(odd, odd_page, PROFILE, None, params=[r.params for r in recs], text=text)
     assert again.tobytes() == out.tobytes() and again_page == new_page
