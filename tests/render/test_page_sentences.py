@@ -197,3 +197,13 @@ def test_a_chain_too_long_for_the_page_says_so() -> None:
     problem = _problem()
     with pytest.raises(ValueError, match="does not fit on a phone page"):
         render_page(problem, Variant("clean", many, "70", True), page="phone", dpi=80)
+
+
+@pytest.mark.parametrize(("style", "neatness", "paper"), [("printed", 1, "lined"), ("handwritten", 3, "lined"),
+                                                         ("handwritten", 2, "plain")])
+def test_no_step_box_holds_another_steps_ink(style: str, neatness: int, paper: str) -> None:
+    draft = _draft(STUDENT, style, neatness, paper)
+    boxes = _boxes(draft.rasterize().page, "step")
+    for step in STUDENT:
+        others = _ink(draft, {f"step:{s.index}" for s in STUDENT if s.index != step.index})
+        assert not _inside(others, boxes[str(step.index)]).any(), f"another step's ink lies in step {step.index}'s box"
