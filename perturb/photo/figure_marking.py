@@ -1,15 +1,18 @@
-"""Figure marking: a student's pen on the figure: a circled vertex, ticks on a side, an angle arc, a scribble.
+"""Figure marking: a student's pen on the figure, anchored to what it marks: a circled vertex, point, label,
+angle or bar top, ticks across a side's middle, a bar or a shape shaded inside its outline.
 
-Marks are placed from the renderer's ``figure_<type>`` boxes. A page without a figure is not a
-page this op can act on: ``applies`` says so, the pipeline records a skip, and ``degrade``
-raises ``NotApplicableError`` rather than returning an unmarked page under a marking label.
-Marks are kept apart (their footprints never touch), so the number of marks can be read back
-from the pixels as the number of separate pen-ink blobs on the figure. A figure whose marked
-elements leave room for fewer marks than the severity asks for (one circle, a number line) gets
-the rest as small circles on its other elements and then anywhere on it, so every severity fits
-every figure instead of failing on simple ones.
+Marks are placed from the renderer's ``figure_<type>`` boxes: a polygon's vertices from its vertex labels
+(the point of its box nearest each label), its sides between them, bars from their boxes, points and
+labels from theirs. Circles always ring something printed; hatching is clipped to a region inside the
+shape (a polygon pulled 40 % towards its centroid, a bar's inset outline), so it never crosses a side.
+A page without a figure is not a page this op can act on: ``applies`` says so, the pipeline records a
+skip, and ``degrade`` raises ``NotApplicableError`` rather than returning an unmarked page under a
+marking label. Marks are kept apart (their footprints never touch), so the number of marks can be read
+back from the pixels as the number of separate pen-ink blobs on the figure. A figure whose marked
+elements leave room for fewer marks than the severity asks for (one circle, a number line) gets the
+rest as small circles round its small elements, then along its axes, then anywhere on it, each moved
+onto the nearest print, so every severity fits every figure instead of failing on simple ones.
 """
-
 from __future__ import annotations
 
 from typing import Any
@@ -28,8 +31,8 @@ from synth.records import Box, RenderedPage
 # 3 extensive (four or more, scribbles included), heavily obscuring.
 BINS = {1: (1, 1), 2: (2, 3), 3: (4, 10_000)}
 PENS = {"blue": (30, 60, 175), "red": (200, 35, 45), "pencil": (95, 95, 100)}
-# Footprint radius of each mark kind, inches; scribbles scale with the shape they cover.
-_RADIUS_IN = {"circle": 0.16, "arc": 0.3, "tick": 0.12}
+# Footprint radius of each mark kind, inches; circles round a box and hatches scale with what they mark.
+_RADIUS_IN = {"circle": 0.14, "tick": 0.12}
 _GAP_IN = 0.08  # clear space between marks, so each stays one blob of ink
 _BLOB_IN = 0.025  # ink closer than this is joined when counting marks (double ticks, pen lifts)
 _COUNT = {1: (1, 1), 2: (2, 3), 3: (4, 6)}
@@ -39,58 +42,144 @@ def _figure_boxes(page: RenderedPage) -> list[Box]:
     return [b for b in page.layout if b.kind.startswith("figure_")]
 
 
+def _centre(b: Box) -> tuple[float, float]:
+    return (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
+
+
+def polygon_vertices(polygon: Box, boxes: list[Box], dpi: float) -> list[tuple[float, float]]:
+    """Where a polygon's named vertices are (page px), in order round the polygon: each vertex label (a
+    short name beside the polygon) marks the point of the polygon's box nearest to it. Side labels
+    ("41 ft") are wider than tall and are left out; a polygon with fewer than two named vertices gets none."""
+    reach = 0.35 * dpi
+    out = []
+    for b in boxes:
+        if b.kind != "figure_label" or (b.x1 - b.x0) > 1.6 * (b.y1 - b.y0):
+            continue
+        cx, cy = _centre(b)
+        if not (polygon.x0 - reach <= cx <= polygon.x1 + reach and polygon.y0 - reach <= cy <= polygon.y1 + reach):
+            continue
+        x, y = min(max(cx, polygon.x0), polygon.x1), min(max(cy, polygon.y0), polygon.y1)
+        # A label inside the box names the vertex on the nearest edge.
+        if polygon.x0 < x < polygon.x1 and polygon.y0 < y < polygon.y1:
+            edges = {(polygon.x0, y): x - polygon.x0, (polygon.x1, y): polygon.x1 - x,
+                     (x, polygon.y0): y - polygon.y0, (x, polygon.y1): polygon.y1 - y}
+            x, y = min(edges, key=edges.get)
+        out.append((round(float(x), 2), round(float(y), 2)))
+    if len(out) < 2:
+        return []
+    mx, my = np.mean([p[0] for p in out]), np.mean([p[1] for p in out])
+    return sorted(set(out), key=lambda p: np.arctan2(p[1] - my, p[0] - mx))
+
+
+def _shrunk(points: list[tuple[float, float]], by: float) -> list[list[float]]:
+    """The polygon ``points`` pulled towards their centroid by the share ``by``: a hatch inside it never
+    reaches the sides."""
+    c = np.mean(points, axis=0)
+    return [[round(float(v), 2) for v in c + (np.array(p) - c) * (1 - by)] for p in points]
+
+
 def _candidates(page: RenderedPage) -> list[dict[str, Any]]:
-    """Every place a mark could go: the mark kind, its footprint disc, and the element it marks."""
+    """Every place a mark could go, anchored to a figure primitive: the mark kind, its footprint disc, the
+    element it marks, and what it is drawn from (a vertex, a side's two ends, a bar's outline)."""
     boxes = _figure_boxes(page)
     if not boxes:
         return []
-    fx0, fy0 = min(b.x0 for b in boxes), min(b.y0 for b in boxes)
-    fx1, fy1 = max(b.x1 for b in boxes), max(b.y1 for b in boxes)
-    centre = ((fx0 + fx1) / 2, (fy0 + fy1) / 2)
-    points = [((p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2) for p in boxes if p.kind == "figure_point"]
-    out = []
+    dpi = page.dpi
+    r_circle = _RADIUS_IN["circle"] * dpi
+    out: list[dict[str, Any]] = []
+
+    def add(kind: str, element: str, centre: tuple[float, float], radius: float, box: Box, **extra: Any) -> None:
+        out.append({"kind": kind, "element": element, "centre": [round(float(centre[0]), 2),
+                                                                 round(float(centre[1]), 2)],
+                    "radius": round(float(radius), 2), "box": [float(v) for v in (box.x0, box.y0, box.x1, box.y1)],
+                    **extra})
+
     for b in boxes:
         ptype = b.kind.removeprefix("figure_")
-        cx, cy = (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
-        inside = [p for p in points if b.x0 <= p[0] <= b.x1 and b.y0 <= p[1] <= b.y1]
-        if ptype == "polygon" and len(inside) >= 3:  # the vertices' centroid is inside; the box centre may not be
-            cx, cy = float(np.mean([p[0] for p in inside])), float(np.mean([p[1] for p in inside]))
-        for kind in marks_for(ptype):  # the marks each primitive declares (render.figures.primitives)
-            if kind == "scribble":
-                r = 0.3 * min(b.x1 - b.x0, b.y1 - b.y0)
-                if r < 0.12 * page.dpi:
-                    continue
-            else:
-                span = 0.6 * np.hypot(b.x1 - b.x0, b.y1 - b.y0) if kind == "circle" else 0.0
-                r = max(_RADIUS_IN[kind] * page.dpi, span)
-            toward = float(np.degrees(np.arctan2(centre[1] - cy, centre[0] - cx)))
-            out.append({"kind": kind, "element": f"{b.kind}:{b.ref}", "centre": [round(cx, 2), round(cy, 2)],
-                        "radius": round(float(r), 2), "toward_deg": round(toward, 2),
-                        "box": [b.x0, b.y0, b.x1, b.y1]})
+        name = f"{b.kind}:{b.ref}"
+        declared = marks_for(ptype)
+        w, h = b.x1 - b.x0, b.y1 - b.y0
+        if ptype == "polygon":
+            vertices = polygon_vertices(b, boxes, dpi)
+            for i, v in enumerate(vertices):  # a circled vertex encloses the corner and its angle
+                add("circle", f"{name}:vertex{i}", v, r_circle, b)
+            for i in range(len(vertices) if len(vertices) >= 3 else 0):  # ticks across each side's middle
+                a, c = np.array(vertices[i]), np.array(vertices[(i + 1) % len(vertices)])
+                side = np.degrees(np.arctan2(*(c - a)[::-1]))
+                add("tick", f"{name}:side{i}", (a + c) / 2, _RADIUS_IN["tick"] * dpi, b, tick_deg=round(side + 90, 2))
+            if len(vertices) >= 3 and min(w, h) >= 0.4 * dpi:  # shading inside, clear of the sides
+                inner = _shrunk(vertices, 0.4)
+                c = np.mean(inner, axis=0)
+                reach = max(np.hypot(p[0] - c[0], p[1] - c[1]) for p in inner)
+                add("hatch", f"{name}:inside", c, reach, b, region=inner)
+        elif ptype == "bar":
+            if w >= 0.12 * dpi and h >= 0.25 * dpi:  # a bar coloured in, inside its outline
+                inset_x, inset_y = 0.18 * w, min(0.12 * h, 0.06 * dpi)
+                region = [[b.x0 + inset_x, b.y0 + inset_y], [b.x1 - inset_x, b.y0 + inset_y],
+                          [b.x1 - inset_x, b.y1 - inset_y], [b.x0 + inset_x, b.y1 - inset_y]]
+                add("hatch", f"{name}:inside", _centre(b), 0.5 * float(np.hypot(w, h)), b,
+                    region=[[round(x, 2), round(y, 2)] for x, y in region])
+            add("circle", f"{name}:top", ((b.x0 + b.x1) / 2, b.y0), r_circle, b)  # the bar's value
+        elif ptype == "point":
+            add("circle", name, _centre(b), r_circle, b)
+        elif ptype == "segment" and "tick" in declared and max(w, h) >= 0.3 * dpi:
+            add("tick", name, _centre(b), _RADIUS_IN["tick"] * dpi, b)  # direction from the print when drawn
+        elif "circle" in declared and ptype not in ("curve", "polygon"):
+            if max(w, h) > 0.6 * dpi:  # a title or a long label is underlined, not circled
+                add("underline", name, ((b.x0 + b.x1) / 2, b.y1 + 0.04 * dpi), 0.5 * w + 0.04 * dpi, b)
+            else:  # a label, an angle, a tick mark: circled round its whole box
+                add("circle", name, _centre(b), max(r_circle, 0.5 * float(np.hypot(w, h)) + 0.03 * dpi), b)
+        elif "scribble" in declared and min(w, h) >= 0.25 * dpi:  # a region shaded inside, its outline kept
+            cx, cy = _centre(b)
+            ring = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+            region = [[round(cx + 0.3 * w * np.cos(t), 2), round(cy + 0.3 * h * np.sin(t), 2)] for t in ring]
+            add("hatch", f"{name}:inside", (cx, cy), 0.3 * max(w, h), b, region=region)
     return out
 
 
 def _spare_places(page: RenderedPage) -> list[list[dict[str, Any]]]:
-    """Small circles for figures with too few markable elements: first one on each figure element
-    (any kind), then a grid over the whole figure; tiers in the order they are tried."""
+    """Small circles for figures with too few markable elements, each round something printed: first
+    the centre of each small element (a label, a point, a tick), then along the edges of the larger ones."""
     boxes = _figure_boxes(page)
     r = _RADIUS_IN["circle"] * page.dpi
+
+    def place(name: str, cx: float, cy: float, box: Box) -> dict[str, Any]:
+        return {"kind": "circle", "element": name, "centre": [round(float(cx), 2), round(float(cy), 2)],
+                "radius": round(float(r), 2), "box": [float(v) for v in (box.x0, box.y0, box.x1, box.y1)]}
+
+    small = [place(f"{b.kind}:{b.ref}:spare", *_centre(b), b) for b in boxes
+             if max(b.x1 - b.x0, b.y1 - b.y0) <= 3 * r and b.kind != "figure"]
     pitch = 2 * r + _GAP_IN * page.dpi
-
-    def place(name: str, cx: float, cy: float, box: list[float]) -> dict[str, Any]:
-        return {"kind": "circle", "element": name, "centre": [round(cx, 2), round(cy, 2)], "radius": round(r, 2),
-                "box": box}
-
-    on_elements = [place(f"{b.kind}:{b.ref}:spare", (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, [b.x0, b.y0, b.x1, b.y1])
-                   for b in boxes]
-    fx0, fy0 = min(b.x0 for b in boxes), min(b.y0 for b in boxes)
-    fx1, fy1 = max(b.x1 for b in boxes), max(b.y1 for b in boxes)
-    # At least two grid places each way, so even a very small figure takes four separate marks.
+    edges = []
+    for b in boxes:  # axes, tick rows and curves have print along their edges; a shape's box does not
+        if b.kind not in ("figure_axis", "figure_tick", "figure_curve") or max(b.x1 - b.x0, b.y1 - b.y0) <= 3 * r:
+            continue
+        # Along the box's left and bottom edges (an axis, a curve's foot, a shape's base), snapped to ink when drawn.
+        for t in np.arange(0, b.x1 - b.x0, pitch):
+            edges.append(place(f"{b.kind}:{b.ref}:bottom{int(t)}:spare", b.x0 + t, b.y1, b))
+        for t in np.arange(0, b.y1 - b.y0, pitch):
+            edges.append(place(f"{b.kind}:{b.ref}:left{int(t)}:spare", b.x0, b.y1 - t, b))
+    # Last, anywhere on the figure (snapped to print when there is print within reach).
+    inner = [b for b in boxes if b.kind != "figure"]
+    fx0, fy0 = min(b.x0 for b in inner), min(b.y0 for b in inner)
+    fx1, fy1 = max(b.x1 for b in inner), max(b.y1 for b in inner)
     nx, ny = max(2, int((fx1 - fx0) // pitch) + 1), max(2, int((fy1 - fy0) // pitch) + 1)
     x0, y0 = (fx0 + fx1 - (nx - 1) * pitch) / 2, (fy0 + fy1 - (ny - 1) * pitch) / 2
-    grid = [place(f"figure_area:{i}_{j}", x0 + i * pitch, y0 + j * pitch, [fx0, fy0, fx1, fy1])
+    whole = Box("figure_area", "all", fx0, fy0, fx1, fy1)
+    grid = [place(f"figure_area:{i}_{j}:spare", x0 + i * pitch, y0 + j * pitch, whole)
             for j in range(ny) for i in range(nx)]
-    return [on_elements, grid]
+    return [small, edges, grid]
+
+
+def _apart(a: dict[str, Any], b: dict[str, Any], gap: float) -> bool:
+    """Whether two marks' footprints keep ``gap`` apart: discs, or a hatch's own region against a disc."""
+    if (a["kind"] == "hatch") != (b["kind"] == "hatch"):
+        hatch, disc = (a, b) if a["kind"] == "hatch" else (b, a)
+        region = np.asarray(hatch["region"], np.float32).reshape(-1, 1, 2)
+        inside = cv2.pointPolygonTest(region, (float(disc["centre"][0]), float(disc["centre"][1])), True)
+        return -inside >= disc["radius"] + 1.5 * gap  # a clipped hatch fills its region to the edge
+    return bool(np.hypot(a["centre"][0] - b["centre"][0], a["centre"][1] - b["centre"][1])
+                >= a["radius"] + b["radius"] + gap)
 
 
 def _pick(cands: list[dict[str, Any]], order: list[int], chosen: list[dict[str, Any]], want: int, gap: float,
@@ -102,13 +191,10 @@ def _pick(cands: list[dict[str, Any]], order: list[int], chosen: list[dict[str, 
         c = cands[int(i)]
         if any(c["element"] == m["element"] for m in chosen):
             continue
-        if all(np.hypot(c["centre"][0] - m["centre"][0], c["centre"][1] - m["centre"][1])
-               >= c["radius"] + m["radius"] + gap for m in chosen):
+        if all(_apart(c, m, gap) for m in chosen):
             mark = {**c, "seed": int(rng.integers(2**31 - 1))}
             if c["kind"] == "tick":
                 mark["count"] = int(rng.integers(1, 3))
-            if c["kind"] != "arc":
-                mark.pop("toward_deg", None)
             chosen.append(mark)
 
 
@@ -149,8 +235,8 @@ class FigureMarking(Op):
         gap = _GAP_IN * page.dpi
         chosen: list[dict[str, Any]] = []
         order = list(rng.permutation(len(cands)))
-        if severity == 3:  # "extensive": cover a shape when there is one to cover
-            order = sorted(order, key=lambda i: cands[i]["kind"] != "scribble")[:1] + order
+        if severity == 3:  # "extensive": shade a shape when there is one to shade
+            order = sorted(order, key=lambda i: cands[i]["kind"] != "hatch")[:1] + order
         _pick(cands, order, chosen, want, gap, rng)
         if len(chosen) < lo:  # only then, so a page that had room draws the marks it always drew
             chosen = _fill_with_spares(page, chosen, lo, want, gap, rng)

@@ -86,7 +86,8 @@ def test_counted_marks_land_in_the_severity_bin_and_equal_the_marks_drawn(severi
 
 def test_pen_ink_stays_on_the_figure() -> None:
     img, page = figure_pages()[0]
-    out, _, rec = degrade(img, page, "figure_marking", 3, np.random.default_rng(5))
+    rec = degrade(img, page, "figure_marking", 3, np.random.default_rng(5))[2]
+    out = REGISTRY["figure_marking"].apply(img, rec.params, page)[0]  # the pen alone, no camera on top
     fig = [b for b in page.layout if b.kind.startswith("figure_")]
     x0, y0 = min(b.x0 for b in fig) - 0.4 * page.dpi, min(b.y0 for b in fig) - 0.4 * page.dpi
     x1, y1 = max(b.x1 for b in fig) + 0.4 * page.dpi, max(b.y1 for b in fig) + 0.4 * page.dpi

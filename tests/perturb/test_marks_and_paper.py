@@ -113,3 +113,44 @@ def test_bleed_through_severity_is_graded_on_the_front_text_it_obscures() -> Non
                           reverse=ReversePage(back, "r"))[2]
             lo, hi = BINS[severity]
             assert lo <= rec.measured["text_obscured"] <= hi, (severity, seed, rec.measured)
+
+
+def _vertices_px(problem, page) -> dict[str, tuple[float, float]]:
+    """The triangle's true vertices in page px: the figure spec's points mapped onto the polygon's box."""
+    pts = problem.figure.spec["points"]
+    box = next(b for b in page.layout if b.kind == "figure_polygon")
+    xs, ys = [p[0] for p in pts.values()], [p[1] for p in pts.values()]
+    return {k: (box.x0 + (x - min(xs)) / (max(xs) - min(xs)) * (box.x1 - box.x0),
+                box.y1 - (y - min(ys)) / (max(ys) - min(ys)) * (box.y1 - box.y0)) for k, (x, y) in pts.items()}
+
+
+def test_figure_marks_sit_on_the_primitives_they_mark() -> None:
+    import cv2
+
+    op = OPS["figure_marking"]
+    for family in ("geometry.triangle.angle_sum", "statistics.mean.bar_chart"):
+        p, _, img, page, _ = worksheet(family, 1, dpi=100)
+        dark = img.min(axis=2) < 128
+        vertices = _vertices_px(p, page) if family.startswith("geometry") else {}
+        triangle = np.float32(list(vertices.values())).reshape(-1, 1, 2)
+        bars = {f"figure_bar:{b.ref}": b for b in page.layout if b.kind == "figure_bar"}
+        for seed in range(8):
+            rec = degrade(img, page, "figure_marking", 3, np.random.default_rng(seed))[2]
+            for mark in rec.params["marks"]:
+                cx, cy = mark["centre"]
+                if mark["kind"] == "circle":  # a circle rings something printed
+                    r = 0.7 * mark["radius"]
+                    ring = dark[int(cy - r):int(cy + r) + 1, int(cx - r):int(cx + r) + 1]
+                    assert ring.any(), (family, seed, mark["element"])
+                if ":vertex" in mark["element"]:  # ... and a vertex circle rings a vertex
+                    assert min(np.hypot(cx - x, cy - y) for x, y in vertices.values()) < 0.6 * mark["radius"]
+                if mark["kind"] == "hatch":  # shading stays inside the shape it shades
+                    alone = op.apply(img, {**rec.params, "marks": [mark]}, page)[0]
+                    ys, xs = np.nonzero((img.astype(int) - alone.astype(int)).sum(axis=2) > 30)
+                    assert xs.size
+                    if mark["element"].startswith("figure_polygon"):
+                        inside = [cv2.pointPolygonTest(triangle, (float(x), float(y)), True) for x, y in zip(xs, ys)]
+                        assert min(inside) > 1.0, (seed, min(inside))
+                    else:
+                        bar = bars[mark["element"].removesuffix(":inside")]
+                        assert bar.x0 < xs.min() and xs.max() < bar.x1 and bar.y0 < ys.min() and ys.max() < bar.y1

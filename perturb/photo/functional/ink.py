@@ -177,22 +177,19 @@ def mark_question(image: np.ndarray, params: dict[str, Any], page: RenderedPage)
 
 
 def figure_mark_lines(mark: dict[str, Any], rng: np.random.Generator) -> list[np.ndarray]:
-    """Polylines of one mark in page units."""
+    """Polylines of one mark in page units (a hatch's lines before they are clipped to its region)."""
     cx, cy = mark["centre"]
     r = float(mark["radius"])
     kind = mark["kind"]
-    if kind == "circle":
+    if kind == "circle":  # a loop round its anchor, closing with a little overlap, wobble outwards only
         start = rng.uniform(0, 2 * np.pi)
         t = np.linspace(start, start + 2 * np.pi + rng.uniform(0.25, 0.6), 72)
-        wob = 0.78 + 0.04 * np.sin(3 * t + rng.uniform(0, 6)) + np.linspace(0, 0.08, t.size)
-        squash = rng.uniform(0.85, 1.0)
+        wob = 0.8 + 0.04 * (1 + np.sin(3 * t + rng.uniform(0, 6))) + np.linspace(0, 0.1, t.size)
+        squash = rng.uniform(0.88, 1.0)
         return [np.stack([cx + r * wob * np.cos(t), cy + r * squash * wob * np.sin(t)], 1)]
-    if kind == "arc":
-        mid = np.deg2rad(float(mark["toward_deg"]))
-        span = np.deg2rad(rng.uniform(55, 85))
-        t = np.linspace(mid - span / 2, mid + span / 2, 32)
-        rr = 0.8 * r * (1 + 0.03 * np.sin(t * 5 + rng.uniform(0, 6)))
-        return [np.stack([cx + rr * np.cos(t), cy + rr * np.sin(t)], 1)]
+    if kind == "underline":
+        t = np.linspace(-1, 1, 24)
+        return [np.stack([cx + r * t, cy + rng.uniform(-0.03, 0.03) * r * t + 0.01 * r * np.sin(5 * t)], 1)]
     if kind == "tick":
         a = np.deg2rad(float(mark["tick_deg"]))
         u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])  # across, along the side
@@ -204,20 +201,17 @@ def figure_mark_lines(mark: dict[str, Any], rng: np.random.Generator) -> list[np
             t = np.linspace(-0.8 * r, 0.8 * r, 8)[:, None]
             lines.append(base + t * u + v * rng.uniform(-0.04, 0.04) * r * t / r)
         return lines
-    # scribble: back-and-forth hatching over the shape, one continuous pen path
-    a = rng.uniform(0, np.pi)
+    # hatch: back-and-forth shading over the region's bounding box, one continuous pen path (clipped later)
+    region = np.asarray(mark["region"], float)
+    x0, y0 = region.min(axis=0)
+    x1, y1 = region.max(axis=0)
+    a = rng.uniform(0.6, 1.2)  # strokes lean like a right-handed student's
     u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
-    passes = int(rng.integers(6, 11))
-    pts = []
-    for i in range(passes + 1):
-        s = -1 + 2 * i / passes
-        half = np.sqrt(max(0.0, 1 - s * s)) * rng.uniform(0.85, 1.0)
-        end = half if i % 2 == 0 else -half
-        pts.append(np.array([cx, cy]) + r * (s * v + end * u))
-    path = np.array(pts)
-    # Round the turns a little: a real scribble is a smooth zig-zag, not a polygon.
-    fine = np.concatenate([np.linspace(path[i], path[i + 1], 8, endpoint=False) for i in range(len(path) - 1)])
-    return [cv2.GaussianBlur(fine.astype(np.float64).reshape(-1, 1, 2), (1, 5), 1.0).reshape(-1, 2)]
+    c = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+    half = 0.55 * float(np.hypot(x1 - x0, y1 - y0))  # the path covers the whole box at any lean
+    passes = max(4, int(2 * half / max(0.07 * float(mark.get("dpi", 100)), 1.0)))  # strokes ~2 mm apart
+    pts = [c + (-half + 2 * half * i / passes) * v + (half if i % 2 == 0 else -half) * u for i in range(passes + 1)]
+    return [np.array(pts)]
 
 
 def side_direction(image: np.ndarray, box: list[float], sx: float, sy: float) -> float | None:
@@ -235,20 +229,49 @@ def side_direction(image: np.ndarray, box: list[float], sx: float, sy: float) ->
     return float(np.degrees(np.arctan2(d[1], d[0])))
 
 
-def mark_figure(image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> np.ndarray:
-    """Circles, arcs, ticks and scribbles on the figure; ticks cross the printed side they mark."""
+def snapped_centre(image: np.ndarray, mark: dict[str, Any], sx: float, sy: float) -> tuple[float, float]:
+    """A spare circle's centre moved onto the print within a quarter of its radius (the centre of that
+    ink), so it rings something printed."""
+    cx, cy = mark["centre"]
+    reach = 0.25 * float(mark["radius"])  # spares keep two gaps apart, so two snapped ones stay one gap apart
+    x0, y0 = max(0, int((cx - reach) * sx)), max(0, int((cy - reach) * sy))
+    win = image[y0:int((cy + reach) * sy) + 1, x0:int((cx + reach) * sx) + 1]
+    ys, xs = np.nonzero(win.min(axis=2) < 128) if win.size else (np.array([]), np.array([]))
+    if not xs.size:
+        return cx, cy
+    return float((xs.mean() + x0) / sx), float((ys.mean() + y0) / sy)
+
+
+def figure_pen(image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> np.ndarray:
+    """The pen's coverage (uint8) of a figure_marking application on ``image``'s raster. Ticks cross the
+    printed side they mark, spare circles ring the nearest print, and a hatch is clipped to its region."""
     h, w = image.shape[:2]
     sx, sy = w / page.width, h / page.height
     mask = np.zeros((h, w), np.uint8)
     thickness = max(1, round(float(params["width_px"]) * sx))
     for mark in params["marks"]:
-        mark = dict(mark)
-        if mark["kind"] == "tick":
+        mark = {**mark, "dpi": page.dpi}
+        if mark["kind"] == "tick" and "tick_deg" not in mark:
             seg = side_direction(image, mark["box"], sx, sy)
             mark["tick_deg"] = 90.0 + (seg if seg is not None else 0.0)
-        pen_lines(mask, [line * [sx, sy] for line in figure_mark_lines(mark, np.random.default_rng(int(mark["seed"])))],
-                  thickness)
-    return ink_over(image, mask, params["rgb"])
+        if mark["kind"] == "circle" and mark["element"].endswith("spare"):
+            mark["centre"] = list(snapped_centre(image, mark, sx, sy))
+        lines = [line * [sx, sy] for line in figure_mark_lines(mark, np.random.default_rng(int(mark["seed"])))]
+        if mark["kind"] != "hatch":
+            pen_lines(mask, lines, thickness)
+            continue
+        strokes = np.zeros_like(mask)
+        pen_lines(strokes, lines, thickness)
+        inside = np.zeros_like(mask)
+        cv2.fillPoly(inside, [np.round(np.asarray(mark["region"]) * [sx, sy] * 16).astype(np.int32)], 255,
+                     cv2.LINE_AA, 4)
+        cv2.max(mask, cv2.min(strokes, inside), dst=mask)
+    return mask
+
+
+def mark_figure(image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> np.ndarray:
+    """Circles, ticks, underlines and hatching on the figure, as ink over the print."""
+    return ink_over(image, figure_pen(image, params, page), params["rgb"])
 
 
 # ------------------------------------------------------------------------------ bleed-through
