@@ -23,6 +23,7 @@ import numpy as np
 from perturb.photo import REGISTRY as PHOTO_OPS
 from perturb.reasoning.fit import DIFFICULTIES, subtype_fit, subtype_kept
 from synth.config import RunConfig, validate_config
+from synth.errors import ConfigError
 from synth.generators import REGISTRY as FAMILIES
 from synth.quotas import joint_counts, largest_remainder
 from synth.seeding import stage_rng
@@ -131,10 +132,24 @@ def allocate(config: RunConfig) -> Allocation:
     cell_of = {name: cell for cell, name in names.items()}
 
     def per_cell(dim: str, weights: dict[str, float], per_base: int,
-                 fits: Callable[[str, str, str], float]) -> dict[int, list[str]]:
+                 fits: Callable[[str, str, str], float], *, once_per_base: bool = False) -> dict[int, list[str]]:
         demand = largest_remainder(weights, n * per_base)
         supply = {names[c]: len(bases_of[c]) * per_base for c in cells}
-        table = joint_counts(supply, demand, lambda row, v: fits(*cell_of[row], v) * weights[v], what=dim)
+        # once_per_base: no cell holds a value more often than it has bases, so _deal gives each base distinct
+        # values (two slots of one subtype on one base often read alike: a problem has one mal-rule to show).
+        cap = {names[c]: len(bases_of[c]) for c in cells} if once_per_base and per_base > 1 else None
+
+        def prior(row: str, v: str) -> float:
+            return fits(*cell_of[row], v) * weights[v]
+
+        try:
+            table = joint_counts(supply, demand, prior, what=dim, cap=cap)
+        except ConfigError:
+            if cap is None:
+                raise
+            # Some value fits fewer bases than it is asked for: it must come twice on some bases, where the
+            # inject stage redraws the problem until the two read differently (or counts the slot unfilled).
+            table = joint_counts(supply, demand, prior, what=dim)
         out: dict[int, list[str]] = {}
         for k, cell in enumerate(cells):
             values = [v for (row, v), c in sorted(table.items()) if row == names[cell] for _ in range(c)]
@@ -146,7 +161,8 @@ def allocate(config: RunConfig) -> Allocation:
     roles = (per_cell("generate.image_roles", dict(gen.image_roles), 1,
                       lambda f, d, r: float(r in FAMILIES[f].image_roles)) if gen.image_roles else None)
     v = config.inject.variants_per_base
-    subtypes = per_cell("inject.subtypes", dict(config.inject.subtypes), v, subtype_fit) if v else None
+    subtypes = (per_cell("inject.subtypes", dict(config.inject.subtypes), v, subtype_fit, once_per_base=True)
+                if v else None)
     slots = degradation_slots(config)
     per_base = config.degrade.per_base
     degr = None

@@ -100,6 +100,8 @@ def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> i
         "name": config.name, "items": count, "base_problems": config.count, "shards": n_shards,
         "resumed_shards": resumed,
         "counts": {k: dict(sorted(v.items())) for k, v in total.items() if k != "generate_rejected"},
+        # Attempts redrawn because they read exactly like another variant of their base (funnel reason "duplicate").
+        "duplicates_rejected": sum(f["rejected"].get("duplicate", 0) for f in funnel.values()),
         "rejections": {"generate": dict(sorted(total["generate_rejected"].items())),
                        "inject": {k: {**v, "rejected": dict(sorted(v["rejected"].items()))}
                                   for k, v in sorted(funnel.items())}},

@@ -33,13 +33,17 @@ def largest_remainder(weights: Mapping[str, float], n: int) -> dict[str, int]:
 
 
 def joint_counts(supply: Mapping[str, int], demand: Mapping[str, int], prior: Callable[[str, str], float],
-                 *, what: str) -> dict[tuple[str, str], int]:
+                 *, what: str, cap: Mapping[str, int] | None = None) -> dict[tuple[str, str], int]:
     """Integer counts per (row, column) with the given row and column sums, zero where ``prior`` is 0.
 
     Rows are families; columns are the values of one dimension. The fractional table comes from
     iterative proportional fitting of ``prior`` (so values spread over the families they suit, in
     proportion); it is rounded by max-flow, which keeps both margins exact. Raises ConfigError,
     naming the values that cannot be placed, when no table has these margins.
+
+    ``cap`` bounds every cell of a row (a base takes an error subtype at most once, so a cell holds
+    at most its bases): the fitting clips to it, and rounding stays within it (a cell is rounded to
+    its floor or ceiling, both at most an integer cap). Tables that never reach a cap are unchanged.
     """
     rows = [r for r in sorted(supply) if supply[r] > 0]
     cols = [c for c in sorted(demand) if demand[c] > 0]
@@ -52,9 +56,13 @@ def joint_counts(supply: Mapping[str, int], demand: Mapping[str, int], prior: Ca
     if dead:
         raise ConfigError(f"{what}: {dead} fit none of the families in generate.families; add families they"
                           " apply to, or remove them")
+    bound = np.array([cap[r] for r in rows], dtype=float)[:, None] if cap is not None else None
     for _ in range(IPF_ITERATIONS):
         x *= (s / np.maximum(x.sum(axis=1), 1e-300))[:, None]
         x *= (d / np.maximum(x.sum(axis=0), 1e-300))[None, :]
+        if bound is not None and (x > bound).any():
+            x = np.minimum(x, bound)
+            continue
         if np.abs(x.sum(axis=1) - s).max() < IPF_TOLERANCE * max(1.0, s.sum()):
             break
     else:

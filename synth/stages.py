@@ -29,7 +29,7 @@ from perturb.photo.handwritten import page_text
 from perturb.photo.profile import capture
 from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
-from perturb.reasoning.base import Funnel, clean_variant
+from perturb.reasoning.base import Funnel, clean_variant, shown_key
 from perturb.reasoning.multi import stack, stackable
 from render import PageImage, render_page, sample_hand
 from render.handwriting import Writer
@@ -164,9 +164,10 @@ def inject_variants(config: RunConfig, problem: Problem, slots: Iterable[Slot], 
     out: list[tuple[str, Variant]] = []
     with _Timer(stats, "inject"):
         for j, subtype, rng in slots:
+            # A base's variants always differ: one that reads like an earlier sibling is redrawn (funnel: duplicate).
             variant = inject(problem, subtype, rng, placement=config.inject.placement,
                              max_attempts=config.inject.max_attempts, funnel=stats.funnel,
-                             propagate=config.inject.propagate)
+                             propagate=config.inject.propagate, avoid={shown_key(v.steps) for _, v in out})
             if variant is not None and variant.error is not None and config.inject.errors_per_variant > 1:
                 variant = _stack_errors(config, problem, variant, rng, stats)
             if variant is None:

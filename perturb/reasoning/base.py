@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +55,9 @@ class Skip:
     reason: str
 
 
+DUPLICATE = "duplicate"  # the funnel's reason for an attempt that reads like a sibling of the same base
+
+
 @dataclass
 class Funnel:
     """Per-injector counts: attempted, kept, and rejected by reason (reported in stats.json)."""
@@ -64,6 +68,11 @@ class Funnel:
 
     def reject(self, injector: str, reason: str) -> None:
         self.rejected.setdefault(injector, Counter())[reason] += 1
+
+    @property
+    def duplicates_rejected(self) -> int:
+        """Attempts rejected for reading exactly like another content of their base (``inject(avoid=...)``)."""
+        return sum(c[DUPLICATE] for c in self.rejected.values())
 
     def as_dict(self) -> dict[str, Any]:
         names = sorted(set(self.attempted) | set(self.kept) | set(self.rejected))
@@ -198,12 +207,21 @@ def _disagreement(intent: Intent, verdict: Verdict) -> str | None:
     return None
 
 
+def shown_key(steps: tuple[Step, ...]) -> tuple[tuple[str, str], ...]:
+    """What a reader sees of a solution (each line's text and LaTeX): equal keys are the same shown page."""
+    return tuple((s.text, s.latex) for s in steps)
+
+
 def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placement: str | int = "any",
-           max_attempts: int = 8, funnel: Funnel | None = None, propagate: bool = True) -> Variant | None:
+           max_attempts: int = 8, funnel: Funnel | None = None, propagate: bool = True,
+           avoid: Collection[tuple[tuple[str, str], ...]] = ()) -> Variant | None:
     """An error variant of ``problem`` whose labels the verifier confirmed, or None.
 
     ``propagate=False`` asks for the non-propagated form (the student carries on from the
     correct value after the wrong line) of injectors that offer both (``Injector.splices``).
+    ``avoid`` holds the ``shown_key`` of the base's other contents (its clean control and the variants
+    made so far): an attempt that reads exactly like one of them is rejected as ``duplicate`` and redrawn,
+    so a base's variants always differ.
     """
     injector = INJECTORS[subtype]
     family = get_family(problem.family)
@@ -218,6 +236,9 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
             attempt = unpropagated(attempt, problem)
         if isinstance(attempt, Skip):
             funnel.reject(injector.id, attempt.reason)
+            continue
+        if avoid and shown_key(attempt.steps) in avoid:
+            funnel.reject(injector.id, DUPLICATE)
             continue
         verdict = verify(problem, attempt.steps, family=family)
         if isinstance(attempt, ControlAttempt):
@@ -260,6 +281,6 @@ def control_variant(steps: tuple[Step, ...], shown_answer: str, subtype: str, in
                    control=Control(subtype=subtype, injector=injector, edit=edit))
 
 
-__all__ = ["INJECTORS", "Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step",
+__all__ = ["DUPLICATE", "INJECTORS", "Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step",
            "clean_variant", "control_variant", "finalize", "first_changed_step", "inject", "plain_math", "register",
-           "replay_attempt", "unpropagated"]
+           "replay_attempt", "shown_key", "unpropagated"]

@@ -11,6 +11,7 @@ run on the shown steps, and the clean solution is compared line by line. The slo
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 import sympy
@@ -27,6 +28,8 @@ from synth.verifier import parse_step, same_value, verify
 
 ALL_FAMILIES = sorted(FAMILIES)
 SLOW_N = int(os.environ.get("MATHSTRESS_SWEEP_N", "2000"))
+# What an explanation must never show: an internal id (cell_2_1, ce_matches) or SymPy syntax (n**2, 24*I, sqrt().
+NOT_PLAIN = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|\*\*|\*I\b|sqrt\(|\d\*[A-Za-z(]")
 # Subtypes whose student carries on from the correct value: the final answer must stay right.
 ANSWER_KEPT = ("intermediate_corrected",)
 
@@ -41,10 +44,13 @@ def _error_problems(problem: Problem, variant: Variant, subtype: str) -> list[st
     verdict = verify(problem, variant.steps)
     found = {"first_error_step": verdict.first_error_step, "error_steps": verdict.error_steps,
              "propagated": verdict.propagated, "answer_changed": not verdict.answer_correct,
+             "answer_correct": verdict.answer_fully_correct,
              "shown_answer": to_text(verdict.shown_answer) if verdict.shown_answer is not None else ""}
     for name, value in found.items():
         if getattr(label, name) != value:
             out.append(f"{subtype}: {name} labelled {getattr(label, name)!r}, verifier finds {value!r}")
+    if NOT_PLAIN.search(label.explanation):  # a teacher's words: no element ids, no SymPy syntax
+        out.append(f"{subtype}: explanation not in plain words: {label.explanation!r}")
     if variant.shown_answer != label.shown_answer:
         out.append(f"{subtype}: variant shows {variant.shown_answer!r}, label says {label.shown_answer!r}")
     k = label.first_error_step
