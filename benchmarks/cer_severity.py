@@ -194,6 +194,18 @@ def table(results: dict[str, list[list[float]]], acceptance: bool) -> list[str]:
     return body
 
 
+def before(paths: list[Path]) -> list[str]:
+    """The acceptance lines of earlier results files of this script (its first line and its '- ' lines)."""
+    out = []
+    for path in paths:
+        text = path.read_text().split("\n## ")
+        head = next((ln for ln in text[0].splitlines() if ln.startswith("Commit ")), "").split(". ")[0]
+        part = next((t for t in text if t.startswith("Acceptance")), "")
+        out += [f"Before ({head or path.name}):", "",
+                *[f"  {ln}" for ln in part.splitlines() if ln.startswith("- ")], ""]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=24)
@@ -201,6 +213,8 @@ def main() -> None:
     parser.add_argument("--ops", default=",".join(LEGIBILITY),
                         help=f"comma-separated subtypes (default: {','.join(LEGIBILITY)})")
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: rapidocr,tesseract")
+    parser.add_argument("--before", type=Path, action="append", default=[],
+                        help="an earlier results file of this script: its acceptance lines are quoted (repeatable)")
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the Markdown table")
     args = parser.parse_args()
     if args.pages < 1:
@@ -294,6 +308,7 @@ def main() -> None:
         "",
         *summary,
         "",
+        *before(args.before),
     ]
     for e in engines:
         lines += [f"## {e}: against the clean page's reading", "",

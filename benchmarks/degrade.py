@@ -230,11 +230,25 @@ def miss_lines(misses: dict, limit: int = 4) -> list[str]:
     return out or ["- none"]
 
 
+def before(paths: list[Path]) -> list[str]:
+    """The acceptance lines of earlier results files of this script (its first line and its '- ' lines)."""
+    out = []
+    for path in paths:
+        text = path.read_text().split("\n## ")
+        head = next((ln for ln in text[0].splitlines() if ln.startswith("Commit ")), "").split(". ")[0]
+        part = next((t for t in text if t.startswith("Acceptance")), "")
+        out += [f"Before ({head or path.name}):", "",
+                *[f"  {ln}" for ln in part.splitlines() if ln.startswith("- ")], ""]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--bin-pages", type=int, default=200)
     parser.add_argument("--no-times", action="store_true", help="skip the timing tables (bins and stump only)")
+    parser.add_argument("--before", type=Path, action="append", default=[],
+                        help="an earlier results file of this script: its acceptance lines are quoted (repeatable)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     t0 = time.perf_counter()
@@ -252,6 +266,8 @@ def main() -> None:
                            text=True).stdout.strip()
     worst = min((x for _, _, sh in acceptance for x, _ in sh if x == x), default=float("nan"))
     worst_prof = min((r[3] for r in prof if r[3] == r[3]), default=float("nan"))
+    below = [f"{op} s{sv} {x:.1f}%" for op, _, sh in acceptance for sv, (x, _) in enumerate(sh, 1) if x < TARGET]
+    below_prof = [f"{name}: {t} s{sv} {x:.1f}%" for name, t, sv, x, _ in prof if x < TARGET]
     n_print = sum(s.style == "printed" for s in pages)
     lines = [
         "# Photographic degradation ops: time per page, fusion, severity bins alone and in capture profiles",
@@ -266,11 +282,13 @@ def main() -> None:
         "## Acceptance (issue 20)",
         "",
         f"- Measured effect in the rubric bin, each op alone: lowest share {worst:.1f}% (target >= {TARGET:g}%"
-        " per subtype and severity).",
-        f"- Inside every capture profile of configs/capture_profiles.yaml: lowest share {worst_prof:.1f}%.",
+        " per subtype and severity); " + (f"below: {', '.join(below)}." if below else "every cell holds."),
+        f"- Inside every capture profile of configs/capture_profiles.yaml: lowest share {worst_prof:.1f}%; "
+        + (f"below: {', '.join(below_prof)}." if below_prof else "every cell holds."),
         f"- Frame-aspect stump (tilt severity from width/height): accuracy {acc:.3f} (sd {acc_sd:.3f} over 5"
         f" folds; target <= {STUMP_LIMIT}, chance 0.333).",
         "",
+        *before(args.before),
         *times,
         "## Severity bins, each op alone",
         "",
