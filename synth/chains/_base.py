@@ -263,7 +263,7 @@ def shown_givens(family: Family, problem: Problem, variant: Variant) -> tuple[Gi
 
 # ---------------------------------------------------------------- conceptual errors in words
 
-_CUT = re.compile(r" instead of | without | rather than |, not | not the | but | \(|: |; |, leaving |, reading ")
+_CUT = re.compile(r" instead of | without | rather than |, not | not the | but |: |; |, leaving |, reading ")
 _IRREGULAR = {"does": "do", "undoes": "undo", "goes": "go", "has": "have", "is": "am"}
 
 
@@ -285,7 +285,25 @@ def first_person(explanation: str) -> str:
         words[0] = w[:-2]
     elif w.endswith("s") and not w.endswith("ss"):
         words[0] = w[:-1]
+    for k in range(1, len(words)):  # a second verb: "adds ... and adds ...", "... and never carries", "then uses"
+        if words[k - 1] in ("and", "then", "never") and re.fullmatch(r"[a-z]{2,}[^su]s", words[k]) \
+                and k + 1 < len(words) and words[k + 1] in _OBJECTS:
+            words[k] = _base_form(words[k])
+        elif words[k - 1] == "and" and words[k] == "does":
+            words[k] = "do"
     return " ".join(words)
+
+
+_OBJECTS = frozenset({"the", "a", "an", "only", "its", "it", "them", "to", "one", "each", "all", "every", "that",
+                      "both", "up", "out", "off", "down", "this", "these", "those", "his", "her", "their"})
+
+
+def _base_form(verb: str) -> str:
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if re.search(r"(ss|sh|ch|x|z)es$", verb):
+        return verb[:-2]
+    return verb[:-1]
 
 
 # ---------------------------------------------------------------- the chain of one variant
