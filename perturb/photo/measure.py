@@ -164,6 +164,26 @@ def line_bow(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPage, zo
     return float(deviation.max()) / page.width / zoom
 
 
+TEXT_LINE_KINDS = frozenset({"header", "question_line", "choice", "step", "answer_area"})
+
+
+def text_line_bow(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPage, zoom: float = 1.0) -> float:
+    """Largest deviation from straight of the page's mapped text lines (each text box's middle row, from its
+    left to its right end), in photographed page widths: how curved the writing reads. Pages without text
+    boxes an inch wide fall back to ``line_bow`` over the whole page."""
+    lines = [(b.x0, b.x1, (b.y0 + b.y1) / 2) for b in page.layout
+             if b.kind in TEXT_LINE_KINDS and b.x1 - b.x0 >= page.dpi]
+    if not lines:
+        return line_bow(forward, page, zoom)
+    t = np.linspace(0.0, 1.0, 33)
+    pts = np.array([[[x0 + (x1 - x0) * s, y] for s in t] for x0, x1, y in lines])  # (lines, points, xy)
+    q = forward(pts.reshape(-1, 2)).reshape(pts.shape)
+    chord = q[:, -1] - q[:, 0]
+    normal = np.stack([-chord[:, 1], chord[:, 0]], 1) / np.maximum(np.linalg.norm(chord, axis=1), 1e-9)[:, None]
+    deviation = np.abs(np.einsum("lpk,lk->lp", q - q[:, :1], normal))
+    return float(deviation.max()) / page.width / zoom
+
+
 _NP_TURNS = {"upright": 0, "90ccw": 1, "180": 2, "90cw": 3}  # np.rot90 turns counter-clockwise
 
 

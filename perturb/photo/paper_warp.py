@@ -11,24 +11,25 @@ from perturb.photo.base import Rubric
 from perturb.photo.functional.geometric import Warp, bent_sheet_warp, forward_map
 from perturb.photo.functional.lighting import grid
 from perturb.photo.fusion import GeometricOp, sample_desk
-from perturb.photo.measure import line_bow
+from perturb.photo.measure import line_bow, text_line_bow
 from synth.records import RenderedPage
 
-# Largest deviation of a printed straight line from straight, as a fraction of page width.
-# 1 minor fold, no impact; 2 moderate warp; 3 severe bending or curling.
+# Largest deviation of a text line (a text box's middle row) from straight, as a fraction of page width:
+# graded on how curved the writing reads, not on the sheet's edges. 1 minor fold, no impact; 2 moderate
+# warp; 3 severe bending or curling.
 BINS = {1: (0.002, 0.01), 2: (0.01, 0.03), 3: (0.03, 0.15)}
 _TARGET = {1: (0.003, 0.008), 2: (0.013, 0.026), 3: (0.036, 0.07)}
 _KINDS = {1: ("fold", "bend"), 2: ("fold", "bend", "curl"), 3: ("bend", "curl")}
 
 
 def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) -> float:
-    """The amplitude whose line bow is ``target``, by regula falsi (Illinois) on the bracket [0, 0.6].
+    """The amplitude whose text-line bow is ``target``, by regula falsi (Illinois) on the bracket [0, 0.6].
 
     The bow grows with the amplitude and almost in proportion, so this takes 4-8 evaluations of the map
     where bisection to the same 1e-6 took 20; the bracket is kept, so it cannot diverge.
     """
     def excess(amplitude: float) -> float:
-        return line_bow(forward_map({**params, "amplitude": amplitude}, page)[0], page) - target
+        return text_line_bow(forward_map({**params, "amplitude": amplitude}, page)[0], page) - target
 
     a, fa, b, fb = 0.0, -target, 0.6, excess(0.6)
     if fb <= 0:
@@ -51,12 +52,13 @@ def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) ->
 class PaperWarp(GeometricOp):
     subtype = "paper_warp"
     family = "perspective"
-    rubric = Rubric("line_bow_frac", BINS, "straight lines bowed by", "% of the width")
+    rubric = Rubric("text_line_bow_frac", BINS, "text lines bowed by", "% of the width")
     stage_rank = 0  # the sheet's own shape comes before the camera's pose
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         kind = str(rng.choice(_KINDS[severity]))
-        axis = float(rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 6 if kind != "fold" else 2))
+        turns = [float(t) for t in rng.permutation([0.0, 90.0, 180.0, 270.0])]
+        axis = turns[0] + float(rng.normal(0, 6 if kind != "fold" else 2))
         params: dict[str, Any] = {
             "kind": kind, "axis_deg": round(axis, 3),
             "s0": round(float(rng.uniform(-0.15, 0.15) if kind == "fold" else rng.uniform(0.05, 0.3)), 4),
@@ -66,8 +68,26 @@ class PaperWarp(GeometricOp):
             **sample_desk(rng),
         }
         target = float(rng.uniform(*_TARGET[severity]))
+        # A sheet bent about an axis along the writing shifts its lines without bowing them, and a curl that
+        # lifts only a margin bends no writing: of the four turns (and, for a curl, starts nearer the middle),
+        # take the one whose text lines bow most for how much the whole sheet bows, among those that can reach
+        # the target. A page whose writing no curl can reach is bent instead; the first turn drawn when none can.
+        best, best_ratio = None, -1.0
+        for shape in [kind] + [k for k in _KINDS[severity] if k != kind and kind == "curl"]:
+            if best is not None:
+                break
+            s0 = params["s0"] if shape == kind else round(float(np.clip(params["s0"], 0.05, 0.3)), 4)
+            starts = [s0] + ([round(s0 - d, 4) for d in (0.2, 0.4, 0.6)] if shape == "curl" else [])
+            for start, turn in ((st, t) for st in starts for t in turns):
+                trial = {**params, "kind": shape, "s0": start, "axis_deg": round(turn + axis - turns[0], 3)}
+                forward = forward_map({**trial, "amplitude": 0.6}, page)[0]
+                text_bow = text_line_bow(forward, page)
+                ratio = text_bow / max(line_bow(forward, page), 1e-9)
+                if text_bow >= 1.3 * target and ratio > best_ratio + 1e-9:
+                    best, best_ratio = trial, ratio
+        params = best if best is not None else params
         params["amplitude"] = round(_amplitude_for(params, page, target), 6)
-        if kind == "curl":  # a lifted edge turns away from overhead light, so it darkens
+        if params["kind"] == "curl":  # a lifted edge turns away from overhead light, so it darkens
             params["light_slant"] = abs(params["light_slant"]) + 0.2
         # Zoom out until the warped outline fits the frame with a small desk margin.
         t = np.linspace(0, 1, 64)
@@ -90,7 +110,8 @@ class PaperWarp(GeometricOp):
         moved = warp.forward(pts) - pts
         shade = warp.shade(warp.inverse(pts))
         zoom = float(params.get("zoom", 1.0))
-        return {"kind": params["kind"], "line_bow_frac": round(line_bow(warp.forward, page, zoom), 5),
+        return {"kind": params["kind"], "text_line_bow_frac": round(text_line_bow(warp.forward, page, zoom), 5),
+                "line_bow_frac": round(line_bow(warp.forward, page, zoom), 5),
                 "max_displacement_frac": round(float(np.linalg.norm(moved, axis=1).max()) / page.width, 5),
                 "shade_range": [round(float(shade.min()), 4), round(float(shade.max()), 4)]}
 

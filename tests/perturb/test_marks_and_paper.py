@@ -154,3 +154,18 @@ def test_figure_marks_sit_on_the_primitives_they_mark() -> None:
                     else:
                         bar = bars[mark["element"].removesuffix(":inside")]
                         assert bar.x0 < xs.min() and xs.max() < bar.x1 and bar.y0 < ys.min() and ys.max() < bar.y1
+
+
+def test_paper_warp_is_graded_on_how_much_the_text_lines_bow() -> None:
+    from perturb.photo.paper_warp import BINS
+
+    for family, seed in (NUMBERS, ("statistics.mean.bar_chart", 2)):
+        _, _, img, page, _ = worksheet(family, seed)
+        for r in range(3):
+            bows = []
+            for severity in (1, 2, 3):
+                rec = degrade(img, page, "paper_warp", severity, np.random.default_rng(r))[2]
+                lo, hi = BINS[severity]
+                assert lo <= rec.measured["text_line_bow_frac"] <= hi, (family, r, severity, rec.measured)
+                bows.append(rec.measured["text_line_bow_frac"])
+            assert bows[0] < bows[1] < bows[2]
