@@ -38,10 +38,11 @@ class GenerateConfig(_Strict):
                    | Annotated[dict[Difficulty, Weight], Field(min_length=1)]) = ["easy", "medium", "hard"]
     question_types: (Annotated[list[QuestionType], Field(min_length=1)]
                      | Annotated[dict[QuestionType, Weight], Field(min_length=1)]) = ["free"]
-    # weighted: each base draws its family, difficulty, question type and subtypes independently.
-    # quota: the run is planned so their shares (and image_roles', and degrade.per_base's) are exact
-    # (synth/allocation.py); a subtype is then only given to families it applies to.
-    allocation: Literal["weighted", "quota"] = "weighted"
+    # quota (default): the run is planned so the shares of families, difficulties, question types and
+    # subtypes (and image_roles', and degrade.per_base's) are exact (synth/allocation.py); a subtype is then only
+    # given to families it applies to. weighted: each base draws them independently, so subtypes that fit few
+    # families come out far under their weight (issue 18: 9 variable_rename against 246 at equal weights).
+    allocation: Literal["weighted", "quota"] = "quota"
     image_roles: Annotated[dict[ImageRole, Weight], Field(min_length=1)] | None = None
     # How solutions are written (synth.chains): one style, or styles by weight, drawn per base problem
     # (a base's clean control and variants share it): worked lines, a student's answer, a model's chain.

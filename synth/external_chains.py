@@ -346,7 +346,10 @@ def _slip(chain: Chain, values: list[sympy.Rational | None], rng: np.random.Gene
     if edited is None:
         return "edit_breaks_the_chain"
     record = {"claim": k + 1, "from": c.math, "to": edited.claims[k].math, "slip": kind}
-    return edited, final or "", record, changed
+    # The manifest's one error_steps rule: a right claim right after a wrong one is an error step too (it carries on
+    # from the correct value, not the written one).
+    after = {j + 1 for j in changed if j + 1 < len(chain.claims) and j + 1 not in changed}
+    return edited, final or "", record, changed | after
 
 
 def _operator_swap(chain: Chain, rng: np.random.Generator) -> Edit | str:
