@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 
 from perturb.photo import register
@@ -65,7 +66,12 @@ class Glare(LightOp):
         washout = (ai - bi) / np.maximum(255.0 - bi, 1.0)
         page_glare = glare_field(params, *grid(page.height, page.width, -(-max(page.height, page.width) // 32)),
                                  page.width)
+        # The highlight is visible: paper under its core gets brighter (to 255 where the wash is full).
+        core = cv2.resize(page_glare, (b.shape[1], b.shape[0]), interpolation=cv2.INTER_LINEAR) > 0.5
+        paper = (b > 160) & core
+        lift = float(np.mean(a[paper].astype(np.float32) - b[paper])) if paper.any() else None
         return {"text_under_glare": round(float((washout > 0.5).mean()), 4) if bi.size else None,
+                "paper_lift": None if lift is None else round(lift, 2),
                 "peak_washout": round(float(washout.max()), 4) if bi.size else None,
                 "page_under_glare": round(float((page_glare > 0.5).mean()), 4)}
 

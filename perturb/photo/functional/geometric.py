@@ -7,7 +7,7 @@ of warps is applied by walking a coarse grid of output pixels back through every
 upsampling the composed map to full resolution exactly (bilinear between grid nodes, padded by
 one cell so the frame edges are interpolated, not clamped) and remapping once. Boxes move once,
 through the composed forward map, so they do not inflate hull by hull. Where the sheet does not
-cover the frame, a desk shows (``lay_on_desk``).
+cover the frame, a desk shows (``desk_image``), drawn in the sheet's plane.
 
 Each op's warp is built here from its params (``tilt_warp``, ``keystone_warp``, ``bent_sheet_warp``,
 ``placement_warp``, ``quarter_turn_warp``); sampling those params is the op module's job.
@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from perturb.photo.functional.lighting import FIELD_STEP, grid, paper_mottle, scene_gain
-from perturb.photo.worker import in_halves, later
+from perturb.photo.worker import later
 from synth.records import Box, RenderedPage
 
 PointMap = Callable[[np.ndarray], np.ndarray]
@@ -218,7 +218,18 @@ def sheet_light(page: RenderedPage, warps: Sequence[Warp], height: int, width: i
     """
     xs, ys = grid(height, width)
     gain = scene_gain(base, xs, ys, width, height)
-    px, py, shade = sheet_points(page, warps, xs, ys, scale)
+    if warps and all(w.matrix is not None for w in warps[1:]) and warps[0].matrix is None:
+        # A bent sheet (the first warp) under the camera's pose: walk a grid twice as coarse back (the map is
+        # smooth; a bent sheet's inverse is most of the cost), interpolate the sheet points to the field's grid,
+        # and evaluate the bend's shading there exactly, so a fold's crease is as sharp as the field allows.
+        cx, cy = grid(height, width, 2 * FIELD_STEP)
+        qx, qy, _ = sheet_points(page, [replace(warps[0], shade=None), *warps[1:]], cx, cy, scale)
+        size = (xs.shape[1], xs.shape[0])
+        px, py = (cv2.resize(q.astype(np.float32), size, interpolation=cv2.INTER_LINEAR) for q in (qx, qy))
+        shade = None if warps[0].shade is None else \
+            warps[0].shade(np.stack([px.ravel(), py.ravel()], 1).astype(np.float64)).reshape(xs.shape)
+    else:
+        px, py, shade = sheet_points(page, warps, xs, ys, scale)
     sheet = np.ones(xs.shape, np.float32) if shade is None else shade.astype(np.float32)
     if mottle:
         sheet = sheet * paper_mottle(base, px.astype(np.float32), py.astype(np.float32), page.width)
@@ -239,35 +250,37 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     maps = None if all(wp.matrix is not None for wp in warps) else \
         later(chain_maps, warps, scale, out_w, out_h, (w, h))
     desk = None if desk_params is None else \
-        later(desk_image, desk_params, out_h, out_w, desk_plane(warps, scale), page.width)
+        later(desk_photo, desk_params, out_h, out_w, desk_plane(warps, scale), page.width)
     image = antialias(image, print_scale(page, warps))
-    # With a desk, the page is warped with an alpha channel and composited (lay_on_desk).
-    src, border = (image, cv2.BORDER_REPLICATE) if desk_params is None else \
-        (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
+    # With a desk, the sheet is remapped straight onto it: pixels whose source lies off the sheet keep the desk
+    # (BORDER_TRANSPARENT), so there is no alpha plane to warp and no composite pass.
+    dst, border = (None, cv2.BORDER_REPLICATE) if desk is None else (desk.result(), cv2.BORDER_TRANSPARENT)
     if maps is None:
-        warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
-    else:
-        map_x, map_y = maps.result()
-        # Float maps straight in: OpenCV's 4-channel remap takes them twice as fast as fixed-point maps
-        # (6 vs 13 ms CPU on an A4 page at 150 dpi), and 3 channels run alike either way, so converting
-        # the maps (another 1.6 ms) buys nothing.
-        warped = cv2.remap(src, map_x, map_y, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
-    if desk_params is None:
-        return warped
-    alpha = cv2.extractChannel(warped, 3)  # one contiguous plane: numpy's min over a strided view is slow
-    if cv2.minMaxLoc(alpha)[0] == 255:
-        return cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
-    return lay_on_desk(warped, desk_params, alpha, desk.result())
+        return _warp_homographies(image, warps, scale, out_w, out_h, border, dst)
+    map_x, map_y = maps.result()
+    if dst is None:
+        return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=border)
+    cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, dst=dst, borderMode=border)
+    return dst
+
+
+def desk_photo(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
+    """The desk at the photo's full resolution (``desk_image`` upsampled), for the sheet to be remapped onto."""
+    return cv2.resize(desk_image(params, height, width, to_photo, page_width), (width, height),
+                      interpolation=cv2.INTER_LINEAR)
 
 
 def _warp_homographies(image: np.ndarray, warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
-                       border: int) -> np.ndarray:
+                       border: int, dst: np.ndarray | None = None) -> np.ndarray:
     m = np.eye(3)
     for wp in warps:
         m = np.asarray(wp.matrix, np.float64) @ m
     to_px = np.diag([scale, scale, 1.0])
     m = to_px @ m @ np.linalg.inv(to_px)
-    return cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=border, borderValue=0)
+    if dst is None:
+        return cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=border)
+    cv2.warpPerspective(image, m, (out_w, out_h), dst=dst, flags=cv2.INTER_LINEAR, borderMode=border)
+    return dst
 
 
 # ------------------------------------------------------------------------------ the camera's frame
@@ -420,33 +433,6 @@ def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.nda
     m = to_q @ np.linalg.inv(to_tex_from_desk)
     tex_u8 = np.clip(tex + 0.5, 0, 255).astype(np.uint8)
     return cv2.warpPerspective(tex_u8, m, (qw, qh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-
-
-def lay_on_desk(warped: np.ndarray, params: dict[str, Any], alpha: np.ndarray | None = None,
-                desk: np.ndarray | None = None) -> np.ndarray:
-    """Composite a warped page over the desk (``desk_image``, quarter resolution), RGB out.
-
-    ``warped`` is RGBA and premultiplied: the page was warped with an opaque alpha channel and a
-    transparent black border, so at the sheet's edge its colour is already weighted by coverage
-    and "page over desk" is ``rgb + (1 - alpha) * desk``. The sheet lies flat: a faint, narrow contact shadow
-    along its edge, offset away from the room's light, and no halo.
-    """
-    h, w = warped.shape[:2]
-    alpha = cv2.extractChannel(warped, 3) if alpha is None else alpha
-    desk = desk_image(params, h, w, np.eye(3), w) if desk is None else desk
-    qh, qw = desk.shape[:2]
-    small = cv2.resize(alpha, (qw, qh), interpolation=cv2.INTER_AREA).astype(np.float32)
-    contact = cv2.GaussianBlur(np.roll(small, (1, 1), axis=(0, 1)), (0, 0), 0.8) * (0.22 / 255)
-    desk = np.clip(desk * (1.0 - contact)[..., None] + 0.5, 0, 255).astype(np.uint8)
-    full = cv2.resize(desk, (w, h), interpolation=cv2.INTER_LINEAR)
-    shows = cv2.cvtColor(cv2.bitwise_not(alpha), cv2.COLOR_GRAY2RGB)
-    out = cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
-
-    def rows(r: slice) -> None:  # OpenCV's per-pixel arithmetic is serial: two halves side by side
-        cv2.add(out[r], cv2.multiply(full[r], shows[r], scale=1 / 255), dst=out[r])
-
-    in_halves(rows, h)
-    return out
 
 
 # ------------------------------------------------------------------------------ tilt

@@ -292,5 +292,5 @@ def paper_mottle(params: dict[str, Any], px: np.ndarray, py: np.ndarray, page_wi
         table = rng.standard_normal((n, n)).astype(np.float32)
         mx = np.mod(px / cell + 1.0, n - 2).astype(np.float32)
         my = np.mod(py / cell + 1.0, n - 2).astype(np.float32)
-        out += weight * cv2.remap(table, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
+        out += weight * cv2.remap(table, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
     return (1.0 + float(params["mottle"]) * out).astype(np.float32)
