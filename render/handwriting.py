@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 from fontTools.ttLib import TTFont
@@ -205,16 +205,20 @@ class HandFace:
         return self._cache[text]
 
     def _char(self, ch: str) -> tuple[float, float, float]:
-        if ch == " ":
-            return 0.3, 0.0, 0.0
-        if stroked(self.path, ch):
-            adv, strokes = STROKES[ch]
-            ys = [y for s in strokes for _, y in s]
-            return adv * self.writer.spacing, max(ys) + self.writer.pen, max(0.0, -min(ys)) + self.writer.pen
-        size = self._ref
-        top, bottom = ink_rows(self.path, size, ch)
-        adv = font(self.path, size).getlength(ch) * self.norm / size
-        return adv * self.writer.spacing, max(0.0, -top) * self.norm / size, max(0.0, bottom) * self.norm / size
+        return _char_metrics(self.path, ch, self._ref, self.norm, self.writer.spacing, self.writer.pen)
+
+
+@lru_cache(maxsize=16384)  # per font and writer: a page of prose asks for the same letters again and again
+def _char_metrics(path: str, ch: str, size: int, norm: float, spacing: float, pen: float) -> tuple[float, float, float]:
+    if ch == " ":
+        return 0.3, 0.0, 0.0
+    if stroked(path, ch):
+        adv, strokes = STROKES[ch]
+        ys = [y for s in strokes for _, y in s]
+        return adv * spacing, max(ys) + pen, max(0.0, -min(ys)) + pen
+    top, bottom = ink_rows(path, size, ch)
+    adv = font(path, size).getlength(ch) * norm / size
+    return adv * spacing, max(0.0, -top) * norm / size, max(0.0, bottom) * norm / size
 
 
 # ------------------------------------------------------------------------------ the hand

@@ -468,7 +468,7 @@ class _Composer:
                 marks.extend((key, m) for m in write(laid.shifted(x - x0, 0.0), start, 0.0, size, drift))
             if n == 0 and first:
                 self._put_hand(marks, self.size * 1.0)  # the first line starts the skyline (_put_sentence_line)
-                self._sky = self._sky_after(marks, {}, self._last_baseline)
+                self._sky = self._sky_after([mark_bounds(m) for _, m in marks], {}, self._last_baseline)
             else:
                 self._put_sentence_line(marks, new_step=n == 0)
 
@@ -484,7 +484,7 @@ class _Composer:
         sky = self._sky if self._sky is not None and self._sky[0] == self.y else None
         if sky is None:  # something else was placed since: clear everything, as other lines do
             self._put_hand(marks, self._hand_gap())
-            self._sky = self._sky_after(marks, {}, self._last_baseline)
+            self._sky = self._sky_after([mark_bounds(m) for _, m in marks], {}, self._last_baseline)
             return
         _, previous, floor = sky
         cell = self._sky_cell()
@@ -492,30 +492,28 @@ class _Composer:
         line = self.pitch * 0.9 if self.ruled else self.hand_size * 1.25
         extra = (self.pitch if self.ruled else self.hand_size * 0.8) if new_step and self.paragraphs else 0.0
         need = previous + line + extra
+        bounds = [mark_bounds(m) for _, m in marks]
         if new_step:  # steps keep apart as wholes, so their boxes never overlap
-            need = max(need, self.y + gap - min(mark_bounds(m)[1] for _, m in marks))
-        for _, m in marks:
-            x0, y0, x1, _ = mark_bounds(m)
+            need = max(need, self.y + gap - min(b[1] for b in bounds))
+        for x0, y0, x1, _ in bounds:
             for c in range(int(x0 // cell), int(x1 // cell) + 1):
                 if c in floor:
                     need = max(need, floor[c] + gap - y0)
         baseline = self._snap(need)
         self.hand.extend((key, moved(m, 0.0, baseline)) for key, m in marks)
-        bottom = max(mark_bounds(m)[3] for _, m in marks)
-        self.y = max(self.y, baseline + bottom + 1)
-        self._sky = self._sky_after(marks, floor, baseline)
+        self.y = max(self.y, baseline + max(b[3] for b in bounds) + 1)
+        self._sky = self._sky_after(bounds, floor, baseline)
 
     def _sky_cell(self) -> float:
         return max(2.0, self.hand_size * 0.25)
 
-    def _sky_after(self, marks: list[tuple[str, InkMark]], below: dict[int, float],
+    def _sky_after(self, bounds: list[tuple[float, float, float, float]], below: dict[int, float],
                    baseline: float) -> tuple[float, float, dict[int, float]]:
-        """The skyline once ``marks`` (at baseline 0) are placed at ``baseline`` under the ink of ``below``:
-        (the page's y now, the line's baseline, the lowest ink per column)."""
+        """The skyline once marks with ``bounds`` (at baseline 0) are placed at ``baseline`` under the ink of
+        ``below``: (the page's y now, the line's baseline, the lowest ink per column)."""
         floor = dict(below)
         cell = self._sky_cell()
-        for _, m in marks:
-            x0, _, x1, y1 = mark_bounds(m)
+        for x0, _, x1, y1 in bounds:
             for c in range(int(x0 // cell), int(x1 // cell) + 1):
                 floor[c] = max(floor.get(c, -np.inf), baseline + y1)
         return self.y, baseline, floor
