@@ -11,7 +11,7 @@ import sympy
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step, first_changed_step, replay_attempt
-from perturb.reasoning.conventions import unlike_family, without_repeats
+from perturb.reasoning.conventions import dressed, unlike_family, without_repeats
 from synth.generators.base import Family, StepDraft, finalize, format_number
 from synth.records import Problem, Step
 from synth.slips import COMMON_SLIPS, apply_slip
@@ -55,7 +55,8 @@ class _Slip(Injector):
     """Shared machinery: slip the number computed at step k, then replay or splice."""
 
     # v2: a slipped value that makes a later step divide by zero is skipped, not a crash
-    # v3: a propagated slip ends in the family's answer forms (resampled otherwise), a repeated line is kept once
+    # v3: a propagated slip ends in the family's answer forms (resampled otherwise; a sign slip too: a negative
+    # product is a cue, not a pupil's slip), keeps the answer line's label and unit, a repeated line is kept once
     version = 3
     propagate: bool = True
     last_only: bool = False
@@ -95,8 +96,8 @@ class _Slip(Injector):
             return Skip("derive_failed")
         replay = finalize(drafts)
         if self.propagate:
-            steps = finalize(without_repeats(drafts))
-            skip = off_convention(problem, steps, frozenset({"negative"}) if "sign" in kind else frozenset())
+            steps = finalize(dressed(without_repeats(drafts), problem.steps[-1].text))
+            skip = off_convention(problem, steps)
             if skip is not None:
                 return skip
             shown = _answer_words(family, problem, drafts[-1].value)
@@ -231,7 +232,7 @@ class CopyError(Injector):
             return Skip("no_step_at_placement")
         if not _writes(drafts[k - 1].text, sympy.Integer(wrong)):
             return Skip("copy_not_visible")  # the slip must show as a number written down
-        drafts = without_repeats(drafts)
+        drafts = dressed(without_repeats(drafts), problem.steps[-1].text)
         skip = off_convention(problem, drafts)
         if skip is not None:
             return skip
@@ -251,7 +252,8 @@ class CopyError(Injector):
             return Skip("no_slip_fits")
         wrong = slipped[1]
         try:
-            replay = finalize(without_repeats(family.derive(problem.params, {k - 1: wrong})))
+            replay = finalize(dressed(without_repeats(family.derive(problem.params, {k - 1: wrong})),
+                                      problem.steps[-1].text))
         except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
             return Skip("derive_failed")
         # The miscopied value may end the working sooner (√6401 does not simplify as √6400 did).

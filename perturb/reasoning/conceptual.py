@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Skip, first_changed_step, replay_attempt
-from perturb.reasoning.conventions import unlike_family, without_repeats
+from perturb.reasoning.conventions import dressed, unlike_family, without_repeats
 from synth.generators import REGISTRY as FAMILIES
 from synth.generators.base import Family, MalRule, StepDraft
 from synth.records import Problem
@@ -43,7 +43,9 @@ class MalRuleInjector(Injector):
     """Apply one of the family's mal-rules of this subtype: the student's whole solution, carried through."""
 
     splices = True
-    version = 2  # v2: the variant ends in the family's answer forms (resampled otherwise), a repeated line kept once
+    # v2: the variant ends in the family's answer forms (resampled otherwise) with the answer line's label and
+    # unit, a repeated line kept once
+    version = 2
 
     def __init__(self, subtype: str) -> None:
         self.subtype = subtype
@@ -74,7 +76,7 @@ class MalRuleInjector(Injector):
                 continue
             if not drafts:
                 continue
-            drafts = without_repeats(drafts)
+            drafts = dressed(without_repeats(drafts), problem.steps[-1].text)
             k = mal_step(drafts, problem)
             if k is None:
                 reason = "no_visible_change"

@@ -4,7 +4,8 @@ An error variant that ends in a form the family never writes (``1352/3 sweets`` 
 a whole number, ``√399`` where the working always comes out exact, ``√(−576) cm``) is itself a cue:
 a detector learns the form, not the mistake. The injectors that replay a wrong value through the
 family's own derivation (computational slips, copy errors, mal-rules) check the variant's final
-answer against the forms the family's clean answers take, and resample when it falls outside them.
+answer against the forms the family's clean answers take, and resample when it falls outside them; a
+final line that lost the family's label or unit on the way gets them back.
 A line written twice in a row (a mal-rule that leaves a factor out makes two lines read alike) is
 kept once, as a pupil would write it.
 """
@@ -13,13 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
 
 from synth.generators import get_family
 from synth.generators.base import DIFFICULTIES, StepDraft
-from synth.presentation import answer_part, read_line
+from synth.presentation import answer_part, read_line, with_label, with_unit
 
 # Clean problems probed per difficulty to learn a family's answer forms (fixed seeds: deterministic).
 _PROBES = 8
@@ -52,6 +54,8 @@ def answer_form(text: str) -> frozenset[str]:
             form.add("decimal")
         if value.startswith(("−", "-")):
             form.add("negative")
+        if re.search(r"\^\(?[−-]", value):
+            form.add("negative_power")
         if re.search(r"\S [+−×÷] \S", value):
             form.add("operation")
         if re.search(r"[\d)]\^", value):
@@ -92,6 +96,22 @@ def unlike_family(family_id: str, final_text: str, *, clean_text: str, allowed: 
 _SOLVED_FOR = re.compile(r"(?<![A-Za-z])[a-z] [=≤≥<>] ")
 
 
+def dressed(drafts: Sequence[StepDraft], clean_text: str) -> list[StepDraft]:
+    """The drafts with the final line given the clean answer line's worded label and unit when it lost them
+    (a mal-rule's working that ends ``195`` where the family writes ``115 min``): the mistake is in the number."""
+    if not drafts:
+        return list(drafts)
+    clean, last = read_line(clean_text), read_line(drafts[-1].text)
+    text, latex = drafts[-1].text, drafts[-1].latex
+    if clean.unit and not last.unit and not last.label:
+        text, latex = with_unit(text, latex, clean.unit)
+    if clean.label and not last.label:
+        text, latex = with_label(text, latex, clean.label)
+    if text == drafts[-1].text:
+        return list(drafts)
+    return [*drafts[:-1], replace(drafts[-1], text=text, latex=latex)]
+
+
 def without_repeats(drafts: Sequence[StepDraft]) -> list[StepDraft]:
     """The drafts with a line that repeats the one before it dropped (a tagged mal-rule line wins)."""
     out: list[StepDraft] = []
@@ -104,4 +124,4 @@ def without_repeats(drafts: Sequence[StepDraft]) -> list[StepDraft]:
     return out
 
 
-__all__ = ["answer_form", "family_forms", "unlike_family", "without_repeats"]
+__all__ = ["answer_form", "dressed", "family_forms", "unlike_family", "without_repeats"]

@@ -18,7 +18,9 @@ from synth.presentation import read_line, with_label, with_unit
 from synth.records import Problem, Step
 from synth.verifier import REMARK
 
-_GREEK_FREE = ("p", "q", "k", "m", "w", "z")
+# The letters a renamed unknown takes: the families' own (synth.generators._equation, _intpoly), so the new
+# letter is no rarer in a control than in clean work.
+_RENAME_LETTERS = ("x", "y", "n", "a", "t", "m", "u")
 
 
 class StepOmission(Injector):
@@ -109,7 +111,9 @@ class VariableRename(Injector):
     """
 
     subtype = "variable_rename"
-    version = 2  # v2: the rename is declared on a line of its own before the first line using the new letter
+    # v2: the rename is declared on a line of its own before the first line using the new letter, in one of
+    # the families' own letters
+    version = 2
 
     def applies(self, family: Family, problem: Problem) -> bool:
         return isinstance(problem.params.get("var"), str) and verifier_reads(DECLARE_RULE)
@@ -117,7 +121,7 @@ class VariableRename(Injector):
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> ControlAttempt | Skip:
         old = problem.params["var"]
-        choices = [v for v in _GREEK_FREE if v != old and not re.search(rf"(?<![A-Za-z]){v}(?![A-Za-z])",
+        choices = [v for v in _RENAME_LETTERS if v != old and not re.search(rf"(?<![A-Za-z]){v}(?![A-Za-z])",
                                                                          problem.question_text)]
         if not choices:
             return Skip("no_free_letter")
