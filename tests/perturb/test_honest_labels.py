@@ -271,3 +271,59 @@ def test_a_runs_variants_of_one_base_all_differ_and_stats_count_the_duplicates(t
     stats = json.loads((tmp_path / "run" / "stats.json").read_text(encoding="utf-8"))
     rejected = sum(f["rejected"].get(DUPLICATE, 0) for f in stats["rejections"]["inject"].values())
     assert stats["duplicates_rejected"] == rejected > 0
+
+
+# -- answer_correct where the exports and eval tasks read it ---------------------------------------------
+
+
+@cache
+def _wrong_unit_item() -> Any:
+    from synth.records import Item
+
+    problem = next(p for p in _problems("arithmetic.units.conversion", range(12))
+                   if (v := inject(p, "incorrect_units", np.random.default_rng(0))) is not None
+                   and v.error.first_error_step == len(v.steps))
+    variant = inject(problem, "incorrect_units", np.random.default_rng(0))
+    return Item(id=f"{problem.id}-e1", base_id=problem.id, index=0, seed=0, problem=problem, variant=variant)
+
+
+def test_the_correct_task_wants_the_unit_back_when_only_the_unit_was_wrong() -> None:
+    from synth.evaluate.tasks import get_task
+
+    item = _wrong_unit_item()
+    task = get_task("correct")
+    unit = item.problem.params["answer_unit"]
+    number = item.problem.answer_value
+    assert task.gold(item) == item.problem.answer_text and unit in task.gold(item)
+    assert task.credit(item, f"{number} {unit}") == 1.0
+    assert task.credit(item, item.variant.shown_answer + " " + item.variant.error.edit["to"]) == 0.0  # 180 h
+
+
+def test_the_solve_task_counts_an_answer_in_another_unit_wrong() -> None:
+    from synth.evaluate.tasks import get_task
+
+    item = _wrong_unit_item()
+    task = get_task("solve")
+    number, unit = item.problem.answer_value, item.problem.params["answer_unit"]
+    wrong = item.variant.error.edit["to"]
+    assert task.credit(item, (f"{number} {unit}",)) == 1.0
+    assert task.credit(item, (f"{number} {wrong}",)) == 0.0
+
+
+def test_exports_treat_a_right_number_in_the_wrong_unit_as_a_wrong_answer() -> None:
+    from synth.exports.errorradar import errorradar_records
+    from synth.exports.fermat import fermat_row
+    from synth.manifest import to_row
+
+    row = to_row(_wrong_unit_item())
+    assert row["error"]["answer_correct"] is False and row["error"]["answer_changed"] is False
+    fermat = fermat_row(row, "benchmark_images/x.png")
+    assert isinstance(fermat, dict)
+    assert fermat["shown_answer_correct"] == 0 and fermat["final_answer"] == row["answer"]["text"]
+
+    class _Ctx:  # errorradar_records asks the context only for the question's image
+        def question_image(self, row: dict[str, Any]) -> tuple[str, str]:
+            return "images/x.png", "page"
+
+    kept = errorradar_records(_Ctx(), row)  # type: ignore[arg-type]
+    assert isinstance(kept, list) and kept[0]["user_answer"] == row["shown_answer"]
