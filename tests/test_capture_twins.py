@@ -9,7 +9,7 @@ import pytest
 
 from synth.config import validate_config
 from synth.errors import ConfigError, UnsafePathError
-from synth.manifest import to_row
+from synth.manifest import schema, to_row
 from synth.safepath import check_id
 from synth.stages import ShardStats, build_items
 from tests.conftest import tiny_config_data
@@ -127,3 +127,11 @@ def test_apply_to_clean_photographs_only_the_clean_control() -> None:
     rows = _rows(degrade={"ops": [{"subtype": "blur", "severities": [1]}], "apply_to": ["clean"]})
     photos = [r["id"] for r in rows if r["degradations"]]
     assert photos == ["tiny-000000-d1", "tiny-000001-d1"]
+
+
+def test_photo_rows_of_every_kind_validate_against_the_manifest_schema(twin_rows: list[dict]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(schema())
+    assert any(r["image"].endswith(".jpg") for r in twin_rows)   # the profile ends in the camera's JPEG
+    for row in twin_rows:
+        assert not list(validator.iter_errors(row)), row["id"]
