@@ -169,3 +169,47 @@ def test_paper_warp_is_graded_on_how_much_the_text_lines_bow() -> None:
                 assert lo <= rec.measured["text_line_bow_frac"] <= hi, (family, r, severity, rec.measured)
                 bows.append(rec.measured["text_line_bow_frac"])
             assert bows[0] < bows[1] < bows[2]
+
+
+def test_a_messy_hand_keeps_every_digit_on_its_baseline() -> None:
+    from perturb.photo.base import sample
+    from perturb.photo.functional.handwriting import ROLE_SCALE, ROLE_SHIFT_EM, question_marks
+    from render.ink import InkGlyph
+
+    _, _, img, page, text = worksheet(*NUMBERS)  # "(3 − 3)" and two-digit numbers
+    op = OPS["handwritten_question"]
+    checked = 0
+    for r in range(12):
+        params = sample(op, np.random.default_rng(r), 3, page, text)
+        size = float(params["size_px"])
+        by_token: dict[str, list[InkGlyph]] = {}
+        for key, mark in question_marks(params):
+            if isinstance(mark, InkGlyph) and mark.text.isdigit():
+                by_token.setdefault(key.split("|")[0], []).append(mark)
+        for glyphs in by_token.values():
+            if len(glyphs) < 2:
+                continue
+            ys = [g.y for g in glyphs]
+            sizes = [g.size for g in glyphs]
+            # Neighbouring digits of one number sit on one baseline (drift along a few letters is tiny) ...
+            assert max(ys) - min(ys) <= (2 * ROLE_SHIFT_EM + 0.05) * size, (r, ys)
+            # ... at one size: none shrinks into an exponent or an index.
+            assert max(sizes) / min(sizes) <= ROLE_SCALE[1] / ROLE_SCALE[0] + 1e-6
+            checked += 1
+    assert checked >= 12
+
+
+def test_handwritten_question_at_severity_3_is_messier_than_at_1() -> None:
+    from perturb.photo.base import sample
+
+    _, _, img, page, text = worksheet("geometry.triangle.angle_sum", 1, dpi=100)
+    op = OPS["handwritten_question"]
+    spread = {}
+    for severity in (1, 3):
+        params = sample(op, np.random.default_rng(0), severity, page, text)
+        from perturb.photo.functional.handwriting import question_marks
+        from render.ink import InkGlyph
+
+        turns = [m.rotate for _, m in question_marks(params) if isinstance(m, InkGlyph)]
+        spread[severity] = float(np.std(turns))
+    assert spread[3] > 3 * spread[1]

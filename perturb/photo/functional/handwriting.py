@@ -18,8 +18,9 @@ import numpy as np
 
 from perturb.photo.base import DegradationError, strip_private
 from perturb.photo.measure import luma
-from render.handwriting import Hand, Writer, sample_line
+from render.handwriting import Hand, Writer, sample_line, stroked
 from render.typeset import (
+    GlyphOp,
     InkGlyph,
     InkLayer,
     InkMark,
@@ -131,6 +132,48 @@ def cover_px(params: dict[str, Any], s: float) -> list[tuple[int, int, int, int]
             for x0, y0, x1, y1 in params["cover"]]
 
 
+# A glyph keeps its baseline role: it strays at most this far (em of the line) from the baseline it is
+# read on, and is written at no less than this share of its size, so a jittered "(14" never reads as an
+# exponent and a digit never as an index, however messy the hand.
+ROLE_SHIFT_EM = 0.08
+ROLE_SCALE = (0.88, 1.15)
+# What a messy hand (neatness 3) adds on top of the writer's jitter when copying the question, none of it
+# vertical: letters turned and leaned further, crowded into their neighbours, pressed unevenly.
+_MESSY = {"rotate_deg": 6.0, "shear": 0.22, "crowd_em": 0.12, "pressure": (0.55, 1.0)}
+
+
+def marks_in_role(hand: Hand, ops: tuple[Any, ...], x: float, y: float, size: float, line: Any,
+                  messy: np.random.Generator | None = None) -> list[InkMark]:
+    """``hand.marks``, with every glyph kept in its baseline role (``ROLE_SHIFT_EM``, ``ROLE_SCALE``) and, with
+    ``messy``, a messy hand's extra turn, lean, crowding and uneven pressure (from that rng)."""
+    out: list[InkMark] = []
+    for op in ops:
+        marks = hand.marks((op,), x, y, size, line)  # the same draws as one call over all ops
+        if not isinstance(op, GlyphOp):
+            out.extend(marks)
+            continue
+        expected, cx = [], op.x
+        for ch in op.text:
+            if ch != " " and not stroked(hand.face.path, ch):
+                expected.append(y + op.y + line.offset(cx / size) * size)
+            cx += hand.face.metrics(ch, op.kind)[0] * op.size
+        glyphs = iter(expected)
+        nominal = op.size * hand.face.norm
+        for mark in marks:
+            if isinstance(mark, InkGlyph):
+                base = next(glyphs, mark.y)
+                limit = ROLE_SHIFT_EM * size
+                mark = replace(mark, y=min(max(mark.y, base - limit), base + limit),
+                               size=min(max(mark.size, ROLE_SCALE[0] * nominal), ROLE_SCALE[1] * nominal))
+                if messy is not None:
+                    mark = replace(mark, x=mark.x + float(messy.normal(0, _MESSY["crowd_em"])) * size,
+                                   rotate=mark.rotate + float(messy.normal(0, _MESSY["rotate_deg"])),
+                                   shear=mark.shear + float(messy.normal(0, _MESSY["shear"])),
+                                   alpha=mark.alpha * float(messy.uniform(*_MESSY["pressure"])))
+            out.append(mark)
+    return out
+
+
 def question_marks(params: dict[str, Any]) -> list[tuple[str, InkMark]]:
     """The handwritten question: tokens wrapped between left and right, then one line per option."""
     return list(_question_marks_of(json.dumps(strip_private(params), sort_keys=True)))
@@ -141,6 +184,7 @@ def _question_marks_of(key: str) -> tuple[tuple[str, InkMark], ...]:
     params = json.loads(key)
     writer = writer_of(params)
     hand = Hand(writer, np.random.default_rng(int(params["seed"])))
+    messy = np.random.default_rng(int(params["seed"]) + 1) if writer.neatness >= 3 else None
     size = float(params["size_px"])
     space = hand.face.metrics(" ", "text")[0] * size * 1.15
     left, right = float(params["left"]), float(params["right"])
@@ -159,7 +203,7 @@ def _question_marks_of(key: str) -> tuple[tuple[str, InkMark], ...]:
     for n, line in enumerate(lines, start=1):
         drift = sample_line(hand.rng, writer)
         marks = [(f"question_token:{i}|question_line:{n}", m)
-                 for i, laid, x0 in line for m in hand.marks(laid.ops, x0, 0.0, size, drift)]
+                 for i, laid, x0 in line for m in marks_in_role(hand, laid.ops, x0, 0.0, size, drift, messy)]
         placed, y = _place(marks, 0.0, y + (gap if n > 1 else 0.0))
         out.extend(placed)
     for letter, choice in zip("ABCDE", params["choices"]):
@@ -168,7 +212,7 @@ def _question_marks_of(key: str) -> tuple[tuple[str, InkMark], ...]:
         marks = []
         for token in (f"({letter})", *choice.split()):  # keyboard math (4m^3) written as a student writes it
             laid = _laid_token(token, hand, size)
-            marks.extend((f"choice:{letter}", m) for m in hand.marks(laid.ops, x, 0.0, size, drift))
+            marks.extend((f"choice:{letter}", m) for m in marks_in_role(hand, laid.ops, x, 0.0, size, drift, messy))
             x += laid.width + space
         placed, y = _place(marks, 0.0, y + gap)
         out.extend(placed)
