@@ -333,6 +333,7 @@ def taxonomy(
         return
     from perturb.reasoning import REGISTRY as INJECTORS
     from perturb.reasoning.conceptual import malrule_counts
+    from synth.taxonomy import RETIRED
 
     rules = malrule_counts()
     rows = [{"family": s.family, "subtype": s.subtype, "errorradar": s.errorradar, "fermat": s.fermat,
@@ -348,7 +349,7 @@ def taxonomy(
         table.add_column(col, no_wrap=True)
     for r in rows:
         table.add_row(r["family"], r["subtype"], r["errorradar"] or "—", r["fermat"] or "—", r["mmerror"] or "—",
-                      "yes" if r["injector"] else "planned")
+                      "yes" if r["injector"] else "retired" if r["subtype"] in RETIRED else "planned")
     out.print(table)
 
 
