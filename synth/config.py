@@ -47,6 +47,9 @@ class GenerateConfig(_Strict):
     # How solutions are written (synth.chains): one style, or styles by weight, drawn per base problem
     # (a base's clean control and variants share it): worked lines, a student's answer, a model's chain.
     solution_style: str | Annotated[dict[str, Weight], Field(min_length=1)] = "worked"
+    # student / cot: a conceptual error's first wrong step also says the mistaken method in words ("Here I square
+    # the diameter"). Off by default: text-only classifiers learn those words (benchmarks/results_chains.md).
+    concepts_in_words: bool = False
 
     @field_validator("solution_style")
     @classmethod

@@ -285,7 +285,8 @@ def write_solutions(config: RunConfig, index: int, problem: Problem, variants: l
     """
     style = solution_style(config, index)
     with _Timer(stats, "write_up"):
-        styled = write_contents(problem, variants, style, item_seed(config.seed, index))
+        styled = write_contents(problem, variants, style, item_seed(config.seed, index),
+                                concepts_in_words=config.generate.concepts_in_words)
     name = f"chains.{style}"
     stats.funnel.attempted[name] += len(variants)
     stats.funnel.kept[name] += len(styled.contents) if styled.style == style else 0

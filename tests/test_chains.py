@@ -42,9 +42,10 @@ def _variant(problem: Problem, subtype: str) -> Variant:
     raise AssertionError(f"{subtype} did not apply to {problem.id}")
 
 
-def _styled(problem: Problem, variants: list[Variant], style: str, seed: int = 11) -> list[Variant]:
+def _styled(problem: Problem, variants: list[Variant], style: str, seed: int = 11, *,
+            concepts_in_words: bool = False) -> list[Variant]:
     contents = [(problem.id, clean_variant(problem))] + [(f"{problem.id}-e{j}", v) for j, v in enumerate(variants)]
-    styled = write_contents(problem, contents, style, seed)
+    styled = write_contents(problem, contents, style, seed, concepts_in_words=concepts_in_words)
     assert styled.style == style and not styled.rejected, styled.rejected
     return [v for _, v in styled.contents]
 
@@ -81,12 +82,20 @@ def test_twin_and_error_variant_use_the_same_words_everywhere(style: str) -> Non
 def test_a_conceptual_error_is_said_in_words_at_its_first_wrong_step_only(style: str) -> None:
     problem = _problem("geometry.circle.area")
     variant = _variant(problem, "formula_misuse")
-    twin, wrong = _styled(problem, [variant], style)
+    twin, wrong = _styled(problem, [variant], style, concepts_in_words=True)
     k = wrong.error.first_error_step
     # a mal-rule may skip a line of the clean working; every other line is worded as one of the twin's
     said = {_prose(s) for s in twin.steps}
     assert [j for j, s in enumerate(wrong.steps, start=1) if _prose(s) not in said] == [k]
     assert first_person(variant.error.explanation) in wrong.steps[k - 1].text
+
+
+@pytest.mark.parametrize("style", WORDED)
+def test_by_default_a_conceptual_error_uses_its_twins_words(style: str) -> None:
+    problem = _problem("geometry.circle.area")
+    twin, wrong = _styled(problem, [_variant(problem, "formula_misuse")], style)
+    said = {_prose(s) for s in twin.steps}
+    assert all(_prose(s) in said for s in wrong.steps)
 
 
 @pytest.mark.parametrize("style", WORDED)

@@ -32,8 +32,9 @@ class ChainStyle:
     id: ClassVar[str]
     reads_per_step: ClassVar[int] = 2  # figure values read per reading step
 
-    def write(self, problem: Problem, variant: Variant, seed: int) -> Chain | None:
-        return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step)
+    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False) -> Chain | None:
+        return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step,
+                       concepts_in_words=concepts_in_words)
 
 
 STYLES: Registry[ChainStyle] = Registry("solution style", discover="synth.chains",
@@ -55,10 +56,13 @@ class Styled:
     rejected: Counter[str] = field(default_factory=Counter)
 
 
-def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style: str, seed: int) -> Styled:
+def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style: str, seed: int, *,
+                   concepts_in_words: bool = False) -> Styled:
     """The clean control (first) and its variants written in ``style``, each re-verified.
 
-    A variant whose styled chain the verifier labels otherwise than its worked lines is dropped
+    ``concepts_in_words``: a conceptual error's first wrong step also says the mistaken method in the solver's
+    words ("Here I square the diameter: ..."). A variant whose styled chain the verifier labels otherwise
+    than its worked lines is dropped
     (``rejected[<reason>]``). Should the clean control's chain itself fail, the whole base keeps the
     worked style (``rejected["clean_kept_worked"]``), so a base never loses its control.
     """
@@ -68,7 +72,7 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:
-        chain = writer.write(problem, variant, seed)
+        chain = writer.write(problem, variant, seed, concepts_in_words=concepts_in_words)
         if chain is None:
             out.append((item_id, _as_worked(variant)))
             continue

@@ -347,7 +347,7 @@ def _concept_step(label: ErrorLabel | None) -> int | None:
 
 
 def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
-            reads_per_step: int = 2) -> Chain:
+            reads_per_step: int = 2, concepts_in_words: bool = False) -> Chain:
     """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion."""
     family = get_family(problem.family)
     ctx = nouns(problem)
@@ -392,7 +392,8 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
         read(text_facts, "given", "given")
     for j in range(0, len(figure_facts), reads_per_step):
         read(figure_facts[j:j + reads_per_step], "read", f"read|{j // reads_per_step}")
-    concept_at = _concept_step(variant.error)
+    # Off by default: a wrong method stated in words is a cue a text-only classifier learns (benchmarks/chains.py).
+    concept_at = _concept_step(variant.error) if concepts_in_words else None
     keys = _occurrence_keys(variant.steps, problem.steps)
     for i, (s, (kind, key)) in enumerate(zip(variant.steps, keys), start=1):
         if is_worded(s):  # a side line already in words (a remark, a declaration): written as the injector wrote it

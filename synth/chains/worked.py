@@ -10,5 +10,5 @@ from synth.records import Problem, Variant
 class Worked(ChainStyle):
     id = "worked"
 
-    def write(self, problem: Problem, variant: Variant, seed: int) -> Chain | None:
+    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False) -> Chain | None:
         return None  # the lines stay as verified; write_contents only sets math and spans
