@@ -24,6 +24,7 @@ agreement and speed, per style.
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -247,6 +248,18 @@ def report(args: argparse.Namespace, r: dict[str, Any], d: dict[str, tuple[float
     lines += [f"| {st} | {rate:.0f} | {steps:.2f} |" for st, (rate, steps) in v.items()]
     lines += ["", "Target: >= 200 items/s per core in every style. CPU time, not wall time; measured while other "
               "work ran on the machine (load above the core count), which slows CPU-bound work too.", ""]
+    if args.shortcuts:
+        lines += ["## Text shortcut per style", "",
+                  "`benchmarks/shortcuts.py --run RUN` (char 1-4-gram TF-IDF + logistic regression, grouped by base, "
+                  "ROC AUC of error vs no-error rows from the step texts alone; target <= 0.60) on text-only runs of "
+                  "the mmerror_like mix:", "", "| run | rows | text AUC |", "|---|---|---|"]
+        for path in args.shortcuts:
+            text = Path(path).read_text(encoding="utf-8")
+            auc = re.search(r"text AUC[^:]*: ([0-9.]+)", text)
+            rows = re.search(r"rows: (\d+)", text)
+            lines.append(f"| {Path(path).stem.removeprefix('probe_')} | {rows.group(1) if rows else '?'} | "
+                         f"{auc.group(1) if auc else 'not finished'} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -258,6 +271,8 @@ def main() -> None:
     parser.add_argument("--speed", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--shortcuts", nargs="*", default=[],
+                        help="outputs of benchmarks/shortcuts.py --run RUN (probe_<name>.txt) to tabulate")
     args = parser.parse_args()
     start = time.perf_counter()
     v = speed(args.speed, args.runs)
