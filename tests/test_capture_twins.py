@@ -135,3 +135,13 @@ def test_photo_rows_of_every_kind_validate_against_the_manifest_schema(twin_rows
     assert any(r["image"].endswith(".jpg") for r in twin_rows)   # the profile ends in the camera's JPEG
     for row in twin_rows:
         assert not list(validator.iter_errors(row)), row["id"]
+
+
+def test_ops_that_write_the_page_s_words_write_the_photographed_variant_s_own_answer() -> None:
+    rows = _rows(degrade={"ops": [{"subtype": "handwritten_answer", "severities": [1]}]})
+    photos = [r for r in rows if r["degradations"]]
+    assert {r["variant"] for r in photos} == {"degraded", "error", "superficial"}
+    for row in photos:
+        params = row["degradations"][0]["params"]
+        assert row["shown_answer"] in params["written"], row["id"]
+        assert params["answer_correct"] == row["is_correct"], row["id"]
