@@ -2,6 +2,7 @@
 
     /work/venv/bin/python benchmarks/inject.py [--n 2000] [--seed 0] [--subtype ID ...] [--family ID ...]
     /work/venv/bin/python benchmarks/inject.py --per-family [--n 200] [--family ID ...] [--profile ID]
+        [--results benchmarks/results_inject.md]
 
 Weights are uniform over the chosen subtypes (default: every registered injector); families are
 uniform over the chosen ones (default: every registered family).
@@ -110,7 +111,7 @@ def rejection_rate(row: dict) -> tuple[int, float]:
     return rejected, rejected / row["attempted"] if row["attempted"] else 0.0
 
 
-def per_family(families: list[str], n: int, seed: int) -> None:
+def per_family(families: list[str], n: int, seed: int, results: str | None = None) -> None:
     print(f"{n} kept variants per family, uniform over its applicable subtypes; CPU seconds (wall in brackets)\n")
     print(f"{'family':38} {'subt':>4} {'kept':>5} {'unfill':>6} {'bases':>6} {'inject s':>15} {'build s':>15} "
           f"{'inject kept/s':>13} {'+build kept/s':>13}")
@@ -153,6 +154,33 @@ def per_family(families: list[str], n: int, seed: int) -> None:
               f"{row['rejected'].get('not_applicable', 0)}; {reasons}")
     over = [name for name, row in funnel.as_dict().items() if rejection_rate(row)[1] > HEALTH]
     print(f"injectors rejecting more than {HEALTH:.0%} of attempts: {over or 'none'}")
+    if results:
+        write_results(results, families, n, seed, funnel, rates, runs)
+
+
+def write_results(path: str, families: list[str], n: int, seed: int, funnel: Funnel, rates: dict[str, float],
+                  runs: list[FamilyRun]) -> None:
+    """The per-injector rejection rates (and the kept/s summary) as a markdown file."""
+    finite = sorted(v for v in rates.values() if v == v)
+    kept = sum(sum(r.kept.values()) for r in runs)
+    unfilled = sum(sum(r.unfilled.values()) for r in runs)
+    lines = ["# Injection funnel: rejection rate per injector", "",
+             f"`python benchmarks/inject.py --per-family --n {n} --seed {seed} --results {path}`: {n} kept variants "
+             f"per family over {len(families)} families, uniform over each family's applicable subtypes, each slot "
+             f"drawing fresh base problems until one takes it ({kept} kept, {unfilled} slots unfilled). The rate is "
+             "rejected / attempted; `not_applicable` (the injector's own applies() said no) is a filter, not an "
+             f"attempt. Injection kept/s per family per CPU second: median {statistics.median(finite):.0f}, lowest "
+             f"{finite[0]:.0f}.", "",
+             "| injector | attempted | kept | rejected | rate | main reasons |", "|---|---:|---:|---:|---:|---|"]
+    for name, row in funnel.as_dict().items():
+        rejected, share = rejection_rate(row)
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted(row["rejected"].items(), key=lambda kv: -kv[1])
+                            if k != "not_applicable")
+        lines.append(f"| {name} | {row['attempted']} | {row['kept']} | {rejected} | {share:.1%} | {reasons} |")
+    over = [name for name, row in funnel.as_dict().items() if rejection_rate(row)[1] > HEALTH]
+    lines += ["", f"Injectors rejecting more than {HEALTH:.0%} of their attempts: {', '.join(over) or 'none'}."]
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
 
 
 def profile(family_id: str, n: int, seed: int, top: int = 30) -> None:
@@ -176,6 +204,8 @@ def main() -> None:
     parser.add_argument("--family", action="append", default=None)
     parser.add_argument("--per-family", action="store_true", help="kept/s per family and rejection rate per injector")
     parser.add_argument("--profile", metavar="FAMILY", default=None, help="cProfile one family's per-family run")
+    parser.add_argument("--results", metavar="PATH", default=None,
+                        help="with --per-family: write the rejection rates as markdown too (results_inject.md)")
     args = parser.parse_args()
     families = args.family or sorted(FAMILIES)
     unknown = sorted(set(families + ([args.profile] if args.profile else [])) - set(FAMILIES))
@@ -185,7 +215,7 @@ def main() -> None:
         profile(args.profile, args.n or 200, args.seed)
         return
     if args.per_family:
-        per_family(families, args.n or 200, args.seed)
+        per_family(families, args.n or 200, args.seed, args.results)
         return
     args.n = args.n or 2000
     subtypes = args.subtype or sorted(REGISTRY)
