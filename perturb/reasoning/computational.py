@@ -11,7 +11,7 @@ import sympy
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step, first_changed_step, replay_attempt
-from perturb.reasoning.conventions import dressed, unlike_family, without_repeats
+from perturb.reasoning.conventions import dressed, least_drifting, unlike_family, without_repeats
 from synth.generators.base import Family, StepDraft, finalize, format_number
 from synth.records import Problem, Step
 from synth.slips import COMMON_SLIPS, apply_slip
@@ -56,7 +56,8 @@ class _Slip(Injector):
 
     # v2: a slipped value that makes a later step divide by zero is skipped, not a crash
     # v3: a propagated slip ends in the family's answer forms (resampled otherwise; a sign slip too: a negative
-    # product is a cue, not a pupil's slip), keeps the answer line's label and unit, a repeated line is kept once
+    # product is a cue, not a pupil's slip), keeps the answer line's label and unit, a repeated line is kept once;
+    # up to four draws to find a slip that shows no form its clean twin lacks (conventions.least_drifting)
     version = 3
     propagate: bool = True
     last_only: bool = False
@@ -80,6 +81,10 @@ class _Slip(Injector):
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> Attempt | Skip:
+        return least_drifting(lambda: self._propose_once(family, problem, rng, placement), problem.steps)
+
+    def _propose_once(self, family: Family, problem: Problem, rng: np.random.Generator,
+                      placement: str | int) -> Attempt | Skip:
         computed = self._candidates(family, problem)
         n_steps = len(problem.steps)
         k = choose_step([i for i, _ in computed], rng, "any" if self.last_only else placement)
@@ -180,7 +185,8 @@ class CopyError(Injector):
 
     subtype = "copy_error"
     # v2: copies that would read the same (invisible edits) are filtered before proposing
-    # v3: the variant ends in the family's answer forms (resampled otherwise), a repeated line is kept once
+    # v3: the variant ends in the family's answer forms (resampled otherwise), a repeated line is kept once;
+    # up to four draws to find a copy that shows no form its clean twin lacks (conventions.least_drifting)
     version = 3
     splices = True
 
@@ -204,6 +210,10 @@ class CopyError(Injector):
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> Attempt | Skip:
+        return least_drifting(lambda: self._propose_once(family, problem, rng, placement), problem.steps)
+
+    def _propose_once(self, family: Family, problem: Problem, rng: np.random.Generator,
+                      placement: str | int) -> Attempt | Skip:
         first = self._from_line if rng.random() < 0.5 else self._from_question
         second = self._from_question if first == self._from_line else self._from_line
         attempt = first(family, problem, rng, placement)

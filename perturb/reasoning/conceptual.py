@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Skip, first_changed_step, replay_attempt
-from perturb.reasoning.conventions import dressed, unlike_family, without_repeats
+from perturb.reasoning.conventions import dressed, drifts, unlike_family, without_repeats
 from synth.generators import REGISTRY as FAMILIES
 from synth.generators.base import Family, MalRule, StepDraft
 from synth.records import Problem
@@ -44,7 +44,7 @@ class MalRuleInjector(Injector):
 
     splices = True
     # v2: the variant ends in the family's answer forms (resampled otherwise) with the answer line's label and
-    # unit, a repeated line kept once
+    # unit, a repeated line kept once; a rule whose working shows no form its clean twin lacks is preferred
     version = 2
 
     def __init__(self, subtype: str) -> None:
@@ -67,6 +67,7 @@ class MalRuleInjector(Injector):
                 placement: str | int) -> Attempt | Skip:
         rules = self.rules(family)
         reason = "rule_does_not_apply"
+        fallback: Attempt | Skip | None = None  # a rule whose working shows a form its clean twin lacks
         for i in rng.permutation(len(rules)):
             rule = rules[int(i)]
             try:
@@ -91,9 +92,12 @@ class MalRuleInjector(Injector):
                 reason = "unlike_family_form"  # 1352/3 sweets where every answer is whole: a cue, not a slip
                 continue
             clean = problem.steps[k - 1].text if k <= len(problem.steps) else ""
-            return replay_attempt(family, problem, drafts, k, rule.explanation,
-                                  {"rule": rule.id, "from": clean, "to": drafts[k - 1].text})
-        return Skip(reason)
+            attempt = replay_attempt(family, problem, drafts, k, rule.explanation,
+                                     {"rule": rule.id, "from": clean, "to": drafts[k - 1].text})
+            if not drifts(drafts, problem.steps):
+                return attempt
+            fallback = fallback or attempt
+        return fallback or Skip(reason)
 
 
 for _subtype in (*CONCEPTUAL, "unit_conversion"):

@@ -13,15 +13,18 @@ kept once, as a pupil would write it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cache
+from typing import TypeVar
 
 import numpy as np
 
 from synth.generators import get_family
 from synth.generators.base import DIFFICULTIES, StepDraft
 from synth.presentation import answer_part, read_line, with_label, with_unit
+
+T = TypeVar("T")
 
 # Clean problems probed per difficulty to learn a family's answer forms (fixed seeds: deterministic).
 _PROBES = 8
@@ -96,6 +99,39 @@ def unlike_family(family_id: str, final_text: str, *, clean_text: str, allowed: 
 _SOLVED_FOR = re.compile(r"(?<![A-Za-z])[a-z] [=≤≥<>] ")
 
 
+# Forms that make a variant stand out from its own clean twin when the slip brings them in: fractions and
+# decimals where the working was whole, a negative where it was positive, a root that no longer simplifies.
+_DRIFT = frozenset({"fraction", "improper", "decimal", "negative", "negative_power", "root", "non_real"})
+
+
+def drifts(steps: Sequence[StepDraft] | Sequence[object], clean: Sequence[object]) -> bool:
+    """Whether a variant shows a form its clean twin does not: in the answer (``12`` -> ``71/9``), or a fraction
+    anywhere in working that had none. Not an error in itself, but a detector would learn it, so the injectors
+    that draw values redraw a few times to avoid it."""
+    last, first = getattr(steps[-1], "text", ""), getattr(clean[-1], "text", "")
+    if (answer_form(last) - answer_form(first)) & _DRIFT:
+        return True
+    return not any("/" in getattr(c, "text", "") for c in clean) and any("/" in getattr(s, "text", "") for s in steps)
+
+
+def least_drifting(propose_once: Callable[[], T], clean: Sequence[object], tries: int = 4) -> T:
+    """The first of up to ``tries`` proposals that does not :func:`drift` from the clean working; else the first
+    one that proposed steps at all (a form a pupil could write, only less like its twin), else the first."""
+    fallback: T | None = None
+    for _ in range(tries):
+        attempt = propose_once()
+        steps = getattr(attempt, "steps", None)
+        if steps is None:
+            fallback = attempt if fallback is None else fallback
+            continue
+        if not drifts(steps, clean):
+            return attempt
+        if fallback is None or getattr(fallback, "steps", None) is None:
+            fallback = attempt
+    assert fallback is not None
+    return fallback
+
+
 def dressed(drafts: Sequence[StepDraft], clean_text: str) -> list[StepDraft]:
     """The drafts with the final line given the clean answer line's worded label and unit when it lost them
     (a mal-rule's working that ends ``195`` where the family writes ``115 min``): the mistake is in the number."""
@@ -124,4 +160,4 @@ def without_repeats(drafts: Sequence[StepDraft]) -> list[StepDraft]:
     return out
 
 
-__all__ = ["answer_form", "dressed", "family_forms", "unlike_family", "without_repeats"]
+__all__ = ["answer_form", "dressed", "drifts", "family_forms", "least_drifting", "unlike_family", "without_repeats"]
