@@ -5,6 +5,12 @@ Composition is split like the degradation ops: :func:`compose_page` samples ever
 :meth:`Draft.rasterize` draws it. Layout boxes of ink (question tokens and lines, choices, steps,
 headers, crossed-out words) are measured from the ink each mark actually left, so a box always
 contains its ink; rasterizing a subset of keys draws, e.g., one step alone in its exact place.
+
+A step is either a worked line (its ``spans`` empty or the whole text: the step's LaTeX, typeset as
+one line of math) or a sentence (a student's answer, a chain of thought): words in the page's text
+font or the writer's hand with the math fragments ``spans`` marks typeset inline, wrapped at the
+spaces between words, never inside a fragment. Each fragment also gets a box,
+``step_math:<step>:<span index>``, inside the step's box, so an edit or an error can point at the claim.
 """
 
 from __future__ import annotations
