@@ -15,10 +15,11 @@ from synth.stages import ShardStats, build_items
 from tests.conftest import tiny_config_data
 
 # Ops that read nothing of the solution area: twins' recorded params must be equal. glare (centred on a text
-# line, radius fitted to the page's content), shadow (edge slid to cover a share of the content) and the
-# handwritten_* ops (the page's own words, a writer drawn from the sheet's layout) follow each page.
-CONTENT_BLIND = ["blur", "tilt", "rotation", "noise", "keystone", "paper_warp", "background", "exposure",
-                 "resolution", "jpeg"]
+# line, radius fitted to the page's content), shadow (edge slid to cover a share of the content), exposure
+# (gain aimed at the photo's own paper and ink levels) and the handwritten_* ops (the page's own words, a
+# writer drawn from the sheet's layout) fit what they read to each page; their other draws are the same.
+CONTENT_BLIND = ["blur", "tilt", "rotation", "noise", "keystone", "paper_warp", "background", "resolution", "jpeg"]
+FITTED = {"glare": {"radius_frac", "centre_frac"}, "shadow": {"offset"}, "exposure": {"k", "aimed_at"}}
 
 
 def _rows(**overrides: Any) -> list[dict[str, Any]]:
@@ -114,11 +115,11 @@ def test_twins_get_the_same_sampled_params_and_the_same_file_format(twin_rows: l
 
 
 def test_content_reading_ops_keep_the_same_draws_on_the_page_s_own_content() -> None:
-    rows = _rows(degrade={"ops": [{"subtype": "glare", "severities": [2]}, {"subtype": "shadow", "severities": [2]}]})
+    rows = _rows(degrade={"ops": [{"subtype": op, "severities": [2]} for op in sorted(FITTED)]})
     by_id = {r["id"]: r for r in rows}
     for photo in (r for r in rows if r["capture_twin"]):
         mine, theirs = photo["degradations"][0]["params"], by_id[photo["capture_twin"]]["degradations"][0]["params"]
-        fitted = {"glare": {"radius_frac", "centre_frac"}, "shadow": {"offset"}}[photo["degradations"][0]["subtype"]]
+        fitted = FITTED[photo["degradations"][0]["subtype"]]
         assert {k: v for k, v in mine.items() if k not in fitted} == \
             {k: v for k, v in theirs.items() if k not in fitted}, photo["id"]
 
