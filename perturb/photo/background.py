@@ -26,6 +26,28 @@ _MAX_ANGLE_DEG = 1.0
 _MARGIN_FRAC = 0.01  # smallest gap between the sheet and the frame edge, fraction of frame width
 
 
+def visible_area(polygon: np.ndarray, width: float, height: float) -> float:
+    """Area of a simple polygon inside the frame [0, width] x [0, height] (Sutherland-Hodgman clipping)."""
+    pts = [tuple(p) for p in np.asarray(polygon, float)]
+    for axis, bound, keep_below in ((0, 0.0, False), (0, float(width), True), (1, 0.0, False),
+                                    (1, float(height), True)):
+        def inside(p: tuple[float, float], a: int = axis, b: float = bound, k: bool = keep_below) -> bool:
+            return p[a] <= b if k else p[a] >= b
+
+        out: list[tuple[float, float]] = []
+        for k, cur in enumerate(pts):
+            prev = pts[k - 1]
+            if inside(cur) != inside(prev):
+                t = (bound - prev[axis]) / (cur[axis] - prev[axis])
+                out.append((prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])))
+            if inside(cur):
+                out.append(cur)
+        pts = out
+        if not pts:
+            return 0.0
+    return polygon_area(np.array(pts))
+
+
 class Background(GeometricOp):
     subtype = "background"
     family = "camera"
@@ -60,9 +82,25 @@ class Background(GeometricOp):
                 break
         scale = float(np.sqrt(target * w * h / polygon_area(outline)))
         # Largest scale at which the turned outline still fits the frame with a margin.
-        scale = min(scale, float((w / 2 - margin) / half[0]), float((h / 2 - margin) / half[1]))
-        room = np.array([w / 2, h / 2]) - half * scale - margin
+        fit = min(float((w / 2 - margin) / half[0]), float((h / 2 - margin) / half[1]))
+        room = np.array([w / 2, h / 2]) - half * min(scale, fit) - margin
         centre = np.array([w / 2, h / 2]) + rng.uniform(-1, 1, 2) * np.maximum(room, 0) * 0.8
+        if scale > fit:
+            # A turned sheet cannot fill this much of any frame whole: the camera moves in and crops its corners,
+            # centred, until what shows of it covers the target share.
+            centre = np.array([w / 2, h / 2])
+            turned = (outline - anchor) @ rot.T
+
+            def shows(k: float) -> float:
+                return visible_area(turned * k + centre, w, h) / (w * h)
+
+            lo_k, hi_k = fit, 2.0 * fit
+            for _ in range(30):
+                mid = (lo_k + hi_k) / 2
+                lo_k, hi_k = (mid, hi_k) if shows(mid) < target else (lo_k, mid)
+            scale = (lo_k + hi_k) / 2
+        else:
+            scale = min(scale, fit)
         return {"target_page_frac": round(target, 4), "scale": round(scale, 5), "angle_deg": round(angle, 3),
                 "anchor": np.round(anchor, 3).tolist(), "centre_frac": [round(float(centre[0] / w), 5),
                                                                         round(float(centre[1] / h), 5)],
@@ -74,7 +112,7 @@ class Background(GeometricOp):
     def measure_warp(self, params: dict[str, Any], page: RenderedPage, warp: Warp,
                      outline: np.ndarray) -> dict[str, Any]:
         placed = warp.forward(outline)
-        frac = polygon_area(placed) / (warp.width * warp.height)
+        frac = visible_area(placed, warp.width, warp.height) / (warp.width * warp.height)
         lo, hi = placed.min(axis=0), placed.max(axis=0)
         gaps = [lo[0], lo[1], warp.width - hi[0], warp.height - hi[1]]
         return {"page_area_frac": round(frac, 4), "print_scale": params["scale"],

@@ -114,6 +114,8 @@ class Op:
     rubric: Rubric  # what is measured and the bin it lands in at each severity
     adds_sensor_noise: bool = False  # the op is the sensor's noise (noise, exposure): no base-layer grain on top
     encodes: bool = False  # the op is the camera's file encoding (jpeg): the base layer's grain comes before it
+    samples_on_photo: bool = False  # sampled inside the capture, seeing the photo (lighting ops: profile.capture)
+    photo_keys: tuple[str, ...] = ()  # params an op aims by looking at the photo (left out of the base layer's seed)
 
     def applies(self, page: RenderedPage) -> bool:
         return True
@@ -247,6 +249,8 @@ def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity:
         return Photo(image, page, (DegradationRecord(subtype, op.family, 0, {}, {}),))
     check_level(op, severity)
     require_applicable(op, page)
+    if params is None and op.samples_on_photo:
+        return capture(image, page, [(subtype, severity)], rng, reverse=reverse, text=text)
     params = params if params is not None else sample(op, rng, severity, page, text)
     return capture(image, page, [(subtype, severity)], None, params=[params], reverse=reverse, text=text)
 

@@ -11,7 +11,7 @@ from perturb.photo import register
 from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import add_noise
 from perturb.photo.functional.lighting import expose
-from perturb.photo.measure import content_mask, median_u8, sparse_luma
+from perturb.photo.measure import content_mask, median_u8, sparse_luma, text_ink
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -33,13 +33,32 @@ _BLOOM_PX_AT_150 = (2.0, 5.0)
 _NOISE_OVER = (1.2, 2.2)
 
 
-def _curve_contrast(kind: str, k: float, gamma: float, white_point: float = 0.0, bloom: float = 0.0) -> float:
+def _curve_contrast(kind: str, k: float, gamma: float, white_point: float = 0.0, bloom: float = 0.0,
+                    paper: float = _PAPER, ink: float = _INK) -> float:
+    """The share of the ink-on-paper contrast a curve leaves, for paper and ink at these levels (0-1)."""
     if kind == "under":
-        return k * (_PAPER**gamma - _INK**gamma) / (_PAPER - _INK)
-    # Paper clips (its darkness is below the white point): what is left is the ink's darkness past it, after the
-    # bloom has mixed in the light around a stroke (about a quarter of its darkness is left there).
-    ink = (1 - _INK) * (1 - 0.75 * bloom)
-    return k * max(ink**gamma - white_point**gamma, 1e-6) / (_PAPER - _INK)
+        return k * (paper**gamma - ink**gamma) / max(paper - ink, 1e-3)
+    # Darkness past the white point is what is left (paper lighter than it clips); the bloom has mixed the light
+    # around a stroke into it first (about a quarter of its darkness is left there).
+    dark_ink = (1 - ink) * (1 - 0.75 * bloom)
+    left = max(dark_ink**gamma - white_point**gamma, 0.0) - max((1 - paper) ** gamma - white_point**gamma, 0.0)
+    return k * max(left, 1e-6) / max(paper - ink, 1e-3)
+
+
+def _levels(image: np.ndarray, page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The sparse luma the measure reads, and its ink and paper masks (uint8); None without both."""
+    b = sparse_luma(image, 4)
+    # Ink and paper by their local contrast (a pen's blue is ink, paper in a shadow or a bend is paper), both
+    # inside the printed content's boxes (never the desk around a photographed sheet).
+    dark = text_ink(b)
+    light = b.astype(np.float32) >= 0.9 * cv2.dilate(b, np.ones((9, 9), np.uint8)).astype(np.float32)
+    if page.layout:
+        inside = content_mask(page, *b.shape)
+        dark, light = dark & inside, light & inside
+    ink, paper = dark.view(np.uint8), (light & ~dark).view(np.uint8)
+    if not cv2.countNonZero(ink) or not cv2.countNonZero(paper):
+        return None
+    return b, ink, paper
 
 
 class Exposure(Op):
@@ -49,6 +68,8 @@ class Exposure(Op):
     stage = "camera"
     stage_rank = 0
     adds_sensor_noise = True
+    samples_on_photo = True  # aims its curve at the photo's own levels (sample_in_photo)
+    photo_keys = ("k", "aimed_at")
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         kind = "under" if rng.random() < 0.5 else "over"
@@ -72,6 +93,22 @@ class Exposure(Op):
             params["k"] = round(target / _curve_contrast(kind, 1.0, gamma, white, params["bloom"]), 5)
         return params
 
+    def sample_in_photo(self, rng: np.random.Generator, severity: int, page: RenderedPage,
+                        image: np.ndarray) -> dict[str, Any]:
+        """``sample_params``, with the curve aimed at the photo's own paper and ink levels (a bent, shaded or
+        glared sheet is not the nominal print), as the measure will read them."""
+        params = self.sample_params(rng, severity, page)
+        seen = _levels(image, page)
+        if seen is None:
+            return params
+        b, ink, paper = seen
+        p, i = median_u8(b, paper) / 255, median_u8(b, ink) / 255
+        if p - i < 0.05:
+            return params
+        contrast = _curve_contrast(params["kind"], 1.0, params["gamma"], params.get("white_point", 0.0),
+                                   params.get("bloom", 0.0), paper=p, ink=i)
+        return {**params, "k": round(params["target_contrast"] / contrast, 5), "aimed_at": [round(p, 4), round(i, 4)]}
+
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         exposed, table = expose(image, params, page.width, page.height)
         return add_noise(exposed, params, table), page
@@ -81,14 +118,12 @@ class Exposure(Op):
         # Medians over every fourth pixel of every fourth row (over 130,000 pixels of an A4 page at 150 dpi):
         # the same medians to a grey level or so, a sixteenth of the work. Histograms under uint8 masks: no
         # boolean gathers of the page.
-        b, a = sparse_luma(before, 4), sparse_luma(after, 4)
-        paper = cv2.compare(b, 200, cv2.CMP_GT)
-        ink = cv2.compare(b, 100, cv2.CMP_LT)
-        if page.layout:
-            ink = cv2.bitwise_and(ink, content_mask(page, *b.shape).view(np.uint8))
+        seen = _levels(before, page)
+        if seen is None:
+            return {"contrast_retained": None, "paper_luma": None}
+        b, ink, paper = seen
+        a = sparse_luma(after, 4)
         paper_after = median_u8(a, paper)
-        if not cv2.countNonZero(ink):
-            return {"contrast_retained": None, "paper_luma": round(paper_after, 2)}
         ink_after = median_u8(a, ink)
         c0 = median_u8(b, paper) - median_u8(b, ink)
         c1 = paper_after - ink_after

@@ -31,9 +31,13 @@ class LightOp(Op):
     def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
         raise NotImplementedError
 
+    samples_on_photo = True  # sampled inside the capture, seeing the photo it lights (``sample_in_scene``)
+
     def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        sheet: np.ndarray) -> dict[str, Any]:
-        """Sample knowing where the sheet is in the photo (``sheet``: its outline, page units)."""
+                        sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
+        """Sample knowing where the sheet is in the photo (``sheet``: its outline, page units) and, when given, the
+        photo itself (``image``: to aim at what the measure will see, the text's ink). Recorded params replay
+        without either."""
         return self.sample_params(rng, severity, page)
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:

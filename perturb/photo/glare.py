@@ -11,7 +11,7 @@ from perturb.photo import register
 from perturb.photo.base import Rubric
 from perturb.photo.fields import LightOp, bisect_coverage, coarse_content
 from perturb.photo.functional.lighting import Light, glare_field, glare_light, grid
-from perturb.photo.measure import content_mask, luma
+from perturb.photo.measure import content_mask, half, luma, text_ink
 from synth.records import RenderedPage
 
 # Share of the text ink washed out by more than half. 1 small spots, text legible;
@@ -19,6 +19,19 @@ from synth.records import RenderedPage
 BINS = {1: (0.0, 0.12), 2: (0.12, 0.45), 3: (0.45, 1.0)}
 _TARGET_AREA = {1: (0.02, 0.055), 2: (0.21, 0.32), 3: (0.6, 0.9)}
 _PEAK = {1: (0.62, 0.8), 2: (0.85, 0.95), 3: (0.98, 1.0)}
+# Share of the text's ink to wash out, when the sampler sees the photo: inside the bins with a margin.
+_TARGET_INK = {1: (0.03, 0.09), 2: (0.18, 0.38), 3: (0.55, 0.85)}
+_INK_POINTS = 20_000  # at most this many ink pixels to bisect on (every k-th, in raster order)
+
+
+def _ink_points(image: np.ndarray, page: RenderedPage) -> np.ndarray:
+    """Page coordinates of the text's ink pixels (as the measure finds them) on the half-size photo."""
+    b = luma(half(image))
+    ink = text_ink(b) & content_mask(page, *b.shape)
+    ys, xs = np.nonzero(ink)
+    step = max(1, len(xs) // _INK_POINTS)
+    sx, sy = page.width / b.shape[1], page.height / b.shape[0]
+    return np.stack([(xs[::step] + 0.5) * sx, (ys[::step] + 0.5) * sy], 1).astype(np.float32)
 
 
 class Glare(LightOp):
@@ -28,29 +41,42 @@ class Glare(LightOp):
     stage_rank = 1
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
-        xs, ys, mask = coarse_content(page)
-        # Centre the highlight on a printed line so that it actually hits text.
-        lines = [b for b in page.layout if b.kind in ("question_line", "step", "choice")]
-        if lines:
-            b = lines[int(rng.integers(len(lines)))]
-            cx, cy = b.x0 + (b.x1 - b.x0) * float(rng.uniform(0.2, 0.8)), (b.y0 + b.y1) / 2
+        return self.sample_in_scene(rng, severity, page, None)
+
+    def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
+                        sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
+        ink = None if image is None else _ink_points(image, page)
+        if ink is not None and len(ink):
+            # Centre the highlight on the writing itself (a pen's light strokes as well as print).
+            cx, cy = ink[int(rng.integers(len(ink)))]
         else:
-            cx, cy = page.width * float(rng.uniform(0.3, 0.7)), page.height * float(rng.uniform(0.2, 0.5))
+            lines = [b for b in page.layout if b.kind in ("question_line", "step", "choice")]
+            if lines:
+                b = lines[int(rng.integers(len(lines)))]
+                cx, cy = b.x0 + (b.x1 - b.x0) * float(rng.uniform(0.2, 0.8)), (b.y0 + b.y1) / 2
+            else:
+                cx, cy = page.width * float(rng.uniform(0.3, 0.7)), page.height * float(rng.uniform(0.2, 0.5))
         params: dict[str, Any] = {
-            "centre_frac": [round(cx / page.width, 4), round(cy / page.width, 4)],
+            "centre_frac": [round(float(cx) / page.width, 4), round(float(cy) / page.width, 4)],
             "angle_deg": round(float(rng.uniform(0, 180)), 2),
             "aspect": round(float(rng.uniform(1.0, 2.2)), 3),
             "peak": round(float(rng.uniform(*_PEAK[severity])), 4),
             "halo": round(float(rng.uniform(0.1, 0.25)), 4),
         }
-        target = float(rng.uniform(*_TARGET_AREA[severity]))
-        # Coverage only counts content cells, so the field is evaluated there alone.
-        cx_, cy_ = xs[mask], ys[mask]
-        # Text under glare grows faster than the area when the highlight sits on a line: hit the area to 0.001.
-        radius = bisect_coverage(lambda r: glare_field({**params, "radius_frac": r}, cx_, cy_, page.width),
-                                 np.ones(cx_.shape, bool), target, 0.002, 1.5, grows=True, tolerance=0.001)
+        if ink is not None and len(ink):
+            # Grow the highlight until it washes out the target share of the text's ink: what the rubric grades.
+            target = float(rng.uniform(*_TARGET_INK[severity]))
+            px, py = ink[:, 0], ink[:, 1]
+            tolerance = 0.004
+        else:  # no pixels to see (sampled from the layout alone): aim at the share of the content's area
+            xs, ys, mask = coarse_content(page)
+            target = float(rng.uniform(*_TARGET_AREA[severity]))
+            px, py = xs[mask], ys[mask]
+            tolerance = 0.001
+        radius = bisect_coverage(lambda r: glare_field({**params, "radius_frac": r}, px, py, page.width),
+                                 np.ones(px.shape, bool), target, 0.002, 1.5, grows=True, tolerance=tolerance)
         params["radius_frac"] = round(radius, 5)
-        params["target_content_area"] = round(target, 4)
+        params["target_text_share" if ink is not None and len(ink) else "target_content_area"] = round(target, 4)
         return params
 
     def light(self, params: dict[str, Any], page: RenderedPage) -> Light:
@@ -61,7 +87,7 @@ class Glare(LightOp):
         # Every other pixel of every other row: a quarter of the work; the shares move by up to ~0.02 against
         # full resolution, well inside the rubric bins' margins (bins re-checked on 200 pages).
         b, a = luma(before), luma(after)
-        ink = (b < 128) & content_mask(page, *b.shape)
+        ink = text_ink(b) & content_mask(page, *b.shape)
         bi, ai = b[ink].astype(np.float32), a[ink].astype(np.float32)
         washout = (ai - bi) / np.maximum(255.0 - bi, 1.0)
         page_glare = glare_field(params, *grid(page.height, page.width, -(-max(page.height, page.width) // 32)),

@@ -27,6 +27,7 @@ same bytes as measuring inline; a capture just finishes sooner.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -130,9 +131,16 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     rngs = op_rng(rng, [s for s, _ in ordered] + [BASE]) if params is None else {}
     given: list[dict[str, Any] | None] = list(params) if params is not None else [None] * len(ordered)
     scene = Scene(page, (), page_outline(page))
+    seeding = given[0] if ordered else None
     if ordered and given[0] is None:
-        given[0] = _sample(get_op(ordered[0][0]), ordered[0][1], rngs, page, scene, text)
-    base = sample_base(np.random.default_rng(_base_seed(ordered, given, rngs)))
+        first = get_op(ordered[0][0])
+        if first.samples_on_photo and not isinstance(first, (LightOp, GeometricOp)):
+            # It aims at the photo the base layer makes (exposure): the base layer follows from what it draws
+            # before looking (a copy of its generator), and it samples for real when it applies.
+            seeding = first.sample_params(copy.deepcopy(rngs[first.subtype]), ordered[0][1], page)
+        else:
+            given[0] = seeding = _sample(first, ordered[0][1], rngs, page, scene, text, image)
+    base = sample_base(np.random.default_rng(_base_seed(ordered, seeding, rngs)))
     noisy = any(get_op(s).adds_sensor_noise for s, _ in ordered)
     measured: list[Future[list[DegradationRecord]]] = []  # one per run of ops, in applied order
     encoded: bytes | None = None
@@ -171,24 +179,27 @@ BASE = "camera_base"  # the base layer's own generator, beside the ops' (an op-f
 
 
 def _sample(op: Op, severity: int, rngs: dict[str, np.random.Generator], page: RenderedPage, scene: Scene,
-            text: PageText | None) -> dict[str, Any]:
+            text: PageText | None, image: np.ndarray) -> dict[str, Any]:
     """An op's params sampled where the capture would sample them (the first op: on the flat page)."""
     require_applicable(op, page)
     rng = rngs[op.subtype]
     if isinstance(op, GeometricOp):
         return op.sample_in_chain(rng, severity, page, page_outline(page), area=float(page.width * page.height))
     if isinstance(op, LightOp):
-        return op.sample_in_scene(rng, severity, page, scene.sheet)
+        return op.sample_in_scene(rng, severity, page, scene.sheet, image)
+    if op.samples_on_photo:
+        return op.sample_in_photo(rng, severity, page, image)  # type: ignore[attr-defined]
     return sample(op, rng, severity, page, text)
 
 
-def _base_seed(ordered: Sequence[Step], given: Sequence[dict[str, Any] | None],
-               rngs: dict[str, np.random.Generator]) -> int:
+def _base_seed(ordered: Sequence[Step], seeding: dict[str, Any] | None, rngs: dict[str, np.random.Generator]) -> int:
     """The base layer's seed: from the first op's recorded params (so replaying the records reproduces it, and
     the photos of one base's contents, which share their params, share it), or drawn for an op-free capture."""
     if ordered:
-        # (Leaving out which reverse page an op shows, added to its record when applied: base.with_reverse.)
-        first = {k: v for k, v in strip_private(given[0] or {}).items() if k not in ("source", "reverse_ref")}
+        # Leaving out which reverse page an op shows (added to its record when applied: base.with_reverse) and
+        # what an op aimed at by looking at the photo (``Op.photo_keys``).
+        skip = ("source", "reverse_ref", *get_op(ordered[0][0]).photo_keys)
+        first = {k: v for k, v in strip_private(seeding or {}).items() if k not in skip}
         return stable_hash(json.dumps([ordered[0][0], first], sort_keys=True, default=str))
     return int(rngs[BASE].integers(2**63 - 1)) if BASE in rngs else 0
 
@@ -207,7 +218,12 @@ def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: n
             params: dict[str, Any] | None, reverse: ReversePage | None, text: PageText | None = None,
             ) -> tuple[np.ndarray, RenderedPage, Future[list[DegradationRecord]], bytes | None]:
     require_applicable(op, page)
-    p = params if params is not None else sample(op, rng, severity, page, text)
+    if params is not None:
+        p = params
+    elif op.samples_on_photo:  # aims at the photo it is applied to (exposure)
+        p = op.sample_in_photo(rng, severity, page, image)  # type: ignore[attr-defined]
+    else:
+        p = sample(op, rng, severity, page, text)
     p = with_reverse(op, p, reverse)
     with replayable(op):
         out, new_page, encoded = op.apply_encoded(image, p, page)
@@ -234,7 +250,8 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         op = get_op(subtype)
         assert isinstance(op, LightOp)
         require_applicable(op, page)
-        p = given[k] if given[k] is not None else op.sample_in_scene(rngs[subtype], severity, page, scene.sheet)
+        p = given[k] if given[k] is not None else op.sample_in_scene(rngs[subtype], severity, page, scene.sheet,
+                                                                       image)
         with replayable(op):
             step = op.light(p, page)
         stages.append((op, severity, p, step))

@@ -41,7 +41,7 @@ class Shadow(LightOp):
         return self.sample_in_scene(rng, severity, page, None)
 
     def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        sheet: np.ndarray | None) -> dict[str, Any]:
+                        sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
         xs, ys, mask = coarse_content(page)
         visible = sheet_mask({"_sheet": sheet}, page, *xs.shape)
         target = float(rng.uniform(*_TARGET[severity]))

@@ -52,9 +52,9 @@ def test_the_composed_map_stays_within_a_fraction_of_a_pixel_of_a_fine_reference
         assert np.percentile(error, 99.9) < 0.2, seed
 
 
-def test_a_bent_sheets_shading_moves_with_the_sheet_into_the_photo() -> None:
-    """A bent sheet's light, computed on the photo after the remap (with the scene's light), is the shading of
-    the sheet point each photo pixel came from."""
+def test_shading_the_flat_sheet_matches_shading_the_photo() -> None:
+    """A bent sheet's light lit on the page before the remap equals lighting each photo pixel afterwards, and
+    the scene's even light (mottle off) changes nothing."""
     page = np.full((A4.height, A4.width, 3), 240, np.uint8)
     for seed in range(12):
         warp = _chain(seed, [("paper_warp", 3)])[0]

