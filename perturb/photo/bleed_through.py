@@ -6,7 +6,7 @@ its ``reverse_ref``. It shows where its print is, mirrored as seen through the s
 a long-edge duplex, top-bottom for a short-edge one) and moved only by the printer's millimetre of
 duplex misalignment, so it lands on the front's text and in its empty half alike. Without one (a
 lone page in a notebook or a benchmark) the op falls back to this page's own print, mirrored
-left-right and dropped a few millimetres, recorded as ``source: self_mirrored``.
+left-right about the middle of its text and dropped a millimetre at most, recorded as ``source: self_mirrored``.
 
 Paper diffuses what soaks through it: the stronger the bleed, the wider its blur (never sharper
 when darker). Severity is graded on what it does to the front text: the share of the front's text
@@ -55,6 +55,15 @@ def _reverse_print(image: np.ndarray, params: dict[str, Any],
     return cv2.flip(back, 0 if duplex == "short_edge" else 1), params["duplex_offset_frac"]
 
 
+def _text_centre_shift(page: RenderedPage) -> float:
+    """How far (a fraction of the width) to shift the mirrored page so it mirrors about its text's middle."""
+    text = [b for b in page.layout if b.kind in CONTENT_KINDS]
+    if not text:
+        return 0.0
+    centre = (min(b.x0 for b in text) + max(b.x1 for b in text)) / 2
+    return (2 * centre - page.width) / page.width
+
+
 def _text_boxes(image: np.ndarray, page: RenderedPage) -> list[tuple[int, int, int, int]]:
     """The front's text boxes (headers, question lines, options, steps, the answer line) in image px."""
     sx, sy = image.shape[1] / page.width, image.shape[0] / page.height
@@ -92,8 +101,11 @@ class BleedThrough(Op):
         params: dict[str, Any] = {
             "source": "self_mirrored",
             "diffusion_px": round(float(rng.uniform(*_DIFFUSION_AT_150[severity])) * page.dpi / 150, 4),
-            # The fallback's own print, dropped a few millimetres so its lines do not sit exactly on the front's.
-            "offset_frac": [0.0, round(float(rng.uniform(0.004, 0.012) * rng.choice([-1, 1])), 4)],
+            # The fallback's own print, mirrored about the middle of its text (a stand-in reverse laid out like
+            # the front meets the front's text as a real worksheet's would) and dropped a millimetre at most so its
+            # lines do not sit exactly on the front's.
+            "offset_frac": [round(_text_centre_shift(page), 4),
+                            round(float(rng.uniform(0.001, 0.004) * rng.choice([-1, 1])), 4)],
             # A duplex printer's front-to-back misalignment, a millimetre or two; most sheets flip on the long edge.
             "duplex_offset_frac": np.round(rng.uniform(-0.008, 0.008, 2), 4).tolist(),
             "tint": [1.0, round(float(rng.uniform(0.97, 1.0)), 4), round(float(rng.uniform(0.9, 0.97)), 4)]}

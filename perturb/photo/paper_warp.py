@@ -71,21 +71,20 @@ class PaperWarp(GeometricOp):
         # A sheet bent about an axis along the writing shifts its lines without bowing them, and a curl that
         # lifts only a margin bends no writing: of the four turns (and, for a curl, starts nearer the middle),
         # take the one whose text lines bow most for how much the whole sheet bows, among those that can reach
-        # the target. A page whose writing no curl can reach is bent instead; the first turn drawn when none can.
-        best, best_ratio = None, -1.0
+        # the target. A page whose writing no curl can reach is bent instead; the most bowing turn when none can.
+        found: list[tuple[dict[str, Any], float, float]] = []  # (params, text bow, text bow / sheet bow)
         for shape in [kind] + [k for k in _KINDS[severity] if k != kind and kind == "curl"]:
-            if best is not None:
+            if any(bow >= 1.05 * target for _, bow, _ in found):
                 break
             s0 = params["s0"] if shape == kind else round(float(np.clip(params["s0"], 0.05, 0.3)), 4)
             starts = [s0] + ([round(s0 - d, 4) for d in (0.2, 0.4, 0.6)] if shape == "curl" else [])
             for start, turn in ((st, t) for st in starts for t in turns):
                 trial = {**params, "kind": shape, "s0": start, "axis_deg": round(turn + axis - turns[0], 3)}
                 forward = forward_map({**trial, "amplitude": 0.6}, page)[0]
-                text_bow = text_line_bow(forward, page)
-                ratio = text_bow / max(line_bow(forward, page), 1e-9)
-                if text_bow >= 1.3 * target and ratio > best_ratio + 1e-9:
-                    best, best_ratio = trial, ratio
-        params = best if best is not None else params
+                bow = text_line_bow(forward, page)
+                found.append((trial, bow, bow / max(line_bow(forward, page), 1e-9)))
+        reach = [f for f in found if f[1] >= 1.05 * target]
+        params = max(reach, key=lambda f: f[2])[0] if reach else max(found, key=lambda f: f[1])[0]
         params["amplitude"] = round(_amplitude_for(params, page, target), 6)
         if params["kind"] == "curl":  # a lifted edge turns away from overhead light, so it darkens
             params["light_slant"] = abs(params["light_slant"]) + 0.2
