@@ -180,18 +180,20 @@ def test_shares_no_family_can_take_are_refused_naming_the_subtype_and_the_fix() 
 
 
 def test_planner_never_gives_a_family_a_subtype_whose_injections_the_verifier_refuses() -> None:
-    # Renaming the variable of a derivative changes what d/dx means, so the verifier refuses every
-    # such control although the injector finds a variable to rename.
-    assert subtype_fit("calculus.derivative.power_rule", "easy", "variable_rename") == 0.0
-    assert not subtype_kept("calculus.derivative.power_rule", "variable_rename")
-    assert subtype_kept("algebra.linear.two_step", "variable_rename")
-    data = _quota_tiny(variants_per_base=1, subtypes={"variable_rename": 1.0, "final_number": 1.0})
-    data["generate"] = {**data["generate"], "families": {"calculus.derivative.power_rule": 1.0,
+    # A sign slipped in a share leaves a negative number of sweets, which no answer of the family has, so
+    # every such variant is redrawn although the injector finds a number to slip.
+    assert subtype_fit("arithmetic.ratio.share", "easy", "sign_error") == 0.0
+    assert not subtype_kept("arithmetic.ratio.share", "sign_error")
+    assert subtype_kept("algebra.linear.two_step", "sign_error")
+    # A declared rename (issue 18: "Let q stand for x") is a control the verifier reads, derivatives included.
+    assert subtype_kept("calculus.derivative.power_rule", "variable_rename")
+    data = _quota_tiny(variants_per_base=1, subtypes={"sign_error": 1.0, "final_number": 1.0})
+    data["generate"] = {**data["generate"], "families": {"arithmetic.ratio.share": 1.0,
                                                          "algebra.linear.two_step": 1.0}}
     data["count"] = 100
     plans = allocate(validate_config(data)).plans
-    renamed = {p.family for p in plans if "variable_rename" in p.subtypes}
-    assert renamed == {"algebra.linear.two_step"}
+    slipped = {p.family for p in plans if "sign_error" in p.subtypes}
+    assert slipped == {"algebra.linear.two_step"}
 
 
 def _quota_tiny(**inject: Any) -> dict[str, Any]:
