@@ -46,6 +46,7 @@ _DECLARATIONS = ("Let {new} = {old}", "Let {new} stand for {old}", "Write {new} 
                  "Call {old} {new}", "Using {new} instead of {old}", "{new} = {old}", "Say {new} is {old}",
                  "Rename {old} as {new}", "Set {new} = {old}", "{old} is {new} from here on")
 DECLARE_RULE = "declare"
+_BARE_SHARE = 0.4  # share of declarations and remarks written as bare math (``q = a``, ``42 = 6 × 7``)
 REMARK_RULE = "remark"
 
 
@@ -126,7 +127,9 @@ class VariableRename(Injector):
         if not choices:
             return Skip("no_free_letter")
         new = choices[int(rng.integers(len(choices)))]
-        form = _DECLARATIONS[int(rng.integers(len(_DECLARATIONS)))]
+        bare = _DECLARATIONS.index("{new} = {old}")
+        others = [f for f in _DECLARATIONS if f != _DECLARATIONS[bare]]
+        form = _DECLARATIONS[bare] if rng.random() < _BARE_SHARE else others[int(rng.integers(len(others)))]
         steps = declare_rename(problem, new, form)
         declared = next(s.index for s in steps if s.rule == DECLARE_RULE)
         return ControlAttempt(steps, {"from": old, "to": new, "declared_step": declared,
@@ -326,7 +329,8 @@ class IrrelevantInfo(Injector):
     """
 
     subtype = "irrelevant_info"
-    version = 2  # v2: varied facts, phrasings and places; the remark is known by its rule, not a "Note:" prefix
+    # v2: varied facts, phrasings (bare in 40 %) and places; the remark is known by its rule, not a "Note:" prefix
+    version = 2
 
     @staticmethod
     def _facts(problem: Problem) -> list[str]:
@@ -359,7 +363,8 @@ class IrrelevantInfo(Injector):
         fact = facts[int(rng.integers(len(facts)))]
         latex = fact.replace("×", r"\times").replace("÷", r"\div").replace("−", "-")
         if verifier_reads(REMARK_RULE):
-            form = _ASIDES[int(rng.integers(len(_ASIDES)))]
+            # A bare side calculation is how a terse worked solution notes a fact; sentences the rest of the time.
+            form = _ASIDES[0] if rng.random() < _BARE_SHARE else _ASIDES[1 + int(rng.integers(len(_ASIDES) - 1))]
             text, spans = _aside(fact, form)
             remark = Step(index=0, rule=REMARK_RULE, value=to_text(parse_math(fact)), text=text, latex=latex,
                           math=fact, spans=spans)
