@@ -1,6 +1,6 @@
 """Photographic ops: time per op and severity, fused vs one-by-one geometry, severity bins alone and in profiles.
 
-Run: python benchmarks/degrade.py [--runs 5] [--bin-pages 200] [--no-times]
+Run: python benchmarks/degrade.py [--runs 5] [--bin-pages 200] [--no-times] [--workers 2]
 Writes results_degrade.md (or --out). Times are the median wall time of ``--runs`` calls (after one warm-up,
 a fixed seed per run) on an A4 page at 150 dpi with a real figure (a triangle or a bar chart); each call
 samples, applies and measures. The acceptance tables degrade ``--bin-pages`` different pages (60 dpi, params
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import multiprocessing
 import os
 import platform
 import statistics
@@ -95,7 +96,7 @@ def median_ms(fn, runs: int) -> float:
 
 def in_bin(subtype: str, measured: dict, severity: int) -> bool:
     rubric = REGISTRY[subtype].rubric
-    if rubric.measured not in measured:
+    if measured.get(rubric.measured) is None:  # nothing to measure on (no ink under the op, ...): not in the bin
         return False
     return rubric.holds(severity, measured[rubric.measured]) and COMPLETE.get(subtype, lambda m: True)(measured)
 
@@ -152,56 +153,80 @@ def timing(runs: int) -> tuple[list[str], str]:
     ], f"{w}x{h}"
 
 
-def single_bins(pages: list[Sheet]) -> tuple[list, dict, list]:
-    """Each op alone at each severity on every page: share in the bin, misses, and the tilted photos' shapes."""
-    acceptance, misses = [], collections.defaultdict(list)
-    frames: list[tuple[float, int]] = []  # (width / height, tilt severity)
-    for op in sorted(REGISTRY):
-        shares = []
-        for sv in (1, 2, 3):
-            if sv not in REGISTRY[op].levels:
-                shares.append((float("nan"), 0))
-                continue
-            live = [(i, s) for i, s in enumerate(pages) if REGISTRY[op].applies(s.page)]
-            hits = 0
-            for i, s in live:
-                out, _, rec = degrade(s.pixels, s.page, op, sv, np.random.default_rng(i), text=s.text,
-                                      reverse=s.reverse)
-                if in_bin(op, rec.measured, sv):
-                    hits += 1
-                else:
-                    misses[(op, sv)].append((i, s.style, rec.measured.get(REGISTRY[op].rubric.measured)))
-                if op == "tilt":
-                    frames.append((out.shape[1] / out.shape[0], sv))
-            shares.append((100.0 * hits / len(live) if live else float("nan"), len(live)))
-        acceptance.append((op, REGISTRY[op].rubric.measured, shares))
-        print(f"{op:18s} " + " ".join(f"{x:6.1f}%" for x, _ in shares), flush=True)
-    return acceptance, misses, frames
+_PAGES: list[Sheet] = []  # the bench pages, set before the workers fork (they inherit them)
 
 
-def profile_bins(pages: list[Sheet]) -> tuple[list, dict]:
-    """Every capture profile on every page it applies to: per op in the profile, share of photos in its bin."""
-    config = load_config(PROFILES)
-    rows, misses = [], collections.defaultdict(list)
-    for profile in config.degrade.profiles:
-        steps = [(s.subtype, s.severity) for s in profile.ops]
-        live = [(i, s) for i, s in enumerate(pages) if all(REGISTRY[t].applies(s.page) for t, _ in steps)]
-        hits: collections.Counter[str] = collections.Counter()
+def one_op(op: str) -> tuple[list, dict, list]:
+    """One op alone at each severity on every page: (share in bin, pages) per severity, misses, tilted shapes."""
+    pages = _PAGES
+    shares, misses, frames = [], {}, []
+    for sv in (1, 2, 3):
+        if sv not in REGISTRY[op].levels:
+            shares.append((float("nan"), 0))
+            continue
+        live = [(i, s) for i, s in enumerate(pages) if REGISTRY[op].applies(s.page)]
+        hits = 0
         for i, s in live:
-            _, _, recs = degrade_profile(s.pixels, s.page, steps, np.random.default_rng(i), reverse=s.reverse,
-                                         text=s.text)
-            for rec in recs:
-                if in_bin(rec.subtype, rec.measured, rec.severity):
-                    hits[rec.subtype] += 1
-                else:
-                    misses[(profile.name, rec.subtype, rec.severity)].append(
-                        (i, s.style, rec.measured.get(REGISTRY[rec.subtype].rubric.measured)))
-        for t, sv in steps:
-            share = 100.0 * hits[t] / len(live) if live else float("nan")
-            rows.append((profile.name, t, sv, share, len(live)))
-        print(f"{profile.name:22s} " + " ".join(f"{t}:{100.0 * hits[t] / max(1, len(live)):.1f}%" for t, _ in steps),
-              flush=True)
+            out, _, rec = degrade(s.pixels, s.page, op, sv, np.random.default_rng(i), text=s.text, reverse=s.reverse)
+            if in_bin(op, rec.measured, sv):
+                hits += 1
+            else:
+                misses.setdefault((op, sv), []).append((i, s.style, rec.measured.get(REGISTRY[op].rubric.measured)))
+            if op == "tilt":
+                frames.append((out.shape[1] / out.shape[0], sv))
+        shares.append((100.0 * hits / len(live) if live else float("nan"), len(live)))
+    return shares, misses, frames
+
+
+def one_profile(k: int) -> tuple[list, dict]:
+    """Capture profile ``k`` of configs/capture_profiles.yaml on every page it applies to: share in bin per op."""
+    pages = _PAGES
+    profile = load_config(PROFILES).degrade.profiles[k]
+    steps = [(s.subtype, s.severity) for s in profile.ops]
+    live = [(i, s) for i, s in enumerate(pages) if all(REGISTRY[t].applies(s.page) for t, _ in steps)]
+    hits: collections.Counter[str] = collections.Counter()
+    misses: dict = {}
+    for i, s in live:
+        _, _, recs = degrade_profile(s.pixels, s.page, steps, np.random.default_rng(i), reverse=s.reverse,
+                                     text=s.text)
+        for rec in recs:
+            if in_bin(rec.subtype, rec.measured, rec.severity):
+                hits[rec.subtype] += 1
+            else:
+                misses.setdefault((profile.name, rec.subtype, rec.severity), []).append(
+                    (i, s.style, rec.measured.get(REGISTRY[rec.subtype].rubric.measured)))
+    rows = [(profile.name, t, sv, 100.0 * hits[t] / len(live) if live else float("nan"), len(live))
+            for t, sv in steps]
     return rows, misses
+
+
+def task(job: tuple[str, object]):
+    kind, arg = job
+    return one_op(arg) if kind == "op" else one_profile(arg)  # type: ignore[arg-type]
+
+
+def bins(pages: list[Sheet], workers: int) -> tuple[list, dict, list, list, dict]:
+    """Every op alone and every capture profile, over ``workers`` forked processes (same results for any count)."""
+    global _PAGES
+    _PAGES = pages
+    ops = sorted(REGISTRY)
+    jobs = [("op", op) for op in ops] + [("profile", k) for k in range(len(load_config(PROFILES).degrade.profiles))]
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.map(task, jobs, chunksize=1)
+    else:
+        results = [task(j) for j in jobs]
+    acceptance, misses, frames, prof, prof_misses = [], {}, [], [], {}
+    for op, (shares, miss, frame) in zip(ops, results[:len(ops)], strict=True):
+        acceptance.append((op, REGISTRY[op].rubric.measured, shares))
+        misses.update(miss)
+        frames += frame
+        print(f"{op:18s} " + " ".join(f"{x:6.1f}%" for x, _ in shares), flush=True)
+    for rows, miss in results[len(ops):]:
+        prof += rows
+        prof_misses.update(miss)
+        print(f"{rows[0][0]:22s} " + " ".join(f"{t}:{x:.1f}%" for _, t, _, x, _ in rows), flush=True)
+    return acceptance, misses, frames, prof, prof_misses
 
 
 def stump(frames: list[tuple[float, int]]) -> tuple[float, float, list[str]]:
@@ -246,6 +271,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--bin-pages", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=1, help="processes for the bin tables (same results)")
     parser.add_argument("--no-times", action="store_true", help="skip the timing tables (bins and stump only)")
     parser.add_argument("--before", type=Path, action="append", default=[],
                         help="an earlier results file of this script: its acceptance lines are quoted (repeatable)")
@@ -254,8 +280,7 @@ def main() -> None:
     t0 = time.perf_counter()
     times, size = ([], "") if args.no_times else timing(args.runs)
     pages = sheets(args.bin_pages, 60)
-    acceptance, misses, frames = single_bins(pages)
-    prof, prof_misses = profile_bins(pages)
+    acceptance, misses, frames, prof, prof_misses = bins(pages, args.workers)
     acc, acc_sd, ranges = stump(frames)
     print(f"frame-aspect stump accuracy {acc:.3f} +- {acc_sd:.3f}", flush=True)
     minutes = (time.perf_counter() - t0) / 60
@@ -277,7 +302,8 @@ def main() -> None:
         f" are wall times on a shared machine), Python {platform.python_version()}, numpy {np.__version__}, OpenCV"
         f" {cv2.__version__} ({cv2.getNumThreads()} threads). The run took {minutes:.1f} min.",
         f"Re-run: `python benchmarks/degrade.py --runs {args.runs} --bin-pages {args.bin_pages}"
-        + (" --no-times" if args.no_times else "") + "`.",
+        + (" --no-times" if args.no_times else "") + (f" --workers {args.workers}" if args.workers > 1 else "")
+        + "`.",
         "",
         "## Acceptance (issue 20)",
         "",
