@@ -133,12 +133,22 @@ def anonymous_view(run_dir: Path, folder: Path) -> View:
                     if row[key] not in items:
                         raise UnsafePathError(f"{where}: {key} {row[key]!r} is no row's id; regenerate the run")
                     new[key] = items[row[key]]
+            new["degradations"] = [_opaque_reverse(d, salt) for d in row.get("degradations") or []]
             new["image"] = image_name(row.get("image"), "image", where)
             new["clean_image"] = image_name(row.get("clean_image"), "clean_image", where)
             if row.get("image") is not None:
                 _link(inside(run_dir, row["image"], field="image", where=where), folder / new["image"])
             out.write(json.dumps(new, ensure_ascii=False, separators=(",", ":")) + "\n")
     return View(folder, items, base_names)
+
+
+def _opaque_reverse(record: dict, salt: str) -> dict:
+    """bleed_through records the other side of the sheet by its problem id (``reverse_ref``): renamed too."""
+    params = record.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("reverse_ref"), str):
+        return record
+    digest = hashlib.sha256(f"{salt}\x00reverse\x00{params['reverse_ref']}".encode()).hexdigest()[:12]
+    return {**record, "params": {**params, "reverse_ref": f"reverse-{digest}"}}
 
 
 def _link(src: Path, dest: Path) -> None:

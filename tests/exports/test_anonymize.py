@@ -32,7 +32,8 @@ def photo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     families = {"arithmetic.order_of_operations": 1.0, "geometry.triangle.angle_sum": 1.0}
     inject = {"variants_per_base": 2, "subtypes": {"final_number": 1.0, "step_omission": 1.0}}
     run(tiny_config(count=4, generate={"families": families}, inject=inject,
-                    degrade={"ops": [{"subtype": "blur", "severities": [2]}]}), out)
+                    degrade={"ops": [{"subtype": "blur", "severities": [2]},
+                                     {"subtype": "bleed_through", "severities": [1]}]}), out)   # names its reverse
     return out
 
 
