@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -43,12 +44,15 @@ from reportlab.platypus import (
 )
 
 from render.figures import draw_figure
+from render.page import is_sentence
 from synth.errors import ConfigError
 from synth.records import Figure, Item
 
 PAGE_SIZES = {"a4": A4, "letter": letter}
 MARGIN = 1.8 * cm
 LINE_PITCH = 0.85 * cm          # ruled-line spacing: roomy enough for school handwriting
+HAND_CHARS_PER_LINE = 55        # characters of school handwriting one ruled line holds
+MAX_COPY_LINES = 26             # ruled lines one letter-size page holds below the cut line and the ID line
 RULE = colors.Color(0.62, 0.74, 0.86)
 MUTED = colors.Color(0.35, 0.35, 0.4)
 ID_FONT = "Courier"             # a standard PDF font: ids stay plain text in the file
@@ -249,13 +253,21 @@ def _problems_pack(items: list[Item], figures: _Figures, frame_w: float, pages: 
     return story
 
 
+def _copy_lines(item: Item) -> int:
+    """Ruled lines to copy an item onto: handwriting runs larger than print, so a line per step plus room for
+    the question (at least 12), and a sentence step (a student's answer, a chain of thought) the lines its
+    words take, as far as one page holds."""
+    lines = max(12, 4 + len(item.variant.steps) + (3 if item.problem.figure is not None else 0))
+    wrapped = sum(math.ceil(len(s.text) / HAND_CHARS_PER_LINE) - 1 for s in item.variant.steps if is_sentence(s))
+    return lines + min(wrapped, max(0, MAX_COPY_LINES - lines))
+
+
 def _copy_pack(items: list[Item], figures: _Figures, frame_w: float, pages: dict[str, int]) -> list[Flowable]:
     story: list[Flowable] = []
     for n, item in enumerate(items, start=1):
         if item.variant.kind not in ("clean", "error", "superficial"):
             continue
-        # Handwriting runs larger than print: a line per step plus room for the question, at least 12.
-        copy_lines = max(12, 4 + len(item.variant.steps) + (3 if item.problem.figure is not None else 0))
+        copy_lines = _copy_lines(item)
         story += [
             _IdTag(pages, item.id), _header(f"Copy {n}", item.id, frame_w), Spacer(1, 0.2 * cm),
             _p("Copy the question and the solution below by hand onto the lines under the cut line, exactly as "
