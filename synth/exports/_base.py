@@ -365,7 +365,11 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
             raise _write_failure(exc, dest) from None
         publish_dir(staging, dest, exporter.kind, shape=exporter.layout)
         if key is not None and view is not None:
-            write_key(key, view)
+            try:
+                write_key(key, view)
+            except OSError as exc:
+                raise RunError(f"the export is at {dest} but its key could not be written to {key} "
+                               f"({exc.strerror or type(exc).__name__}); re-run the same export command") from None
         else:
             remove_stale_key(dest)
     finally:
