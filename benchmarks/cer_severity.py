@@ -1,6 +1,7 @@
 """OCR character error rate vs degradation severity per subtype, rapidocr and tesseract; writes results_cer.md.
 
-Run: python benchmarks/cer_severity.py [--pages 24] [--dpi 100] [--ops blur,shadow,...] [--engines rapidocr,tesseract]
+Run: python benchmarks/cer_severity.py [--pages 24] [--dpi 100] [--ops blur,...] [--engines rapidocr,tesseract]
+                                       [--workers 3]
 The pages are rendered worksheets (question and worked solution): alternately printed and
 handwritten (neat and irregular writers), and every other pair of pages comes from a family that
 draws a figure (triangle, bar chart). Each op in ``--ops`` (by default the ones that touch
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -206,6 +208,44 @@ def before(paths: list[Path]) -> list[str]:
     return out
 
 
+_STATE: dict = {}  # the pages and clean readings, set before the workers fork (they inherit them)
+
+
+def one_op(op: str) -> tuple[int, dict[str, tuple[list[list[float]], list[list[float]]]], dict[str, tuple]]:
+    """One op at severities 1-3 on every page it applies to, read by each engine: (pages skipped, per engine the
+    CERs against the clean reading and against the text, one list per severity 0-3, fresh readings and seconds)."""
+    st = _STATE
+    sheets, engines = st["sheets"], st["engines"]
+    readers = st["readers"] or {e: Reader(e) for e in engines}  # a worker makes its own engines
+    before = {e: (readers[e].fresh, readers[e].seconds) for e in engines}
+    pages = sheets[:-1]
+    live = [i for i, (r, *_) in enumerate(pages) if REGISTRY[op].applies(r.page)]
+    out_clean = {e: [[0.0] * len(live)] for e in engines}
+    out_truth = {e: [[st["clean_truth"][e][i] for i in live]] for e in engines}
+    for s in SEVERITIES:
+        got = {e: ([], []) for e in engines}
+        for i in live:
+            r = pages[i][0]
+            back = ReversePage(sheets[i + 1][0].pixels, f"cer{i + 1}")  # the next worksheet is the reverse side
+            out, _, _ = degrade(r.pixels, r.page, op, s, np.random.default_rng(i), reverse=back)
+            for e in engines:
+                text = readers[e](out)
+                got[e][0].append(cer(text, st["clean"][e][i]))
+                got[e][1].append(cer(text, pages[i][1]))
+        for e in engines:
+            out_clean[e].append(got[e][0])
+            out_truth[e].append(got[e][1])
+        el = time.perf_counter() - st["t0"]
+        print(f"{op:18s} s{s} mean CER "
+              + " ".join(f"{e} {statistics.fmean(got[e][0]) if got[e][0] else float('nan'):.3f}" for e in engines)
+              + f" ({el / 60:.1f} min)", file=sys.stderr, flush=True)
+    fresh = {e: (readers[e].fresh - before[e][0], readers[e].seconds - before[e][1]) for e in engines}
+    if st["readers"] is not None:  # in this process: main adds the counts itself
+        for e in engines:
+            readers[e].fresh, readers[e].seconds = before[e]
+    return len(pages) - len(live), {e: (out_clean[e], out_truth[e]) for e in engines}, fresh
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=24)
@@ -215,6 +255,7 @@ def main() -> None:
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: rapidocr,tesseract")
     parser.add_argument("--before", type=Path, action="append", default=[],
                         help="an earlier results file of this script: its acceptance lines are quoted (repeatable)")
+    parser.add_argument("--workers", type=int, default=1, help="processes, one op at a time each (same tables)")
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the Markdown table")
     args = parser.parse_args()
     if args.pages < 1:
@@ -231,33 +272,19 @@ def main() -> None:
     vs_clean: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
     vs_truth: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
     skipped: dict[str, int] = {}
-    total, done = len(ops) * len(SEVERITIES) * len(pages), 0
-    for op in ops:
-        live = [i for i, (r, *_) in enumerate(pages) if REGISTRY[op].applies(r.page)]
-        skipped[op] = len(pages) - len(live)
+    _STATE.update(sheets=sheets, clean=clean, clean_truth=clean_truth, engines=engines, t0=t0,
+                  readers=readers if args.workers == 1 else None)
+    if args.workers > 1:
+        with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+            results = pool.map(one_op, ops, chunksize=1)
+    else:
+        results = [one_op(op) for op in ops]
+    for op, (skip, per_engine, fresh) in zip(ops, results, strict=True):
+        skipped[op] = skip
         for e in engines:
-            vs_clean[e][op] = [[0.0] * len(live)]
-            vs_truth[e][op] = [[clean_truth[e][i] for i in live]]
-        for s in SEVERITIES:
-            got = {e: ([], []) for e in engines}
-            for i in live:
-                r = pages[i][0]
-                back = ReversePage(sheets[i + 1][0].pixels, f"cer{i + 1}")  # the next worksheet is the reverse side
-                out, _, _ = degrade(r.pixels, r.page, op, s, np.random.default_rng(i), reverse=back)
-                for e in engines:
-                    text = readers[e](out)
-                    got[e][0].append(cer(text, clean[e][i]))
-                    got[e][1].append(cer(text, pages[i][1]))
-            done += len(pages)
-            for e in engines:
-                vs_clean[e][op].append(got[e][0])
-                vs_truth[e][op].append(got[e][1])
-            el = time.perf_counter() - t0
-            print(f"[{done}/{total}] {op:18s} s{s} mean CER "
-                  + " ".join(f"{e} {statistics.fmean(got[e][0]) if got[e][0] else float('nan'):.3f}" for e in engines)
-                  + f" ({sum(rd.fresh for rd in readers.values())} fresh readings, {el / 60:.1f} min)",
-                  file=sys.stderr, flush=True)
-        for e in engines:
+            vs_clean[e][op], vs_truth[e][op] = per_engine[e]
+            readers[e].fresh += fresh[e][0]
+            readers[e].seconds += fresh[e][1]
             means = [statistics.fmean(x) for x in vs_clean[e][op]]
             print(f"{e:9s} {op:18s} " + " ".join(f"{m:6.3f}" for m in means)
                   + f"  non-decreasing on {non_decreasing_share(vs_clean[e][op]):.0f}% of pages", flush=True)
