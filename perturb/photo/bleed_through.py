@@ -33,8 +33,8 @@ from synth.records import RenderedPage
 # Share of the front's text area (paper pixels of its text boxes) the bleed visibly darkens: 1 slight, no
 # effect; 2 heavy, partly obscures; 3 obscures the content. Mirrored reverse print meets only part of the
 # front's text (a few tenths of its boxes' area on worksheets), hence the small shares.
-BINS = {1: (0.0, 0.01), 2: (0.01, 0.03), 3: (0.03, 1.0)}
-_TARGET = {2: (0.015, 0.025), 3: (0.06, 0.15)}
+BINS = {1: (0.0, 0.008), 2: (0.008, 0.025), 3: (0.025, 1.0)}
+_TARGET = {2: (0.012, 0.017), 3: (0.05, 0.15)}
 _STRENGTH = {1: (0.045, 0.08), 2: (0.12, 0.6), 3: (0.4, 1.0)}  # severity 1 as drawn; 2-3 the bounds of the solve
 _DIFFUSION_AT_150 = {1: (0.8, 1.2), 2: (1.4, 2.0), 3: (2.2, 3.0)}  # Gaussian sigma, px at 150 dpi: wetter is wider
 
