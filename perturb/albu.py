@@ -54,8 +54,7 @@ from perturb.photo.base import (  # noqa: E402
     sample,
 )
 from perturb.photo.functional.geometric import Warp, chain_maps, compose_forward, moved_page  # noqa: E402
-from perturb.photo.fusion import GeometricOp  # noqa: E402
-from perturb.photo.profile import Step, capture, physical_order  # noqa: E402
+from perturb.photo.profile import Step, capture, geometry_warps, physical_order  # noqa: E402
 from synth.records import Box, DegradationRecord, RenderedPage, to_jsonable  # noqa: E402
 from synth.resources import packaged_configs, resource_dir  # noqa: E402
 from synth.seeding import stable_hash  # noqa: E402
@@ -120,16 +119,9 @@ def layout_boxes(layout: Any) -> tuple[Box, ...]:
 
 
 def photo_warps(records: Sequence[DegradationRecord], page: RenderedPage) -> list[Warp]:
-    """The warps the geometric ops among ``records`` applied, rebuilt from their recorded params, in order."""
-    warps: list[Warp] = []
-    current = page
-    for record in records:
-        op = get_op(record.subtype)
-        if record.severity and isinstance(op, GeometricOp):
-            warp = op.warp(record.params, current)
-            warps.append(warp)
-            current = replace(current, width=warp.width, height=warp.height)
-    return warps
+    """The warps the geometric ops among ``records`` applied, rebuilt from their recorded params, in order (the
+    camera's framing included: ``profile.geometry_warps``)."""
+    return geometry_warps(records, page)
 
 
 def _remap_nearest(mask: np.ndarray, warps: Sequence[Warp], page: RenderedPage) -> np.ndarray:

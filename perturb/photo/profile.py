@@ -278,14 +278,38 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
               given: Sequence[dict[str, Any] | None], fuse: bool,
               ) -> tuple[np.ndarray, RenderedPage, list[DegradationRecord], Scene]:
-    """Sample each geometric op on the frame the previous ones leave (tracking the sheet's outline), frame the
-    sheet in the camera's frame (unless an op places it there itself, background) before any quarter turn,
+    """Sample each geometric op on the frame the previous ones leave, frame the sheet in the camera's frame,
     then remap once; unfused, remap warp by warp, each laying the sheet on its own desk."""
+    warps, desks, records, outline = _chain(page, steps, rngs, given)
+    new_page = moved_page(page, warps)
+    scene = Scene(page, tuple(warps), outline)
+    if fuse:
+        return remap_chain(image, page, warps, desk_of([d for d in desks if d is not None])), new_page, records, scene
+    frame_page = page
+    for warp, desk in zip(warps, desks, strict=True):
+        image, frame_page = remap_chain(image, frame_page, [warp], desk), moved_page(frame_page, [warp])
+    return image, frame_page, records, scene
+
+
+def geometry_warps(records: Sequence[DegradationRecord], page: RenderedPage) -> list[Warp]:
+    """The warps a capture applied to ``page``, rebuilt from its records (the geometric ones, in applied order),
+    the camera's framing included: what moves boxes, keypoints and masks exactly as the photo moved."""
+    steps = [(r.subtype, r.severity) for r in records if r.severity and isinstance(get_op(r.subtype), GeometricOp)]
+    params = [r.params for r in records if r.severity and isinstance(get_op(r.subtype), GeometricOp)]
+    return _chain(page, steps, {}, params)[0] if steps else []
+
+
+def _chain(page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
+           given: Sequence[dict[str, Any] | None],
+           ) -> tuple[list[Warp], list[dict[str, Any] | None], list[DegradationRecord], np.ndarray]:
+    """A run of geometric ops as warps: each sampled (unless given) on the frame the previous ones leave
+    (tracking the sheet's outline), and the camera's frame (unless an op places the sheet itself, background)
+    before any quarter turn. Also the desk each warp lays the sheet on alone, the records, the final outline."""
     area = float(page.width * page.height)
     outline = page_outline(page)
     current = page
     warps: list[Warp] = []
-    desks: list[dict[str, Any] | None] = []  # the desk each warp lays the sheet on when applied alone
+    desks: list[dict[str, Any] | None] = []
     records = []
     framed = False
 
@@ -294,7 +318,7 @@ def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         warps.append(warp)
         desks.append(desk)
         outline = warp.forward(outline)
-        # Only sizes and the layout matter for sampling the next op; the final boxes move once, below.
+        # Only sizes and the layout matter for sampling the next op; the final boxes move once, in the caller.
         current = move_boxes(current, warp.forward, warp.width, warp.height, edge_samples=9 if warp.bends else 2)
 
     def frame() -> None:
@@ -316,11 +340,4 @@ def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         add(warp, desk_of([p]))
         framed = framed or op.frames
     frame()
-    new_page = moved_page(page, warps)
-    scene = Scene(page, tuple(warps), outline)
-    if fuse:
-        return remap_chain(image, page, warps, desk_of([d for d in desks if d is not None])), new_page, records, scene
-    frame_page = page
-    for warp, desk in zip(warps, desks, strict=True):
-        image, frame_page = remap_chain(image, frame_page, [warp], desk), moved_page(frame_page, [warp])
-    return image, frame_page, records, scene
+    return warps, desks, records, outline

@@ -23,7 +23,7 @@ from perturb.albu import (
 )
 from perturb.photo import OPS
 from perturb.photo.base import DegradationError, NotApplicableError
-from perturb.photo.functional.geometric import moved_page
+from perturb.photo.functional.geometric import compose_forward, moved_page
 from perturb.reasoning.base import clean_variant
 from render import render_page
 from synth.generators import get_family
@@ -79,8 +79,9 @@ def test_boxes_and_keypoints_move_exactly_as_our_layout_boxes_move() -> None:
     warps = photo_warps([record], page)
     moved = moved_page(page, warps).layout[0]
     assert np.allclose(out["bboxes"][0], [moved.x0, moved.y0, moved.x1, moved.y1], atol=0.05)
-    assert np.allclose(out["keypoints"][0], warps[0].forward(np.array([[100.0, 90.0]]))[0], atol=1e-3)
-    assert out["image"].shape[:2] == (warps[0].height, warps[0].width)
+    # The tilt, then the camera's framing of the turned sheet.
+    assert np.allclose(out["keypoints"][0], compose_forward(warps)(np.array([[100.0, 90.0]]))[0], atol=1e-3)
+    assert out["image"].shape[:2] == (warps[-1].height, warps[-1].width)
 
 
 def test_each_call_returns_our_records_with_params_and_a_measured_effect_in_the_rubric_bin() -> None:
