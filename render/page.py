@@ -49,6 +49,7 @@ from render.typeset import (
     parse_inline,
     parse_plain,
 )
+from synth.errors import ConfigError
 from synth.records import Box, Problem, RenderedPage, Step, Variant
 from synth.seeding import stage_rng
 
@@ -65,6 +66,10 @@ TOUCH_EM = 0.12  # how far a handwritten line's ink may reach into the line abov
 PARAGRAPH_CHARS = 60  # sentence steps this long on average are paragraphs (cot), set apart; shorter ones are lines
 HAND_SPACE_EM = 0.45  # between handwritten words: wider than a font's space, as pens leave it
 RULE_PITCH_IN = 0.37  # exercise-book ruling (9.4 mm): a line with a radical or exponents fits on one rule
+
+
+class PageFullError(ConfigError, ValueError):
+    """The solution does not fit on the page even in the smallest type: the config asks for a page too small."""
 
 
 @dataclass(frozen=True)
@@ -703,8 +708,10 @@ def compose_page(problem: Problem, variant: Variant, *, page: str = "a4", paper:
             break
     else:
         what = "solution" if show_solution else "question"
-        raise ValueError(f"{problem.id}: the {what} does not fit on a {page} page at {dpi} dpi even at "
-                         f"{SHRINK[-1]:.0%} type size; use page: a4 or fewer steps")
+        shorter = "fewer steps" if not any(is_sentence(s) for s in variant.steps) else \
+            "fewer steps, or generate.solution_style: worked (a chain in sentences takes more room)"
+        raise PageFullError(f"{problem.id}: the {what} does not fit on a {page} page at {dpi} dpi even at "
+                            f"{SHRINK[-1]:.0%} type size; use render.page: a4 or {shorter}")
     meta = RenderedPage(style=style, font=writer.name if hand else "DejaVu Sans", paper=paper,
                         ink=writer.ink if hand else "black", dpi=dpi, width=c.width, height=c.height,
                         neatness=writer.neatness if hand else None, show_solution=show_solution,

@@ -12,6 +12,7 @@ from render.handwriting import sample_writer
 from render.ink import InkGlyph
 from render.latex import Frac, Script, Sqrt, Sym, TypesetError, parse_plain
 from render.page import compose_page, render_page
+from synth.errors import ConfigError
 from synth.generators import get_family
 from synth.records import Box, Problem, Step, Variant
 
@@ -192,10 +193,10 @@ def test_spans_outside_the_text_name_the_step() -> None:
         _draft((STUDENT[0], bad))
 
 
-def test_a_chain_too_long_for_the_page_says_so() -> None:
+def test_a_chain_too_long_for_the_page_is_refused_with_the_fix_not_cut_short() -> None:
     many = tuple(replace(COT[1], index=i) for i in range(1, 40))
     problem = _problem()
-    with pytest.raises(ValueError, match="does not fit on a phone page"):
+    with pytest.raises(ConfigError, match="does not fit on a phone page .* render.page: a4 .*solution_style: worked"):
         render_page(problem, Variant("clean", many, "70", True), page="phone", dpi=80)
 
 
