@@ -17,7 +17,7 @@ from synth.records import RenderedPage
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
 # 2 severe, partly hides content; 3 nearly fully black or white.
 BINS = {1: (0.5, 0.85), 2: (0.18, 0.5), 3: (0.0, 0.12)}
-_TARGET = {1: (0.58, 0.78), 2: (0.25, 0.42), 3: (0.03, 0.08)}
+_TARGET = {1: (0.58, 0.76), 2: (0.25, 0.4), 3: (0.03, 0.075)}
 # Print luminances as the camera's base layer leaves them (white paper at about 0.9 of its printed 249, ink
 # at 25), used to aim the curve before seeing pixels.
 _PAPER, _INK = 225.0 / 255, 24.0 / 255
@@ -34,13 +34,14 @@ _NOISE_OVER = (1.2, 2.2)
 
 
 def _curve_contrast(kind: str, k: float, gamma: float, white_point: float = 0.0, bloom: float = 0.0,
-                    paper: float = _PAPER, ink: float = _INK) -> float:
-    """The share of the ink-on-paper contrast a curve leaves, for paper and ink at these levels (0-1)."""
+                    paper: float = _PAPER, ink: float = _INK, bloomed_ink: float | None = None) -> float:
+    """The share of the ink-on-paper contrast a curve leaves, for paper and ink at these levels (0-1);
+    ``bloomed_ink`` is the ink's darkness after the bloom, when it has been seen."""
     if kind == "under":
         return k * (paper**gamma - ink**gamma) / max(paper - ink, 1e-3)
     # Darkness past the white point is what is left (paper lighter than it clips); the bloom has mixed the light
-    # around a stroke into it first (about a quarter of its darkness is left there).
-    dark_ink = (1 - ink) * (1 - 0.75 * bloom)
+    # around a stroke into it first (unseen: about a quarter of a thin stroke's darkness is left there).
+    dark_ink = (1 - ink) * (1 - 0.75 * bloom) if bloomed_ink is None else bloomed_ink
     left = max(dark_ink**gamma - white_point**gamma, 0.0) - max((1 - paper) ** gamma - white_point**gamma, 0.0)
     return k * max(left, 1e-6) / max(paper - ink, 1e-3)
 
@@ -51,7 +52,11 @@ def _levels(image: np.ndarray, page: RenderedPage) -> tuple[np.ndarray, np.ndarr
     # Ink and paper by their local contrast (a pen's blue is ink, paper in a shadow or a bend is paper), both
     # inside the printed content's boxes (never the desk around a photographed sheet).
     dark = text_ink(b)
-    light = b.astype(np.float32) >= 0.9 * cv2.dilate(b, np.ones((9, 9), np.uint8)).astype(np.float32)
+    local = cv2.dilate(b, np.ones((9, 9), np.uint8)).astype(np.float32)
+    light = b.astype(np.float32) >= 0.9 * local
+    # Only where the sheet is well lit: in a bend's deep shade print and paper are too close to grade contrast on.
+    lit = local >= 0.6 * float(np.percentile(local, 95))
+    dark, light = dark & lit, light & lit
     if page.layout:
         inside = content_mask(page, *b.shape)
         dark, light = dark & inside, light & inside
@@ -105,8 +110,14 @@ class Exposure(Op):
         p, i = median_u8(b, paper) / 255, median_u8(b, ink) / 255
         if p - i < 0.05:
             return params
+        bloomed = None
+        if params["kind"] == "over":  # the bloom on this photo's own strokes, on the sparse grid the measure reads
+            dark = cv2.bitwise_not(b)
+            spread = cv2.GaussianBlur(dark, (0, 0), max(0.5, float(params["bloom_px"]) * b.shape[1] / image.shape[1]))
+            mixed = cv2.min(dark, cv2.addWeighted(dark, 1.0 - params["bloom"], spread, params["bloom"], 0.0))
+            bloomed = median_u8(mixed, ink) / 255
         contrast = _curve_contrast(params["kind"], 1.0, params["gamma"], params.get("white_point", 0.0),
-                                   params.get("bloom", 0.0), paper=p, ink=i)
+                                   params.get("bloom", 0.0), paper=p, ink=i, bloomed_ink=bloomed)
         return {**params, "k": round(params["target_contrast"] / contrast, 5), "aimed_at": [round(p, 4), round(i, 4)]}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
