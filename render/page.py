@@ -62,6 +62,7 @@ MARGIN_RGB = (225, 150, 150)
 INK_RGB = (25, 25, 30)
 SHRINK = (1.0, 0.86, 0.74, 0.64, 0.55)  # tried in turn when a solution does not fit the page
 RULED_SLOPE = 0.3  # share of a hand's line slope left on ruled paper (sentence lines run the page's width)
+STEP_OVERLAP_EM = 0.3  # how far a handwritten sentence step's box may reach into the box of the step above
 TOUCH_EM = 0.12  # how far a handwritten line's ink may reach into the line above it within one step
 PARAGRAPH_CHARS = 60  # sentence steps this long on average are paragraphs (cot), set apart; shorter ones are lines
 HAND_SPACE_EM = 0.45  # between handwritten words: wider than a font's space, as pens leave it
@@ -488,7 +489,8 @@ class _Composer:
         down where the line above has no descenders, as on paper, so a messy line still takes one rule.
 
         The line's ink clears the ink above it in every column (inside one step a messy hand may touch the
-        line above, as a hurried student does; a new step clears the whole step above), its baseline sits at least
+        line above, as a hurried student does; a new step's ink never meets the step above, and its box reaches
+        into that step's box by at most ``STEP_OVERLAP_EM``), its baseline sits at least
         a line below the previous line's (a new paragraph: a blank line or rule more), and on ruled paper it
         snaps to a rule.
         """
@@ -504,8 +506,8 @@ class _Composer:
         extra = (self.pitch if self.ruled else self.hand_size * 0.8) if new_step and self.paragraphs else 0.0
         need = previous + line + extra
         bounds = [mark_bounds(m) for _, m in marks]
-        if new_step:  # steps keep apart as wholes, so their boxes never overlap
-            need = max(need, self.y + gap - min(b[1] for b in bounds))
+        if new_step:  # a step's box reaches into the one above by at most STEP_OVERLAP_EM (their ink never meets)
+            need = max(need, self.y + gap - min(b[1] for b in bounds) - STEP_OVERLAP_EM * self.hand_size)
         for x0, y0, x1, _ in bounds:
             for c in range(int(x0 // cell), int(x1 // cell) + 1):
                 if c in floor:
