@@ -13,13 +13,14 @@ features a model could read without looking at the page (file-name tokens, forma
 width/height, mean intensity) -> logistic regression and gradient boosting, grouped CV, AUC per
 condition (target <= 0.55).
 
-``--write`` writes benchmarks/results_shortcuts.md with the figures and the commands that made them.
+``--write`` appends the figures and the command that made them to benchmarks/results_shortcuts.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -31,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # the probes are small; threads only fight the neighbours on 2 cores
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results_shortcuts.md"
 TEXT_TARGET, IMAGE_TARGET = 0.60, 0.55
@@ -171,6 +173,24 @@ def text_auc(rows: list[dict[str, Any]], seed: int) -> tuple[float, dict[str, fl
     return float(roc_auc_score(y, scores)), per_kind
 
 
+def family_auc(rows: list[dict[str, Any]], seed: int) -> float:
+    """Out-of-fold AUC of the family's error share alone (same folds): how much a model gains from knowing
+    which family a row is from, because the allocation gives families different shares of error variants."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import GroupKFold
+
+    y = np.array([1 if r.get("error") else 0 for r in rows])
+    fam = np.array([r["family"] for r in rows])
+    groups = np.array([r["base_id"] for r in rows])
+    scores = np.zeros(len(rows))
+    for train, test in GroupKFold(n_splits=5, shuffle=True, random_state=seed).split(fam, y, groups):
+        prior = y[train].mean()
+        share = {f: (y[train][fam[train] == f].sum() + prior * 5) / ((fam[train] == f).sum() + 5)
+                 for f in set(fam[test])}
+        scores[test] = [share[f] for f in fam[test]]
+    return float(roc_auc_score(y, scores))
+
+
 # ---------------------------------------------------------------- image side
 
 def condition_of(row: dict[str, Any]) -> str:
@@ -280,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "ok" if auc <= TEXT_TARGET else "ABOVE TARGET"
         say(f"text AUC (error vs no-error, char 1-4-gram TF-IDF + LR, 5-fold GroupKFold by base): "
             f"{auc:.3f} (target <= {TEXT_TARGET}: {verdict}; {time.perf_counter() - t0:.0f} s)")
+        say(f"family-only baseline (each family's error share in the training folds): "
+            f"AUC {family_auc(rows, args.seed):.3f}")
         say("per row kind vs the other class (out-of-fold scores):")
         for kind, value in sorted(per_kind.items(), key=lambda kv: -abs(kv[1] - 0.5)):
             say(f"  {kind:<40} {value:.3f}")
@@ -315,9 +337,11 @@ def main(argv: list[str] | None = None) -> int:
         if results:
             say(f"  median over conditions: LR {statistics.median(v[1] for v in results.values()):.3f}, "
                 f"GBM {statistics.median(v[2] for v in results.values()):.3f}")
-    if args.write:
-        RESULTS.write_text("\n".join(["# Shortcut probes", "", *(f"    {line}" for line in lines), ""]),
-                           encoding="utf-8")
+    if args.write:  # each invocation appends its section; delete the file to start afresh
+        head = "" if RESULTS.exists() else "# Shortcut probes (issue 18 acceptance)\n\n"
+        with RESULTS.open("a", encoding="utf-8") as fh:
+            fh.write(head + "\n".join([f"## {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
+                                       *(f"    {line}" for line in lines), "", ""]))
     return 0
 
 
