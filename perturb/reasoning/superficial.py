@@ -345,7 +345,7 @@ class IrrelevantInfo(Injector):
                 facts.append(f"{n} ÷ 2 = {n // 2}")
             if n <= 30:
                 facts.append(f"{n}^2 = {n * n}")
-            if n % 10:
+            if n > 10 and n % 10:
                 facts.append(f"{n} = {n - n % 10} + {n % 10}")
         facts += [f"{a} + {b} = {a + b}" for a, b in zip(numbers, numbers[1:])]
         facts += [f"{b} − {a} = {b - a}" for a, b in zip(numbers, numbers[1:]) if b > a]
