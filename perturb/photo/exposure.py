@@ -84,7 +84,9 @@ class Exposure(Op):
                                   "hotspot_frac": [round(float(rng.uniform(0.3, 0.7)), 4),
                                                    round(float(rng.uniform(0.2, 0.6)), 4)],
                                   "falloff": round(float(rng.uniform(0.02, 0.08)), 4),
-                                  "noise_seed": int(rng.integers(2**31 - 1)), "chroma_frac": 0.3}
+                                  "noise_seed": int(rng.integers(2**31 - 1)),
+                                  # The phone's noise reduction smooths a dark shot's colour speckle away first.
+                                  "chroma_frac": 0.0}
         if kind == "under":
             params["black_lift"] = round(float(rng.uniform(*_LIFT[severity])), 4)
             params["noise_paper"] = round(float(rng.uniform(*_NOISE_UNDER[severity])), 3)

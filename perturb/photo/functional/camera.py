@@ -90,7 +90,7 @@ def _normal_bank() -> np.ndarray:
     return bank
 
 
-def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray, out: np.ndarray, rows: slice, seed: int,
+def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray | None, out: np.ndarray, rows: slice, seed: int,
            luma_share: float) -> None:
     """``rows`` of the noisy image into ``out``: luminance grain of spread ``scale`` plus ``colour``."""
     # The grain is a slice of a bank of normal draws made once per process, at an offset from the recorded
@@ -107,7 +107,8 @@ def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray, out: np.nda
     # Grain in whole grey levels as int16 (rounding adds 1/12 of a level squared to the variance, under
     # 1% of the faintest grain): half the memory traffic of float32, and one saturating add at the end.
     lum = cv2.multiply(lum, scale[rows], scale=luma_share, dtype=cv2.CV_16S)
-    cv2.add(image[rows], cv2.add(colour[rows], cv2.merge([lum, lum, lum])), dst=out[rows], dtype=cv2.CV_8U)
+    grain = cv2.merge([lum, lum, lum]) if colour is None else cv2.add(colour[rows], cv2.merge([lum, lum, lum]))
+    cv2.add(image[rows], grain, dst=out[rows], dtype=cv2.CV_8U)
 
 
 def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | None = None) -> np.ndarray:
@@ -126,13 +127,15 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
     # Colour noise is demosaiced and smoothed by the phone's noise reduction, so it comes in blotches
     # a few pixels across: drawn (and scaled) at quarter resolution and upsampled.
     seed = int(params["noise_seed"])
-    cv2.setRNGSeed(seed)
-    qh, qw = max(1, h // 4), max(1, w // 4)
-    col = np.empty((qh, qw, 3), np.float32)
-    spread = chroma * 1.52  # bilinear 4x upsampling keeps 1/1.52 of the std
-    cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
-    col *= np.ascontiguousarray(scale[2::4, 2::4][:qh, :qw])[..., None]  # the spread at each blotch's centre
-    colour = cv2.resize(np.rint(col).astype(np.int16), (w, h), interpolation=cv2.INTER_LINEAR)
+    colour = None  # no colour noise (chroma_frac 0): luminance grain only, two passes fewer
+    if chroma > 0:
+        cv2.setRNGSeed(seed)
+        qh, qw = max(1, h // 4), max(1, w // 4)
+        col = np.empty((qh, qw, 3), np.float32)
+        spread = chroma * 1.52  # bilinear 4x upsampling keeps 1/1.52 of the std
+        cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
+        col *= np.ascontiguousarray(scale[2::4, 2::4][:qh, :qw])[..., None]  # the spread at each blotch's centre
+        colour = cv2.resize(np.rint(col).astype(np.int16), (w, h), interpolation=cv2.INTER_LINEAR)
     # The per-pixel grain is OpenCV's serial generator and arithmetic: the top and bottom halves of the
     # page are grained on two threads, each generator seeded from noise_seed and its half.
     out = np.empty_like(image)
