@@ -86,9 +86,8 @@ def test_report_recomputes_cost_from_the_stored_usage_at_the_given_prices(tiny_r
     result = CliRunner().invoke(app, ["report", str(tmp_path), "--price-in", "2.5", "--price-out", "10"])
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "results.json").read_text())
-    # One base's 6 items: the clean control, its error variant, and each photographed under blur 1 and 3.
-    assert results["tasks"]["detect"]["counts"]["cost"] == pytest.approx(6 * (1000 * 2.5 + 100 * 10) / 1e6)
+    assert results["tasks"]["detect"]["counts"]["cost"] == pytest.approx(4 * (1000 * 2.5 + 100 * 10) / 1e6)
     assert results["prices"] == {"in_per_million": 2.5, "out_per_million": 10.0}
-    assert "$0.0210" in (tmp_path / "report.md").read_text()
+    assert "$0.0140" in (tmp_path / "report.md").read_text()
     half = CliRunner().invoke(app, ["report", str(tmp_path), "--price-in", "2.5"])
     assert half.exit_code == 2 and "--price-out" in half.output
