@@ -363,7 +363,10 @@ def desk_plane(warps: Sequence[Warp], scale: float) -> np.ndarray:
 def _noise(rng: np.random.Generator, x: np.ndarray, y: np.ndarray, cells: int = 64) -> np.ndarray:
     """Smooth value noise (std about 1) at points (x, y) measured in cells: a wrapped random table, cubic."""
     table = rng.standard_normal((cells, cells)).astype(np.float32)
-    return cv2.remap(table, np.mod(x, cells).astype(np.float32), np.mod(y, cells).astype(np.float32),
+    # The noise tiles every ``cells`` cells: coordinates folded into the table (OpenCV's own wrapping only
+    # reaches one table beyond its edge), its edge interpolated across (BORDER_WRAP).
+    cells32 = np.float32(cells)
+    return cv2.remap(table, np.mod(np.asarray(x, np.float32), cells32), np.mod(np.asarray(y, np.float32), cells32),
                      cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
 
 
@@ -372,8 +375,9 @@ def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.nda
     rings and streaks, laminate with fine speckle, or woven cloth (plain or checked)."""
     rng = np.random.default_rng(int(params["desk_seed"]))
     kind = params.get("desk_kind", "wood")
-    a = np.deg2rad(float(params.get("desk_grain_angle_deg", 0.0)))
-    u, v = x * np.cos(a) + y * np.sin(a), -x * np.sin(a) + y * np.cos(a)  # along and across the grain
+    a = float(np.deg2rad(float(params.get("desk_grain_angle_deg", 0.0))))
+    c, s = float(np.cos(a)), float(np.sin(a))  # python floats: the float32 planes stay float32
+    u, v = x * c + y * s, y * c - x * s  # along and across the grain
     rgb = np.asarray(params["desk_rgb"], np.float32)
     if kind == "wood":
         plank_w = float(rng.uniform(0.22, 0.5))
