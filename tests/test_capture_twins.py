@@ -58,7 +58,7 @@ def test_apply_to_refuses_lists_without_a_clean_twin_or_with_repeats(kinds: list
 
 
 def test_apply_to_defaults_to_every_kind() -> None:
-    config = validate_config(tiny_config_data())
+    config = validate_config(tiny_config_data(degrade={"ops": [{"subtype": "blur"}]}))
     assert config.degrade.apply_to == ["clean", "error", "superficial"]
 
 
