@@ -204,6 +204,26 @@ def _base_seed(ordered: Sequence[Step], seeding: dict[str, Any] | None, rngs: di
     return int(rngs[BASE].integers(2**63 - 1)) if BASE in rngs else 0
 
 
+def camera_base(image: np.ndarray, page: RenderedPage, records: Sequence[DegradationRecord]) -> np.ndarray:
+    """``image`` through the camera's base layer alone, as a capture with these records (none geometric) gives it:
+    the same room light, paper texture and grain. What an op did is then ``photo != camera_base(input, ...)``.
+
+    >>> changed = (photo.pixels != camera_base(image, page, photo.records)).any(axis=2)
+    """
+    if any(isinstance(get_op(r.subtype), GeometricOp) for r in records):
+        raise DegradationError("camera_base: a capture with geometry frames the sheet differently; compare photos"
+                               " of the same records instead")
+    steps = [(r.subtype, r.severity) for r in records if r.severity]
+    ordered = physical_order(steps)
+    by = {r.subtype: r.params for r in records}
+    seeding = by[ordered[0][0]] if ordered else None
+    base = sample_base(np.random.default_rng(_base_seed(ordered, seeding, {})))
+    out = Light(base_gain(Scene(page, (), page_outline(page)), page, base)).apply(image)
+    if any(get_op(s).adds_sensor_noise for s, _ in ordered):
+        return out
+    return grain(out, base)
+
+
 def base_gain(scene: Scene, page: RenderedPage, base: dict[str, Any]) -> np.ndarray:
     """The base layer's light on the current frame (``page`` is the photo's layout, in page units)."""
     return sheet_light(scene.page, scene.warps, page.height, page.width, 1.0, base)

@@ -14,7 +14,7 @@ from perturb.photo import REGISTRY, degrade
 from perturb.photo.base import DegradationError, NotApplicableError
 from perturb.photo.handwritten import QUESTION_BINS, WORKING_BINS, page_text
 from perturb.photo.measure import luma, pen_mask
-from perturb.photo.profile import degrade_profile
+from perturb.photo.profile import camera_base, degrade_profile
 from perturb.reasoning import inject
 from perturb.reasoning.base import clean_variant
 from render import render_page
@@ -70,7 +70,7 @@ def test_messier_writing_has_larger_jitter() -> None:
 def test_question_boxes_move_to_the_handwriting_and_the_rest_of_the_page_is_untouched() -> None:
     img, page, text, _ = sheet(2)  # MCQ: the options are re-written too
     out, new, rec = degrade(img, page, "handwritten_question", 2, np.random.default_rng(3), text=text)
-    pen = pen_mask(np.full_like(img, 250), out)  # any ink
+    pen = pen_mask(camera_base(np.full_like(img, 250), page, [rec]), out)  # any ink (beside the camera's light)
     tokens = [b for b in new.layout if b.kind == "question_token"]
     assert sorted(int(b.ref) for b in tokens) == list(range(len(text.question_tokens)))
     for b in tokens + [b for b in new.layout if b.kind == "choice"]:
@@ -78,7 +78,7 @@ def test_question_boxes_move_to_the_handwriting_and_the_rest_of_the_page_is_unto
     old = {(b.kind, b.ref): b for b in page.layout}
     assert any(old[("question_token", b.ref)] != b for b in tokens)
     assert new.handwritten_question and not page.handwritten_question
-    changed = (img != out).any(axis=2)
+    changed = (camera_base(img, page, [rec]) != out).any(axis=2)  # every photo has the camera's base layer
     below = max([b.y1 for b in new.layout if b.kind in ("question_line", "choice")]
                 + [r[3] for r in rec.params["cover"]])  # the new writing, or the print it covered
     assert not changed[int(below) + 2:].any()  # the solution and everything under the question stay as printed
@@ -119,7 +119,7 @@ def test_the_correct_answer_is_written_in_the_answer_blank() -> None:
         assert rec.measured == {**rec.measured, "written": 1, "answer_correct": True, "ink_outside_target": 0.0}
         box = next(b for b in new.layout if b.kind == "handwritten_answer")
         assert area.x0 - 2 <= box.x0 and box.y1 <= area.y1 + 0.2 * page.dpi  # in the blank, on its line
-        changed = np.argwhere((img != out).any(axis=2))
+        changed = np.argwhere((camera_base(img, page, [rec]) != out).any(axis=2))
         assert changed[:, 0].min() >= area.y0 - 0.1 * page.dpi
 
 
@@ -182,7 +182,7 @@ def test_working_never_touches_existing_ink_or_layout_boxes() -> None:
     for k in range(4):
         img, page, text, _ = sheet(k)
         out, _, rec = degrade(img, page, "handwritten_working", 3, np.random.default_rng(k), text=text)
-        changed = (img != out).any(axis=2)
+        changed = (camera_base(img, page, [rec]) != out).any(axis=2)
         assert not (changed & ink(img)).any() and rec.measured["over_printed_ink"] == 0
         for b in page.layout:
             if b.kind != "working_area":
