@@ -387,7 +387,7 @@ def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.nda
         bend = _noise(rng, u * 2.0, v * 9.0)
         rings = np.mod(v * float(rng.uniform(30, 55)) + offsets[idx] + 0.9 * bend, 1.0)
         late = np.exp(-(((rings - 0.75) / 0.09) ** 2))
-        streak = _noise(rng, u * 4.0, v * 260.0)
+        streak = _noise(rng, u * 4.0, v * 150.0)
         tone = tones[idx] * (1.0 - 0.13 * late + 0.035 * streak + 0.03 * _noise(rng, u * 3, v * 3))
         edge = np.minimum(np.mod(v, plank_w), plank_w - np.mod(v, plank_w))
         tone = tone * (1.0 - 0.4 * np.exp(-((edge / 0.0025) ** 2)))
@@ -453,11 +453,11 @@ def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.nda
     inv = np.linalg.inv(to_q)
     corners = np.array([[[0, 0]], [[qw, 0]], [[qw, qh]], [[0, qh]]], np.float64)
     seen = cv2.perspectiveTransform(corners, inv).reshape(-1, 2)
-    # Desk units per texel: two quarter pixels (an eighth of the photo's resolution, the desk is out of the reading
+    # Desk units per texel: three quarter pixels (a twelfth of the photo's resolution, the desk is out of the reading
     # area), at the origin; the warp below interpolates it up.
-    texel = 2.0 * float(np.sqrt(abs(np.linalg.det(inv[:2, :2])) or 1.0))
+    texel = 3.0 * float(np.sqrt(abs(np.linalg.det(inv[:2, :2])) or 1.0))
     lo, hi = seen.min(axis=0), seen.max(axis=0)
-    span = np.minimum(hi - lo, 1200 * texel)
+    span = np.minimum(hi - lo, 800 * texel)
     tw, th = (int(np.ceil(s / texel)) + 2 for s in span)
     xs = (lo[0] + (np.arange(tw, dtype=np.float32) + 0.5) * texel) / page_width
     ys = (lo[1] + (np.arange(th, dtype=np.float32) + 0.5) * texel) / page_width
