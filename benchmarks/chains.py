@@ -259,7 +259,10 @@ def report(args: argparse.Namespace, r: dict[str, Any], d: dict[str, tuple[float
         lines += ["## Text shortcut per style", "",
                   "`benchmarks/shortcuts.py --run RUN` (char 1-4-gram TF-IDF + logistic regression, grouped by base, "
                   "ROC AUC of error vs no-error rows from the step texts alone; target <= 0.60) on text-only runs of "
-                  "the mmerror_like mix:", "", "| run | rows | text AUC |", "|---|---|---|"]
+                  "the mmerror_like mix (`mathstress generate` of configs/mmerror_like.yaml with count: 800, render "
+                  "and degrade off, generate.solution_style set; `_concepts_in_words` runs with "
+                  "generate.concepts_in_words: true):",
+                  "", "| run | rows | text AUC |", "|---|---|---|"]
         for path in args.shortcuts:
             text = Path(path).read_text(encoding="utf-8")
             auc = re.search(r"text AUC[^:]*: ([0-9.]+)", text)
