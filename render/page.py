@@ -196,7 +196,7 @@ class _Composer:
         self.fixed: list[Box] = []
         self.figures: list[PlacedFigure] = []
         self.y = float(self.margin)
-        self.paragraphs = True  # whether paragraphs may be set apart (solution() keeps it only for paragraphs)
+        self.paragraphs = True  # whether paragraphs are set apart (compose_page: a chain of thought's, while it fits)
         self._sky: tuple[float, float, dict[int, float]] | None = None  # (y when set, baseline, lowest ink per column)
         self._last_baseline = 0.0
         ascent, descent = font(SANS, self.size).getmetrics()
@@ -315,7 +315,6 @@ class _Composer:
         self.y = y + h
 
     def solution(self) -> None:
-        self.paragraphs = self.paragraphs and _paragraphs(self.variant)
         if self.style == "printed":
             self.heading("header:solution", "Solution", self.size * 1.2)
             for step in self.variant.steps:
@@ -614,10 +613,18 @@ def is_sentence(step: Step) -> bool:
     return bool(step.spans) and step.spans != ((0, len(step.text)),)
 
 
-def _paragraphs(variant: Variant) -> bool:
-    """Whether the solution is written in paragraphs (a chain of thought) rather than a student's short lines."""
+def _paragraphs(variant: Variant, solution_style: str | None = None) -> bool:
+    """Whether the solution is written in paragraphs (a chain of thought) rather than a student's short lines.
+
+    With the row's ``solution_style`` this is exact (``cot`` is paragraphs, ``student`` and ``worked`` are not);
+    without it, it is guessed from the sentences' average length.
+    """
     sentences = [s for s in variant.steps if is_sentence(s)]
-    return bool(sentences) and sum(len(s.text) for s in sentences) / len(sentences) >= PARAGRAPH_CHARS
+    if not sentences:
+        return False
+    if solution_style is not None:
+        return solution_style == "cot"
+    return sum(len(s.text) for s in sentences) / len(sentences) >= PARAGRAPH_CHARS
 
 
 def _segments(step: Step) -> list[tuple[str, int | None]]:
@@ -670,14 +677,17 @@ def _wrap(tokens: list[tuple[Laid, str]], x0: float, right: float, space: float,
 
 def compose_page(problem: Problem, variant: Variant, *, page: str = "a4", paper: str = "plain", dpi: int = 100,
                  style: Literal["printed", "handwritten"] = "printed", writer: Writer | None = None,
-                 seed: int = 0, show_solution: bool = True, handwritten_question: bool = False) -> Draft:
+                 seed: int = 0, show_solution: bool = True, handwritten_question: bool = False,
+                 solution_style: str | None = None) -> Draft:
     """Lay out the page and sample its handwriting; shrinks the type when the solution would not fit.
 
     ``seed`` keys every random choice (``stage_rng(seed, "render:step", i)`` per step), so the clean
     page and its variants share all steps before the first edited one. ``show_solution=False``
     draws the question (and figure) over blank working space and an empty answer area, the way a
     photographed worksheet looks before it is done; ``handwritten_question`` (handwritten style
-    only) has the writer copy the question out by hand too.
+    only) has the writer copy the question out by hand too. ``solution_style`` is the row's (``worked``,
+    ``student``, ``cot``): a chain of thought is set in paragraphs, a student's answer in lines; None (a page
+    drawn without a row) guesses it from the sentences' length.
     """
     if page not in PAGE_INCHES:
         raise ValueError(f"page must be one of {sorted(PAGE_INCHES)}, got {page!r}")
@@ -692,12 +702,13 @@ def compose_page(problem: Problem, variant: Variant, *, page: str = "a4", paper:
     hand = style == "handwritten" and writer is not None
     hand_rgb = writer.rgb if (writer and hand) else INK_RGB
     # A chain of paragraphs first gives up the space between its paragraphs, then shrinks the type.
-    spaced = (True, False) if show_solution and _paragraphs(variant) else (True,)
+    paragraphs = show_solution and _paragraphs(variant, solution_style)
+    spaced = (True, False) if paragraphs else (True,)
     for scale, apart in ((scale, apart) for scale in SHRINK for apart in spaced):
         c = _Composer(problem, variant, page=page, paper=paper, dpi=dpi, style=style,
                       writer=writer if hand else None, seed=seed, scale=scale, show_solution=show_solution,
                       handwritten_question=handwritten_question)
-        c.paragraphs = apart
+        c.paragraphs = apart and paragraphs
         c.header()
         c.question()
         c.figure()
@@ -723,12 +734,13 @@ def compose_page(problem: Problem, variant: Variant, *, page: str = "a4", paper:
 
 def render_page(problem: Problem, variant: Variant, *, page: str = "a4", paper: str = "plain", dpi: int = 100,
                 style: Literal["printed", "handwritten"] = "printed", writer: Writer | None = None,
-                seed: int = 0, show_solution: bool = True, handwritten_question: bool = False) -> PageImage:
+                seed: int = 0, show_solution: bool = True, handwritten_question: bool = False,
+                solution_style: str | None = None) -> PageImage:
     """Draw the question, figure and the variant's steps; every line, token, step and figure primitive
-    gets a box. Same arguments, same bytes."""
+    gets a box. Same arguments, same bytes. ``solution_style``: see :func:`compose_page`."""
     return compose_page(problem, variant, page=page, paper=paper, dpi=dpi, style=style, writer=writer,
-                        seed=seed, show_solution=show_solution,
-                        handwritten_question=handwritten_question).rasterize()
+                        seed=seed, show_solution=show_solution, handwritten_question=handwritten_question,
+                        solution_style=solution_style).rasterize()
 
 
 def sample_hand(rng: np.random.Generator, *, style: str, handwritten_share: float | None = None,

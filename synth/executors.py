@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -42,11 +43,19 @@ def produce_and_commit(job: ShardJob, shard: int) -> int:
     """Make ``shard`` here, streaming its images into its staging folder, and commit it; returns its row count.
 
     Committing the same shard twice (a retried task) rewrites identical bytes, so nothing is lost
-    or duplicated.
+    or duplicated. A shard that stops before its commit (a refusal such as a page too small, Ctrl-C)
+    takes its staging folder with it: the run folder holds committed shards only, and a re-run never
+    meets half-staged images (a worker killed outright leaves one, which a resumed run replaces and
+    the finish removes).
     """
     folder = RunDir(job.run_dir)
     stage = folder.staging(shard, fresh=True)
-    return folder.commit(job.produce(job.config_data, shard, stage)).lines
+    try:
+        output = job.produce(job.config_data, shard, stage)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return folder.commit(output).lines
 
 
 class InProcess:

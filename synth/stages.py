@@ -31,8 +31,9 @@ from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
 from perturb.reasoning.base import Funnel, clean_variant, shown_key
 from perturb.reasoning.multi import stack, stackable
-from render import PageImage, render_page, sample_hand
+from render import PageImage, compose_page, render_page, sample_hand
 from render.handwriting import Writer
+from render.page import Draft, PageFullError
 from synth.allocation import BasePlan, plan_base
 from synth.chains import write_contents
 from synth.config import RunConfig, validate_config
@@ -299,15 +300,44 @@ def write_solutions(config: RunConfig, index: int, problem: Problem, variants: l
 # ------------------------------------------------------------------------- render, degrade
 
 
-def render_variant(config: RunConfig, problem: Problem, variant: Variant, hand: tuple[str, Writer | None],
-                   seed: int, stats: ShardStats) -> PageImage:
-    """The render stage: ``variant``'s page in the base's hand (one modality and writer per base problem)."""
+def compose_variant(config: RunConfig, problem: Problem, variant: Variant, hand: tuple[str, Writer | None],
+                    seed: int, solution_style: str, stats: ShardStats) -> Draft:
+    """The render stage's layout: ``variant``'s page in the base's hand (one modality and writer per base
+    problem), its solution set as its style is (a chain of thought in paragraphs). ``.rasterize()`` draws it."""
     rcfg = config.render
     style, writer = hand
     with _Timer(stats, "render"):
-        return render_page(problem, variant, page=rcfg.page, paper=rcfg.paper, dpi=rcfg.dpi, style=style,
-                           writer=writer, seed=seed, show_solution=rcfg.show_solution,
-                           handwritten_question=rcfg.handwritten_question and style == "handwritten")
+        return compose_page(problem, variant, page=rcfg.page, paper=rcfg.paper, dpi=rcfg.dpi, style=style,
+                            writer=writer, seed=seed, show_solution=rcfg.show_solution,
+                            handwritten_question=rcfg.handwritten_question and style == "handwritten",
+                            solution_style=solution_style)
+
+
+def compose_base(config: RunConfig, index: int, problem: Problem, worked: list[tuple[str, Variant]],
+                 styled: tuple[str, list[tuple[str, Variant]]], hand: tuple[str, Writer | None],
+                 stats: ShardStats) -> tuple[str, list[tuple[str, Variant, Draft]]]:
+    """Lay out every page of a base before any is drawn, so a base's pages are all in one style.
+
+    ``worked`` is the base's contents as the verifier made them, ``styled`` its write-up (style, contents).
+    When a page of a sentence chain (student, cot) does not fit even in the smallest type (PageFullError),
+    the whole base is written up in the worked style instead, counted under ``chains.<style>`` as rejected
+    ``page_full_fallback`` (one per base; its contents no longer count as kept in that style). A worked page
+    that does not fit raises PageFullError: the config asks for a page too small.
+    """
+    seed = item_seed(config.seed, index)
+    style, variants = styled
+    try:
+        return style, [(i, v, compose_variant(config, problem, v, hand, seed, style, stats)) for i, v in variants]
+    except PageFullError:
+        if style == "worked":
+            raise
+    name = f"chains.{style}"
+    stats.funnel.kept[name] -= len(variants)
+    stats.funnel.reject(name, "page_full_fallback")
+    with _Timer(stats, "write_up"):
+        fallback = write_contents(problem, worked, "worked", seed)
+    return fallback.style, [(i, v, compose_variant(config, problem, v, hand, seed, fallback.style, stats))
+                            for i, v in fallback.contents]
 
 
 @dataclass(frozen=True)
@@ -422,12 +452,13 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     Photos (``<id>-d<n>``, ``<id>-p<k>``) are taken of the kinds ``degrade.apply_to`` lists. A
     variant's photo names the page it shows (``source_id``) and the clean control's photo under the
     same capture (``capture_twin``); a variant is photographed only under the captures its clean
-    control was, so every twin exists.
+    control was, so every twin exists. A sentence chain too long for its page makes the whole base
+    worked lines (``compose_base``), so one long chain never stops a run.
     """
     seed = item_seed(config.seed, index)
     plan = plan_base(config, index)
-    problem, variants = contents(config, index, plan, stats)
-    style, variants = write_solutions(config, index, problem, variants, stats)
+    problem, worked = contents(config, index, plan, stats)
+    style, variants = write_solutions(config, index, problem, worked, stats)
     bid = problem.id
     rcfg = config.render
     if not rcfg.enabled:
@@ -438,10 +469,12 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     hand = sample_hand(stage_rng(seed, "render"), style=rcfg.style, handwritten_share=rcfg.handwritten_share,
                        neatness=rcfg.neatness, writers=rcfg.writers)
     clean_image = f"images/{bid}.png"
+    style, pages = compose_base(config, index, problem, worked, (style, variants), hand, stats)
     captures = base_captures(config, plan)
     reverse = _reverse_page(config, index) if captures and _needs_reverse(config) else None
-    for item_id, variant in variants:
-        drawn = render_variant(config, problem, variant, hand, seed, stats)
+    for item_id, variant, draft in pages:
+        with _Timer(stats, "render"):
+            drawn = draft.rasterize()
         yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
                    render=drawn.page, image=f"images/{item_id}.png", clean_image=clean_image,
                    versions=versions(), solution_style=style), drawn.pixels
