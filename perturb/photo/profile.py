@@ -114,6 +114,7 @@ class Scene:
     page: RenderedPage  # the flat sheet
     warps: tuple[Warp, ...]
     sheet: np.ndarray  # the sheet's outline in the current frame (page units)
+    textured: bool = False  # the paper's mottle went on the flat page with the remap (a bent sheet's pass)
 
 
 def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: np.random.Generator | None,
@@ -160,7 +161,7 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
             image, grained = grain(image, base), True
         if isinstance(op, GeometricOp):
             j = _run_end(ordered, i, GeometricOp)
-            image, page, geometric, scene = _geometry(image, page, ordered[i:j], rngs, given[i:j], fuse)
+            image, page, geometric, scene = _geometry(image, page, ordered[i:j], rngs, given[i:j], fuse, base)
             recs, encoded = done(geometric), None
         else:
             j = i + 1
@@ -226,7 +227,7 @@ def camera_base(image: np.ndarray, page: RenderedPage, records: Sequence[Degrada
 
 def base_gain(scene: Scene, page: RenderedPage, base: dict[str, Any]) -> np.ndarray:
     """The base layer's light on the current frame (``page`` is the photo's layout, in page units)."""
-    return sheet_light(scene.page, scene.warps, page.height, page.width, 1.0, base)
+    return sheet_light(scene.page, scene.warps, page.height, page.width, 1.0, base, scene.textured)
 
 
 def grain(image: np.ndarray, base: dict[str, Any]) -> np.ndarray:
@@ -296,15 +297,18 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
 
 
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
-              given: Sequence[dict[str, Any] | None], fuse: bool,
+              given: Sequence[dict[str, Any] | None], fuse: bool, base: dict[str, Any] | None = None,
               ) -> tuple[np.ndarray, RenderedPage, list[DegradationRecord], Scene]:
     """Sample each geometric op on the frame the previous ones leave, frame the sheet in the camera's frame,
-    then remap once; unfused, remap warp by warp, each laying the sheet on its own desk."""
+    then remap once; unfused, remap warp by warp, each laying the sheet on its own desk. A bent sheet is shaded
+    on the flat page before the remap: the base layer's paper texture goes on in that same pass (``base``)."""
     warps, desks, records, outline = _chain(page, steps, rngs, given)
     new_page = moved_page(page, warps)
-    scene = Scene(page, tuple(warps), outline)
+    textured = fuse and base is not None and any(w.shade is not None for w in warps)
+    scene = Scene(page, tuple(warps), outline, textured)
     if fuse:
-        return remap_chain(image, page, warps, desk_of([d for d in desks if d is not None])), new_page, records, scene
+        desk = desk_of([d for d in desks if d is not None])
+        return remap_chain(image, page, warps, desk, base if textured else None), new_page, records, scene
     frame_page = page
     for warp, desk in zip(warps, desks, strict=True):
         image, frame_page = remap_chain(image, frame_page, [warp], desk), moved_page(frame_page, [warp])

@@ -230,8 +230,14 @@ def sheet_shading(page: RenderedPage, warps: Sequence[Warp]) -> Light:
     return Light(gain.reshape(xs.shape).astype(np.float32))
 
 
+def page_texture(page: RenderedPage, base: dict[str, Any]) -> np.ndarray:
+    """The paper's mottle (``paper_mottle``) on the flat page's FIELD_STEP grid, as a gain."""
+    xs, ys = grid(page.height, page.width)
+    return paper_mottle(base, xs, ys, page.width)
+
+
 def sheet_light(page: RenderedPage, warps: Sequence[Warp], height: int, width: int, scale: float,
-                base: dict[str, Any]) -> np.ndarray:
+                base: dict[str, Any], textured: bool = False) -> np.ndarray:
     """The camera's base light on a ``height`` x ``width`` photo (pixels) of ``page`` moved by ``warps``, as a
     gain on the photo's FIELD_STEP grid (gh, gw, 3): the room's light on desk and sheet alike, and on the sheet
     only its paper texture (its bend's shading went on with the remap: ``sheet_shading``).
@@ -241,6 +247,8 @@ def sheet_light(page: RenderedPage, warps: Sequence[Warp], height: int, width: i
     """
     xs, ys = grid(height, width)
     gain = scene_gain(base, xs, ys, width, height)
+    if textured:  # the paper's mottle went on the flat page with the remap (``remap_chain``'s texture)
+        return gain
     plain = [replace(w, shade=None) for w in warps]
     if plain and all(w.matrix is not None for w in plain[1:]) and plain[0].matrix is None:
         # A bent sheet (the first warp) under the camera's pose: walk a grid twice as coarse back (the map is
@@ -257,10 +265,13 @@ def sheet_light(page: RenderedPage, warps: Sequence[Warp], height: int, width: i
 
 
 def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
-                desk_params: dict[str, Any] | None) -> np.ndarray:
+                desk_params: dict[str, Any] | None, texture: dict[str, Any] | None = None) -> np.ndarray:
     """Apply a chain of warps to ``image`` (a raster of ``page``) with one remap; desk where the sheet is not.
 
     Light is not applied here: it falls on the photographed scene afterwards (``sheet_light``), desk included.
+    ``texture`` (the camera's base layer) puts the paper's mottle on the flat page in the same pass as a bent
+    sheet's shading (both are functions of the point on the sheet); ``sheet_light(..., textured=True)`` then
+    leaves it out.
     """
     h, w = image.shape[:2]
     scale = w / page.width
@@ -270,7 +281,10 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
         later(chain_maps, warps, scale, out_w, out_h, (w, h))
     desk = None if desk_params is None else \
         later(desk_photo, desk_params, out_h, out_w, desk_plane(warps, scale), page.width)
-    image = antialias(sheet_shading(page, warps).apply(image), print_scale(page, warps))
+    flat = sheet_shading(page, warps)
+    if texture is not None:
+        flat = flat.times(page_texture(page, texture))
+    image = antialias(flat.apply(image), print_scale(page, warps))
     # With a desk, the page is warped with an alpha channel (premultiplied: a transparent black border), so at
     # the sheet's anti-aliased edge "page over desk" is rgb + (1 - alpha) desk (``lay_on_desk``).
     src, border = (image, cv2.BORDER_REPLICATE) if desk is None else \
