@@ -54,6 +54,9 @@ class Verdict:
     presentation: tuple[str, ...] = ()
     # The presentation fault of the line that states the answer (the last working line), "" when none.
     answer_presentation: str = ""
+    # Per line, whether it is a reading step (rule ``read``): values read off the figure or the question,
+    # judged on their own and outside the chain of computed lines (``propagated`` does not count them).
+    reading: tuple[bool, ...] = ()
 
     @property
     def answer_fully_correct(self) -> bool:
@@ -82,12 +85,18 @@ class Verdict:
 
     @property
     def propagated(self) -> bool:
-        """Every step after the first wrong one carries the error forward (stays wrong)."""
-        first = self.first_error_step
+        """Every computed line from the first wrong one on carries the error forward (stays wrong); reading steps
+        are not lines of the chain (a wrong reading starts it, a right one neither breaks nor carries it)."""
+        lines = [i for i in range(1, len(self.global_correct) + 1)
+                 if not (i <= len(self.reading) and self.reading[i - 1])]
+        math = next((i for i in lines if not self.global_correct[i - 1]), None)  # as first_error_step, on the lines
+        if math is None:
+            math = next((i for i in lines if not self.local_valid[i - 1]), None)
+        found = [i for i in (math, next((i for i in lines if self._misshown(i)), None)) if i is not None]
+        first = min(found) if found else None
         if first is None:
             return False
-        return all(not ok or self._misshown(i)
-                   for i, ok in enumerate(self.global_correct[first - 1:], start=first))
+        return all(not self.global_correct[i - 1] or self._misshown(i) for i in lines if i >= first)
 
     @property
     def fully_correct(self) -> bool:
@@ -527,7 +536,9 @@ def reading_holds(problem: Problem, claim: str) -> bool:
 
     ``name`` is a given's name (several givens of one name are read as their values in order, joined
     by ", "), or a point ``P`` whose givens are ``Px`` and ``Py``, read as ``(x, y)``:
-    ``Ax = 5; B = (−4, −6); mark (Class A) = 47, 49``.
+    ``Ax = 5; B = (−4, −6); mark (Class A) = 47, 49``. A name ``figure.<param>`` (``count(...)``, ``columns(...)``)
+    reads a figure parameter the givens do not state (a scale, a grid step, a relation, how many bars): judged
+    against the true ``problem.params`` the figure is drawn from (:func:`figure_value`).
     """
     values: dict[str, list[str]] = {}
     for g in problem.givens:
@@ -543,12 +554,39 @@ def reading_holds(problem: Problem, claim: str) -> bool:
             if not (shown.startswith("(") and shown.endswith(")")):
                 return False
             shown = shown[1:-1]
+        elif (figure := figure_value(problem, name)) is not None:
+            true = figure
         else:
             return False
         said = [v.strip() for v in shown.split(",")]
         if len(said) != len(true) or not all(_same_reading(a, b) for a, b in zip(said, true)):
             return False
     return True
+
+
+FIGURE_PARAM = "figure."  # a reading claim's name for a figure parameter: ``figure.scale = 100``
+
+
+def figure_value(problem: Problem, name: str) -> list[str] | None:
+    """The true value(s) a figure reading ``figure.<param>``, ``count(figure.<param>)`` or ``columns(figure.<param>)``
+    states, as strings (a list's items in order; a count, or a table's column count, as one number), or None when
+    ``name`` names no such parameter (or a value that is not flat)."""
+    how, _, inner = name.partition("(")
+    counted = how in ("count", "columns") and inner.endswith(")")
+    key = inner[:-1] if counted else name
+    if not key.startswith(FIGURE_PARAM) or key[len(FIGURE_PARAM):] not in problem.params:
+        return None
+    value = problem.params[key[len(FIGURE_PARAM):]]
+    if counted and how == "columns":  # a table's rows as lists: how many columns each has
+        widths = {len(row) for row in value} if isinstance(value, (list, tuple)) and value and all(
+            isinstance(row, (list, tuple)) for row in value) else set()
+        return [str(widths.pop())] if len(widths) == 1 else None
+    if counted:
+        return [str(len(value))] if isinstance(value, (list, tuple)) else None
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not items or not all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in items):
+        return None
+    return [str(v) for v in items]
 
 
 def _same_reading(shown: str, true: str) -> bool:
@@ -679,4 +717,5 @@ def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,
     faults = presentation_faults(problem, shown_lines, same_value, vocabulary=context.vocabulary, initial=start)
     faults = _undeclared_names(problem, start, shown_lines, faults)
     answer_fault = faults[last_working] if last_working is not None and last_working < len(faults) else ""
-    return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults, answer_fault)
+    return Verdict(tuple(parses), tuple(local), tuple(glob), answer, bool(correct), faults, answer_fault,
+                   tuple(step.rule == READING_RULE for step in steps))

@@ -131,6 +131,66 @@ def test_a_misread_is_first_wrong_at_the_reading_step(style: str) -> None:
     assert wrong.error.first_error_step < next(j for j, s in enumerate(wrong.steps, 1) if s.rule != READING_RULE)
 
 
+def _misread(family_id: str, subtype: str) -> tuple[Problem, Variant]:
+    """A problem of the family this misread applies to, and one such variant (the first seed that has one)."""
+    family = get_family(family_id)
+    for seed in range(30):
+        for difficulty in ("easy", "medium", "hard"):
+            problem = _problem(family_id, seed=seed, difficulty=difficulty)
+            if INJECTORS[subtype].applies(family, problem):
+                return problem, _variant(problem, subtype)
+    raise AssertionError(f"{subtype} applies to no {family_id} problem of seeds 0-29")
+
+
+@pytest.mark.parametrize("style", WORDED)
+@pytest.mark.parametrize(("family_id", "subtype"), [
+    ("coordinate.slope.two_points", "miscount"),  # the run or rise counted in squares: no given states it
+    ("probability.table.two_way", "misread_scale"),  # the title's "(hundreds)" overlooked
+    ("probability.table.two_way", "miscount"),  # a column left out of every row
+    ("statistics.mean.bar_chart", "miscount"),  # a bar left out
+    ("geometry.similar_triangles", "misread_relation"),  # which side matches which
+])
+def test_a_misread_no_given_shows_is_first_wrong_at_a_reading_of_the_figure(style: str, family_id: str,
+                                                                           subtype: str) -> None:
+    problem, variant = _misread(family_id, subtype)
+    twin, wrong = _styled(problem, [variant], style)
+    first = wrong.steps[wrong.error.first_error_step - 1]
+    assert first.rule == READING_RULE and not reading_holds(problem, first.math)
+    assert all(reading_holds(problem, s.math) for s in twin.steps if s.rule == READING_RULE)
+    # the twin reads the same figure parameter, truly, in the same words but for the value (a miscount that leaves
+    # elements out reads fewer values after it)
+    at = wrong.error.first_error_step - 1
+    assert _prose(twin.steps[at]).split(" and ")[0] == _prose(first).split(" and ")[0]
+    assert twin.steps[at].math.split(" = ")[0] == first.math.split(" = ")[0]
+    assert "figure." in first.math and "figure." not in first.text
+
+
+def test_a_figure_reading_is_checked_against_the_parameters_the_figure_is_drawn_from() -> None:
+    problem, _ = _misread("probability.table.two_way", "misread_scale")
+    scale, counts = problem.params["scale"], problem.params["counts"]
+    assert reading_holds(problem, f"figure.scale = {scale}")
+    assert not reading_holds(problem, "figure.scale = 1")
+    assert reading_holds(problem, f"count(figure.counts) = {len(counts)}")
+    assert reading_holds(problem, f"columns(figure.counts) = {len(counts[0])}")
+    assert not reading_holds(problem, f"columns(figure.counts) = {len(counts[0]) - 1}")
+    assert not reading_holds(problem, "figure.no_such_parameter = 1")
+    assert not reading_holds(problem, "figure.counts = 1")  # a table of rows is no flat value to state
+
+
+def test_propagation_is_judged_over_the_computed_lines_not_the_readings() -> None:
+    from synth.verification import Verdict
+
+    # a wrong reading, a right first line (the misread value is used later), then wrong lines to the answer
+    verdict = Verdict(parses=(True,) * 4, local_valid=(False, True, False, True), global_correct=(False, True, False,
+                      False), shown_answer=None, answer_correct=False, reading=(True, False, False, False))
+    assert verdict.propagated
+    # the same lines without the reading flag: the first wrong step is the first line, and the right line breaks it
+    assert not replace(verdict, reading=()).propagated
+    # a right reading does not carry a wrong line's error, and a wrong one after right lines is not propagation
+    assert not Verdict(parses=(True,) * 3, local_valid=(True, False, True), global_correct=(True, False, True),
+                       shown_answer=None, answer_correct=True, reading=(True, False, False)).propagated
+
+
 @pytest.mark.parametrize("style", [*WORDED, "worked"])
 def test_labels_stay_proved_on_a_small_sweep(style: str) -> None:
     for family_id in ("statistics.mean.bar_chart", "algebra.linear.two_step", "geometry.polygon.area_perimeter"):

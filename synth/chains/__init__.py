@@ -19,7 +19,18 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from synth.chains._base import KINDS, LINE_KINDS, Chain, bank, compose, disagreement, rule_kind, worked_chain
+from synth.chains._base import (
+    KINDS,
+    LINE_KINDS,
+    Chain,
+    Declared,
+    bank,
+    compose,
+    declared_readings,
+    disagreement,
+    rule_kind,
+    worked_chain,
+)
 from synth.generators import get_family
 from synth.records import Problem, Variant
 from synth.registry import Registry
@@ -32,9 +43,10 @@ class ChainStyle:
     id: ClassVar[str]
     reads_per_step: ClassVar[int] = 2  # figure values read per reading step
 
-    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False) -> Chain | None:
+    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
+              declared: tuple[Declared, ...] | None = None) -> Chain | None:
         return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step,
-                       concepts_in_words=concepts_in_words)
+                       concepts_in_words=concepts_in_words, declared=declared)
 
 
 STYLES: Registry[ChainStyle] = Registry("solution style", discover="synth.chains",
@@ -68,11 +80,13 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     """
     writer = STYLES[style]
     # the verifier context is derived once per base
-    context = worked_context(problem, get_family(problem.family)) if style != "worked" else None
+    family = get_family(problem.family)
+    context = worked_context(problem, family) if style != "worked" else None
+    declared = declared_readings(family, problem) if style != "worked" else ()
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:
-        chain = writer.write(problem, variant, seed, concepts_in_words=concepts_in_words)
+        chain = writer.write(problem, variant, seed, concepts_in_words=concepts_in_words, declared=declared)
         if chain is None:
             out.append((item_id, _as_worked(variant)))
             continue

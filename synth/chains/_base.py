@@ -21,10 +21,20 @@ from typing import Any
 from jinja2 import TemplateNotFound
 
 from synth.generators import get_family
+from synth.generators._figure_words import RELATION_WORDS, element_words
 from synth.generators.base import Family
 from synth.records import ErrorLabel, Given, Problem, Step, Variant
 from synth.templating import PHRASING_SEPARATOR, environment
-from synth.verification import DECLARE_RULE, READING_RULE, REMARK_RULE, Verdict, Worked, verify
+from synth.verification import (
+    DECLARE_RULE,
+    FIGURE_PARAM,
+    READING_RULE,
+    REMARK_RULE,
+    Verdict,
+    Worked,
+    figure_value,
+    verify,
+)
 
 CONCLUDE_RULE = "conclude"
 
@@ -199,6 +209,8 @@ class Fact:
     values: tuple[str, ...]
     unit: str = ""
     point: bool = False
+    say: str = ""  # a figure reading's words, "{}" where the value stands (``there are {} bars``)
+    shown: str = ""  # how that value is written there when not as in the claim (``the ends of the tube``)
 
     @property
     def claim(self) -> str:
@@ -234,6 +246,8 @@ _SYMBOL = re.compile(r"[A-Za-z]{1,2}\d?|[a-z]\([^)]*\)")
 
 def fact_words(fact: Fact, i: int) -> tuple[str, str]:
     """(words with ``mark(i)`` where the value stands, the value as written)."""
+    if fact.say:
+        return fact.say.format(mark(i)), fact.shown or _minus(", ".join(fact.values))
     if fact.point:
         return f"point {fact.name} is at {mark(i)}", _minus(f"({', '.join(fact.values)})")
     value = _minus(", ".join(fact.values))
@@ -268,6 +282,116 @@ def shown_givens(family: Family, problem: Problem, variant: Variant) -> tuple[Gi
         return family.givens({**problem.params, **changes})
     except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
         return problem.givens
+
+
+# ---------------------------------------------------------------- figure readings the givens do not state
+
+@dataclass(frozen=True)
+class Declared:
+    """A figure parameter a reading step states because no given shows it (a scale, a grid step, a relation,
+    how many bars): ``count`` reads how many elements a list has (a miscount leaves one out)."""
+
+    param: str
+    element: str
+    count: str  # "" (the value itself), "count" (how many items) or "columns" (how many columns each row has)
+
+    @property
+    def name(self) -> str:
+        return f"{self.count}({FIGURE_PARAM}{self.param})" if self.count else f"{FIGURE_PARAM}{self.param}"
+
+
+_ERRORS = (ArithmeticError, ValueError, TypeError, KeyError, IndexError)
+
+
+def declared_readings(family: Family, problem: Problem) -> tuple[Declared, ...]:
+    """The figure's parameters (``Family.figure_readings``) that a misread can change while the givens' reading
+    steps stay true: each gets a reading step of its own, in the clean twin and every variant alike."""
+    if problem.figure is None or problem.image_role not in ("required", "useful"):
+        return ()
+    try:
+        readings = family.figure_readings(problem.params)
+    except _ERRORS:
+        return ()
+    true = {f.name: f for f in facts(problem.givens)}
+    out: dict[str, Declared] = {}
+    for r in readings:
+        for wrong in r.misreads:
+            try:
+                changes = r.changes(wrong)
+                shown = facts(family.givens({**problem.params, **changes}))
+            except _ERRORS:
+                shown = []
+            if any(true.get(f.name) != f for f in shown):  # a given's reading shows this misread already
+                continue
+            for key, to in changes.items():
+                value = problem.params.get(key)
+                count = _left_out(value, to)
+                d = Declared(key, r.element, count)
+                slot = f"{count} {_count_noun(r.element)}" if count else key  # one count per noun
+                if slot in out or figure_value(problem, d.name) is None:
+                    continue
+                if isinstance(value, str) and "," in value:
+                    continue
+                out[slot] = d
+    return tuple(out.values())
+
+
+_COUNT_NOUNS = {"bar": "bars", "wedge": "sectors", "point": "points", "label": "groups", "tray": "groups"}
+# How a relation (a parameter whose value is a word) reads as a sentence; "{what}" is the element in words.
+_RELATION_SAY = {
+    "ce_matches": ("side CE matches side {}", False), "touches": ("the balls touch {}", True),
+    "counted": ("the group asked about is the one labelled {}", False),
+    "angle_of": ("the angle at the centre is the angle of the {}", False), "given": ("the length marked is {}", True),
+    "same_as": ("the marked sector is the same size as {}", False),
+}
+
+
+def _left_out(value: Any, to: Any) -> str:
+    """How a misread leaves items out: "count" (fewer items), "columns" (every row one shorter) or ""."""
+    if not (isinstance(value, (list, tuple)) and isinstance(to, (list, tuple))):
+        return ""
+    if len(to) < len(value):
+        return "count"
+    rows = list(zip(value, to))
+    if rows and len(to) == len(value) and all(isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))
+                                              and len(b) < len(a) for a, b in rows):
+        return "columns"
+    return ""
+
+
+def _count_noun(element: str) -> str:
+    head = element.split("_")[0]
+    if head == "cell":
+        return "columns" if element.startswith("cell_0_") else "rows"
+    return _COUNT_NOUNS.get(head, "values")
+
+
+def declared_fact(problem: Problem, d: Declared, params: dict[str, Any]) -> Fact:
+    """What a reading step says of ``d`` when the solver takes the figure's parameters as ``params``."""
+    value = params.get(d.param)
+    what = element_words(problem, d.element)
+    if d.count:
+        n = len(value) if isinstance(value, (list, tuple)) else 0
+        if d.count == "columns":
+            n = len(value[0]) if n else 0
+        return Fact(d.name, (str(n),), say=f"there are {{}} {_count_noun(d.element)}")
+    if isinstance(value, str):
+        frame, worded = _RELATION_SAY.get(d.param, ("{what} is {}", False))
+        return Fact(d.name, (value,), say=frame.replace("{what}", what),
+                    shown=RELATION_WORDS.get(value, value) if worded else value)
+    values = tuple(str(v) for v in value) if isinstance(value, (list, tuple)) else (str(value),)
+    if d.param == "scale":
+        return Fact(d.name, values, say="each number stands for {}")
+    return Fact(d.name, values, say=f"{what} is {{}}")
+
+
+def _changed_params(label: ErrorLabel | None) -> dict[str, Any]:
+    if label is None or label.family != "visual_perception":
+        return {}
+    changes = {c["param"]: c["to"] for c in label.edit.get("changes", ()) if "param" in c}
+    if not changes and "param" in label.edit:
+        changes = {label.edit["param"]: label.edit["to"]}
+    return changes
 
 
 # ---------------------------------------------------------------- conceptual errors in words
@@ -356,14 +480,22 @@ def _concept_step(label: ErrorLabel | None) -> int | None:
 
 
 def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
-            reads_per_step: int = 2, concepts_in_words: bool = False) -> Chain:
-    """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion."""
+            reads_per_step: int = 2, concepts_in_words: bool = False,
+            declared: tuple[Declared, ...] | None = None) -> Chain:
+    """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion.
+
+    ``declared`` is :func:`declared_readings` of the base (derived here when not given)."""
     family = get_family(problem.family)
+    if declared is None:
+        declared = declared_readings(family, problem)
     ctx = nouns(problem)
     shown = shown_givens(family, problem, variant)
     true_facts = {f.name: f for f in facts(problem.givens)}
+    taken = {**problem.params, **_changed_params(variant.error)}
+    true_facts.update((d.name, declared_fact(problem, d, problem.params)) for d in declared)
     text_facts = facts([g for g in shown if not from_figure(problem, g)])
-    figure_facts = facts([g for g in shown if from_figure(problem, g)])
+    figure_facts = [declared_fact(problem, d, taken) for d in declared]
+    figure_facts += facts([g for g in shown if from_figure(problem, g)])
     steps: list[Step] = []
     origin: list[int | None] = []
     wrong: list[int] = []
@@ -482,16 +614,6 @@ def remap_edit(edit: dict[str, Any], chain: Chain) -> dict[str, Any]:
     return edit
 
 
-def chain_propagated(verdict: Verdict, chain: Chain) -> bool:
-    """Propagation over the computed lines only: every one from the first wrong one on stays wrong."""
-    lines = [j for j, o in enumerate(chain.origin) if o is not None]
-    bad = [not (verdict.local_valid[j] and verdict.global_correct[j])
-           or (j < len(verdict.presentation) and bool(verdict.presentation[j])) for j in lines]
-    if True not in bad:
-        return False
-    return all(bad[bad.index(True):])
-
-
 def _origins(chain: Chain, steps: Sequence[int]) -> set[int | str]:
     """The worked lines (or "read", for a reading step) the styled steps restate."""
     return {"read" if chain.origin[j - 1] is None else chain.origin[j - 1] for j in steps}  # type: ignore[misc]
@@ -534,7 +656,7 @@ def disagreement(problem: Problem, variant: Variant, chain: Chain,
         wanted.add("read")
     if _origins(chain, verdict.error_steps) != wanted:
         return "error_steps_mismatch", variant
-    if chain_propagated(verdict, chain) != label.propagated:
+    if verdict.propagated != label.propagated:
         return "propagation_mismatch", variant
     if verdict.answer_correct == label.answer_changed:
         return "answer_mismatch", variant

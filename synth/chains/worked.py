@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from synth.chains import Chain, ChainStyle, register
+from synth.chains import Chain, ChainStyle, Declared, register
 from synth.records import Problem, Variant
 
 
@@ -10,5 +10,6 @@ from synth.records import Problem, Variant
 class Worked(ChainStyle):
     id = "worked"
 
-    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False) -> Chain | None:
+    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
+              declared: tuple[Declared, ...] | None = None) -> Chain | None:
         return None  # the lines stay as verified; write_contents only sets math and spans
