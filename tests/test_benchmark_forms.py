@@ -206,7 +206,10 @@ def _quota_tiny(**inject: Any) -> dict[str, Any]:
 
 
 def test_weighted_runs_have_no_plan_so_their_output_is_unchanged() -> None:
-    config = validate_config(tiny_config_data())
+    data = tiny_config_data()
+    assert validate_config(data).generate.allocation == "quota"  # the default since issue 18
+    data["generate"] = {**data["generate"], "allocation": "weighted"}
+    config = validate_config(data)
     assert config.generate.allocation == "weighted"
     assert plan_base(config, 0) is None
 
@@ -230,7 +233,7 @@ def test_quota_run_gives_exactly_the_planned_subtypes_and_the_same_bytes_with_tw
 
 def test_image_roles_without_quota_are_refused_with_the_fix() -> None:
     data = tiny_config_data()
-    data["generate"] = {**data["generate"], "image_roles": {"required": 1}}
+    data["generate"] = {**data["generate"], "image_roles": {"required": 1}, "allocation": "weighted"}
     with pytest.raises(ConfigError, match="generate.allocation: quota"):
         validate_config(data)
 
