@@ -12,11 +12,12 @@ import sympy
 from perturb.reasoning import register
 from perturb.reasoning.base import ControlAttempt, Injector, Skip
 from perturb.reasoning.computational import _copied_numbers
+from synth.generators import get_family
 from synth.generators.base import Family
 from synth.mathparse import parse_math, to_text
 from synth.presentation import read_line, with_label, with_unit
 from synth.records import Problem, Step
-from synth.verifier import REMARK
+from synth.verifier import REMARK, same_value, verify
 
 # The letters a renamed unknown takes: the families' own (synth.generators._equation, _intpoly), so the new
 # letter is no rarer in a control than in clean work.
@@ -85,9 +86,6 @@ def verifier_reads(rule: str) -> bool:
     Probed once on a fixed problem: a control whose side line the verifier cannot place would be
     rejected every time, so the injectors fall back (remarks) or are not offered (renames) until it can.
     """
-    from synth.generators import get_family
-    from synth.verifier import verify
-
     family_id = "algebra.linear.two_step"
     family = get_family(family_id)
     problem = family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="probe")
@@ -221,8 +219,6 @@ class EquivalentFormat(Injector):
     @staticmethod
     def _options(problem: Problem) -> list[tuple[str, int, str, str, str]]:
         """(kind, step index, text, LaTeX, what) of every equivalent rewrite of the working."""
-        from synth.verifier import same_value
-
         options = []
         n = len(problem.steps)
         for step in problem.steps:
