@@ -55,8 +55,8 @@ class _Slip(Injector):
     """Shared machinery: slip the number computed at step k, then replay or splice."""
 
     # v2: a slipped value that makes a later step divide by zero is skipped, not a crash
-    # v3: a propagated slip ends in the family's answer forms (resampled otherwise; a sign slip too: a negative
-    # product is a cue, not a pupil's slip), keeps the answer line's label and unit, a repeated line is kept once;
+    # v3: a propagated slip ends in the family's answer forms (resampled otherwise; a sign slip may end negative),
+    # keeps the answer line's label and unit, a repeated line is kept once;
     # up to four draws to find a slip that shows no form its clean twin lacks (conventions.least_drifting)
     version = 3
     propagate: bool = True
@@ -102,7 +102,9 @@ class _Slip(Injector):
         replay = finalize(drafts)
         if self.propagate:
             steps = finalize(dressed(without_repeats(drafts), problem.steps[-1].text))
-            skip = off_convention(problem, steps)
+            # A sign slip may end negative where the family never does: the sign is the error itself (its
+            # draws still prefer a line whose flip leaves the answer's sign alone: least_drifting).
+            skip = off_convention(problem, steps, frozenset({"negative"}) if kind == "sign_slip" else frozenset())
             if skip is not None:
                 return skip
             shown = _answer_words(family, problem, drafts[-1].value)
