@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric
-from perturb.photo.functional.geometric import Warp, bent_sheet_warp, forward_map
+from perturb.photo.functional.geometric import Warp, bent_sheet_warp, forward_map, max_amplitude
 from perturb.photo.functional.lighting import grid
 from perturb.photo.fusion import GeometricOp, sample_desk
 from perturb.photo.measure import line_bow, text_line_bow
@@ -20,10 +20,13 @@ from synth.records import RenderedPage
 BINS = {1: (0.002, 0.01), 2: (0.01, 0.03), 3: (0.03, 0.15)}
 _TARGET = {1: (0.003, 0.008), 2: (0.013, 0.026), 3: (0.036, 0.07)}
 _KINDS = {1: ("fold", "bend"), 2: ("fold", "bend", "curl"), 3: ("bend", "curl")}
+# A bend's period as sampled, then shortened in turn if need be.
+_WAVES = {"bend": (1.0, 0.7, 0.5, 0.35), "fold": (1.0,), "curl": (1.0,)}
 
 
 def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) -> float:
-    """The amplitude whose text-line bow is ``target``, by regula falsi (Illinois) on the bracket [0, 0.6].
+    """The amplitude whose text-line bow is ``target``, by regula falsi (Illinois) on the bracket from 0 to the
+    amplitude that lifts the sheet MAX_LIFT (``max_amplitude``).
 
     The bow grows with the amplitude and almost in proportion, so this takes 4-8 evaluations of the map
     where bisection to the same 1e-6 took 20; the bracket is kept, so it cannot diverge.
@@ -31,7 +34,8 @@ def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) ->
     def excess(amplitude: float) -> float:
         return text_line_bow(forward_map({**params, "amplitude": amplitude}, page)[0], page) - target
 
-    a, fa, b, fb = 0.0, -target, 0.6, excess(0.6)
+    top = max_amplitude(params, page)
+    a, fa, b, fb = 0.0, -target, top, excess(top)
     if fb <= 0:
         return b
     side = 0
@@ -64,30 +68,35 @@ class PaperWarp(GeometricOp):
             "s0": round(float(rng.uniform(-0.15, 0.15) if kind == "fold" else rng.uniform(0.05, 0.3)), 4),
             "period": round(float(rng.uniform(1.0, 2.2)), 4), "phase": round(float(rng.uniform(-0.6, 0.6)), 4),
             "ridge": 1.0 if rng.random() < 0.5 else -1.0,
-            "light_slant": round(float(rng.uniform(-0.5, 0.5)), 4),
+            "light_slant": round(float(rng.uniform(-0.35, 0.35)), 4),
             **sample_desk(rng),
         }
         target = float(rng.uniform(*_TARGET[severity]))
         # A sheet bent about an axis along the writing shifts its lines without bowing them, and a curl that
         # lifts only a margin bends no writing: of the four turns (and, for a curl, starts nearer the middle),
         # take the one whose text lines bow most for how much the whole sheet bows, among those that can reach
-        # the target. A page whose writing no curl can reach is bent instead; the most bowing turn when none can.
+        # the target. A page whose writing the drawn kind cannot reach takes the severity's other kinds in turn;
+        # the most bowing turn when none can.
+        # A sheet lifts MAX_LIFT at most, so a bend that cannot bow the writing enough that way is bent in shorter
+        # waves (the same lift, more of it along each line) before the most bowing turn is taken.
         found: list[tuple[dict[str, Any], float, float]] = []  # (params, text bow, text bow / sheet bow)
-        for shape in [kind] + [k for k in _KINDS[severity] if k != kind and kind == "curl"]:
+        shapes = [kind] + [k for k in _KINDS[severity] if k != kind]
+        for shape, period in ((k, params["period"] * f) for k in shapes for f in _WAVES[k]):
             if any(bow >= 1.05 * target for _, bow, _ in found):
                 break
             s0 = params["s0"] if shape == kind else round(float(np.clip(params["s0"], 0.05, 0.3)), 4)
             starts = [s0] + ([round(s0 - d, 4) for d in (0.2, 0.4, 0.6)] if shape == "curl" else [])
             for start, turn in ((st, t) for st in starts for t in turns):
-                trial = {**params, "kind": shape, "s0": start, "axis_deg": round(turn + axis - turns[0], 3)}
-                forward = forward_map({**trial, "amplitude": 0.6}, page)[0]
+                trial = {**params, "kind": shape, "s0": start, "axis_deg": round(turn + axis - turns[0], 3),
+                         "period": round(period, 4)}
+                forward = forward_map({**trial, "amplitude": max_amplitude(trial, page)}, page)[0]
                 bow = text_line_bow(forward, page)
                 found.append((trial, bow, bow / max(line_bow(forward, page), 1e-9)))
         reach = [f for f in found if f[1] >= 1.05 * target]
         params = max(reach, key=lambda f: f[2])[0] if reach else max(found, key=lambda f: f[1])[0]
         params["amplitude"] = round(_amplitude_for(params, page, target), 6)
         if params["kind"] == "curl":  # a lifted edge turns away from overhead light, so it darkens
-            params["light_slant"] = abs(params["light_slant"]) + 0.2
+            params["light_slant"] = round(abs(params["light_slant"]) + 0.1, 4)
         # Zoom out until the warped outline fits the frame with a small desk margin.
         t = np.linspace(0, 1, 64)
         w, h = page.width, page.height
@@ -96,7 +105,7 @@ class PaperWarp(GeometricOp):
         ext = np.abs(forward_map(params, page)[0](border) - [w / 2, h / 2]).max(axis=0)
         margin = 0.015 * w
         fit = min((w / 2 - margin) / ext[0], (h / 2 - margin) / ext[1])
-        params["zoom"] = round(min(float(rng.uniform(0.93, 0.985)), fit), 5)
+        params["zoom"] = round(float(min(float(rng.uniform(0.93, 0.985)), fit)), 5)  # a JSON number
         return params
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:

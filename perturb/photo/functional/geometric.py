@@ -553,6 +553,13 @@ def keystone_warp(params: dict[str, Any], page: RenderedPage) -> Warp:
 
 PROFILE_S = np.linspace(-1.0, 1.0, 1025)  # profile coordinate, in page widths from the centre
 _CREASE_WIDTH = 0.004  # a fold's dark crease line, page widths
+# The phone above the desk, in page widths: a phone's main camera (about 26 mm equivalent, 69 x 54 degrees) frames
+# an A4 sheet with a margin from about 25 cm. A part of the sheet lifted by h comes nearer the lens and looks
+# larger by CAMERA_DISTANCE / (CAMERA_DISTANCE - h).
+CAMERA_DISTANCE = 1.2
+# How far any part of a bent or curling sheet rises off (or sinks below) its resting plane, in page widths: 5 cm
+# on A4, a badly curled sheet; higher it is a tube, not a page lying on a desk.
+MAX_LIFT = 0.24
 
 
 def bend_profile(params: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -568,6 +575,27 @@ def bend_profile(params: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     return h, np.gradient(h, PROFILE_S)
 
 
+def parallax(h_tab: np.ndarray) -> np.ndarray:
+    """How much larger the camera sees each profile point lifted by ``h_tab`` (page widths) than the resting plane."""
+    return CAMERA_DISTANCE / (CAMERA_DISTANCE - np.minimum(h_tab, 0.9 * CAMERA_DISTANCE))
+
+
+def profile_span(params: dict[str, Any], page: RenderedPage) -> float:
+    """How far the page reaches along the profile axis from its centre, in page widths (its corners' furthest)."""
+    a = np.deg2rad(float(params["axis_deg"]))
+    half = np.array([page.width / 2, page.height / 2])
+    corners = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]]) * half
+    return float(np.abs(corners @ np.array([np.cos(a), np.sin(a)])).max()) / page.width
+
+
+def max_amplitude(params: dict[str, Any], page: RenderedPage) -> float:
+    """The amplitude at which the sheet's highest (or lowest) point on the page is MAX_LIFT off its plane."""
+    span = profile_span(params, page)
+    on_page = np.abs(PROFILE_S) <= span
+    h, _ = bend_profile({**params, "amplitude": 1.0})
+    return MAX_LIFT / max(float(np.abs(h[on_page]).max()), 1e-6)
+
+
 def foreshortening(slope: np.ndarray) -> np.ndarray:
     """How far each profile point moves towards the centre as the sheet tilts out of the page plane."""
     fore = np.cumsum(1.0 - 1.0 / np.sqrt(1.0 + slope**2)) * (PROFILE_S[1] - PROFILE_S[0])
@@ -578,6 +606,7 @@ def forward_map(params: dict[str, Any], page: RenderedPage):
     """Page pixel -> photo pixel: parallax of the lifted sheet plus foreshortening along the profile."""
     h_tab, slope = bend_profile(params)
     fore = foreshortening(slope)
+    grow = parallax(h_tab)
     a = np.deg2rad(float(params["axis_deg"]))
     n = np.array([np.cos(a), np.sin(a)])
     w = float(page.width)
@@ -587,8 +616,8 @@ def forward_map(params: dict[str, Any], page: RenderedPage):
     def forward(p: np.ndarray) -> np.ndarray:
         d = p - c
         s = (d @ n) / w
-        h = np.interp(s, PROFILE_S, h_tab)
-        return c + zoom * (d * (1.0 + h)[:, None] - np.outer(np.interp(s, PROFILE_S, fore) * w, n))
+        g = np.interp(s, PROFILE_S, grow)
+        return c + zoom * (d * g[:, None] - np.outer(np.interp(s, PROFILE_S, fore) * w, n))
 
     return forward, h_tab, slope, n
 
@@ -606,21 +635,23 @@ def shading(params: dict[str, Any], s: np.ndarray, h_tab: np.ndarray, slope: np.
         width = max(_CREASE_WIDTH, min_crease)
         depth = 0.12 * _CREASE_WIDTH / width
         shade = shade * (1.0 - depth * np.exp(-(((s - float(params["s0"])) / width) ** 2)))
-    # Facets turned to the light cannot get much whiter than white paper.
-    return np.clip(shade, 0.3, 1.03)
+    # Facets turned to the light cannot get much whiter than white paper; room light from every side (walls,
+    # ceiling) keeps a facet turned away from the lamp at half the light of the flat sheet or more.
+    return np.clip(shade, 0.5, 1.03)
 
 
 def inverse_map(params: dict[str, Any], page: RenderedPage):
     """Photo point -> page point.
 
     The forward map moves a point along the profile axis n by a function of its profile coordinate
-    s alone, u(s) = s (1 + h(s)) - fore(s), and scales its other coordinate by 1 + h(s). So the inverse
+    s alone, u(s) = s g(s) - fore(s), and scales its other coordinate by g(s) (``parallax``). So the inverse
     reads s back from a table of u (one interpolation), then undoes the scale: exact to the tables'
     resolution, and one polishing step of the fixed-point iteration takes it below 1e-4 px. Where
     u(s) is not increasing (never for the sampled ranges) it falls back to iterating from scratch.
     """
     forward, h_tab, slope, n = forward_map(params, page)
-    u_tab = PROFILE_S * (1.0 + h_tab) - foreshortening(slope)
+    grow = parallax(h_tab)
+    u_tab = PROFILE_S * grow - foreshortening(slope)
     w = float(page.width)
     c = np.array([page.width / 2, page.height / 2])
     zoom = float(params.get("zoom", 1.0))
@@ -635,9 +666,9 @@ def inverse_map(params: dict[str, Any], page: RenderedPage):
             s = np.interp(u, u_tab, PROFILE_S)
             # Beyond the table the forward map is affine (h and fore held at their end values).
             below, above = u < u_tab[0], u > u_tab[-1]
-            s[below] = PROFILE_S[0] + (u[below] - u_tab[0]) / (1.0 + h_tab[0])
-            s[above] = PROFILE_S[-1] + (u[above] - u_tab[-1]) / (1.0 + h_tab[-1])
-            across = (d @ perp) / (zoom * (1.0 + np.interp(s, PROFILE_S, h_tab)))
+            s[below] = PROFILE_S[0] + (u[below] - u_tab[0]) / grow[0]
+            s[above] = PROFILE_S[-1] + (u[above] - u_tab[-1]) / grow[-1]
+            across = (d @ perp) / (zoom * np.interp(s, PROFILE_S, grow))
             p = c + np.outer(s * w, n) + np.outer(across, perp)
             rounds = 1
         else:
