@@ -162,7 +162,16 @@ def test_a_misread_no_given_shows_is_first_wrong_at_a_reading_of_the_figure(styl
     at = wrong.error.first_error_step - 1
     assert _prose(twin.steps[at]).split(" and ")[0] == _prose(first).split(" and ")[0]
     assert twin.steps[at].math.split(" = ")[0] == first.math.split(" = ")[0]
-    assert "figure." in first.math and "figure." not in first.text
+    assert "figure." not in first.text  # the claim names the parameter; the words name what the figure shows
+
+
+@pytest.mark.parametrize("style", WORDED)
+def test_a_misread_scale_is_stated_by_a_figure_reading_in_the_twin_too(style: str) -> None:
+    problem, variant = _misread("probability.table.two_way", "misread_scale")
+    twin, wrong = _styled(problem, [variant], style)
+    said = [s for s in twin.steps if s.rule == READING_RULE and "figure.scale" in s.math]
+    assert len(said) == 1 and str(problem.params["scale"]) in said[0].text
+    assert "figure.scale = 1" in wrong.steps[wrong.error.first_error_step - 1].math.split("; ")
 
 
 def test_a_figure_reading_is_checked_against_the_parameters_the_figure_is_drawn_from() -> None:

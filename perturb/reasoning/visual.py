@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -14,6 +14,7 @@ from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Skip, first_changed_step, replay_attempt
 from synth.generators._figure_words import RELATION_WORDS as _RELATION_WORDS
 from synth.generators._figure_words import element_words
+from synth.generators._readings import figure_readings
 from synth.generators.base import Family, Reading, StepDraft
 from synth.records import Problem
 
@@ -26,24 +27,6 @@ def derive_with(family: Family, problem: Problem, changes: dict[str, Any]) -> li
         return family.derive({**problem.params, **changes})
     except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
         return Skip("derive_failed")
-
-
-# The five visual injectors ask for one problem's readings in turn (and again to propose), and a family
-# checks each misread by re-deriving the solution: remember the last problems' readings.
-_READINGS: OrderedDict[int, tuple[Problem, tuple[Reading, ...]]] = OrderedDict()
-_READINGS_KEPT = 32
-
-
-def figure_readings(family: Family, problem: Problem) -> tuple[Reading, ...]:
-    """``family.figure_readings(problem.params)``, memoised for the most recent problems (by identity)."""
-    hit = _READINGS.get(id(problem))
-    if hit is not None and hit[0] is problem:
-        return hit[1]
-    readings = tuple(family.figure_readings(problem.params))
-    _READINGS[id(problem)] = (problem, readings)
-    while len(_READINGS) > _READINGS_KEPT:
-        _READINGS.popitem(last=False)
-    return readings
 
 
 class Misread(Injector):

@@ -82,7 +82,7 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     # the verifier context is derived once per base
     family = get_family(problem.family)
     context = worked_context(problem, family) if style != "worked" else None
-    declared = declared_readings(family, problem) if style != "worked" else ()
+    declared = declared_readings(family, problem, [v for _, v in contents]) if style != "worked" else ()
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:

@@ -303,36 +303,41 @@ class Declared:
 _ERRORS = (ArithmeticError, ValueError, TypeError, KeyError, IndexError)
 
 
-def declared_readings(family: Family, problem: Problem) -> tuple[Declared, ...]:
-    """The figure's parameters (``Family.figure_readings``) that a misread can change while the givens' reading
-    steps stay true: each gets a reading step of its own, in the clean twin and every variant alike."""
-    if problem.figure is None or problem.image_role not in ("required", "useful"):
-        return ()
-    try:
-        readings = family.figure_readings(problem.params)
-    except _ERRORS:
+def declared_readings(family: Family, problem: Problem, variants: Sequence[Variant]) -> tuple[Declared, ...]:
+    """The figure parameters the base's visual misreads change while the givens' reading steps stay true (a scale,
+    rise and run counted in squares, a relation, a bar or a column left out): each gets a reading step of its own,
+    in the clean twin and every variant of the base alike, so the misread is first wrong at a reading step.
+
+    Taken from the variants' labels (``edit.changes``, ``edit.element``: the family's ``figure_readings``, as the
+    injector chose them), not by asking the family for every reading again: that re-derives a solution per
+    misread and would cost the write-up more than the rest of the item.
+    """
+    if problem.figure is None:
         return ()
     true = {f.name: f for f in facts(problem.givens)}
     out: dict[str, Declared] = {}
-    for r in readings:
-        for wrong in r.misreads:
-            try:
-                changes = r.changes(wrong)
-                shown = facts(family.givens({**problem.params, **changes}))
-            except _ERRORS:
-                shown = []
-            if any(true.get(f.name) != f for f in shown):  # a given's reading shows this misread already
+    for variant in variants:
+        changes = _changed_params(variant.error)
+        if not changes:
+            continue
+        assert variant.error is not None
+        element = str(variant.error.edit.get("element") or "")
+        try:
+            shown = facts(family.givens({**problem.params, **changes}))
+        except _ERRORS:
+            shown = []
+        if any(true.get(f.name) != f for f in shown):  # a given's reading shows this misread already
+            continue
+        for key, to in changes.items():
+            value = problem.params.get(key)
+            count = _left_out(value, to)
+            d = Declared(key, element, count)
+            slot = f"{count} {_count_noun(element)}" if count else key  # one count per noun
+            if slot in out or figure_value(problem, d.name) is None:
                 continue
-            for key, to in changes.items():
-                value = problem.params.get(key)
-                count = _left_out(value, to)
-                d = Declared(key, r.element, count)
-                slot = f"{count} {_count_noun(r.element)}" if count else key  # one count per noun
-                if slot in out or figure_value(problem, d.name) is None:
-                    continue
-                if isinstance(value, str) and "," in value:
-                    continue
-                out[slot] = d
+            if isinstance(value, str) and "," in value:
+                continue
+            out[slot] = d
     return tuple(out.values())
 
 
@@ -484,10 +489,10 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             declared: tuple[Declared, ...] | None = None) -> Chain:
     """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion.
 
-    ``declared`` is :func:`declared_readings` of the base (derived here when not given)."""
+    ``declared`` is :func:`declared_readings` of the base's variants (of this variant alone when not given)."""
     family = get_family(problem.family)
     if declared is None:
-        declared = declared_readings(family, problem)
+        declared = declared_readings(family, problem, [variant])
     ctx = nouns(problem)
     shown = shown_givens(family, problem, variant)
     true_facts = {f.name: f for f in facts(problem.givens)}

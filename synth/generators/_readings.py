@@ -1,0 +1,28 @@
+"""One problem's figure readings, memoised: the visual injectors ask for them in turn (and again to propose), the
+solution styles ask once more for the readings no given shows, and a family checks each misread by re-deriving
+the solution (``effective_readings``), so the work is done once per problem.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from synth.generators.base import Family, Reading
+from synth.records import Problem
+
+# The five visual injectors ask for one problem's readings in turn (and again to propose), and a family
+# checks each misread by re-deriving the solution: remember the last problems' readings.
+_READINGS: OrderedDict[int, tuple[Problem, tuple[Reading, ...]]] = OrderedDict()
+_READINGS_KEPT = 32
+
+
+def figure_readings(family: Family, problem: Problem) -> tuple[Reading, ...]:
+    """``family.figure_readings(problem.params)``, memoised for the most recent problems (by identity)."""
+    hit = _READINGS.get(id(problem))
+    if hit is not None and hit[0] is problem:
+        return hit[1]
+    readings = tuple(family.figure_readings(problem.params))
+    _READINGS[id(problem)] = (problem, readings)
+    while len(_READINGS) > _READINGS_KEPT:
+        _READINGS.popitem(last=False)
+    return readings
