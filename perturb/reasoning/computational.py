@@ -137,10 +137,38 @@ class IntermediateCorrected(_Slip):
 
 
 class SignError(_Slip):
-    """A sign lost or flipped in one computed result, carried forward."""
+    """A sign lost or flipped in one computed result, carried forward.
+
+    Lines whose flip leaves the answer in the family's forms come first (a negative product where the
+    family never writes one is a cue); only where every flip ends negative may the answer end negative.
+    """
 
     subtype = "sign_error"
     slip_kinds = ("sign_slip",)
+    _quiet: OrderedDict[int, tuple[Problem, tuple[tuple[int, sympy.Basic], ...]]] = OrderedDict()
+
+    def _candidates(self, family: Family, problem: Problem) -> list[tuple[int, sympy.Basic]]:
+        computed = super()._candidates(family, problem)
+        hit = self._quiet.get(id(problem))
+        if hit is None or hit[0] is not problem:
+            quiet = tuple(c for c in computed if self._keeps_forms(family, problem, *c))
+            self._quiet[id(problem)] = hit = (problem, quiet)
+            while len(self._quiet) > _COMPUTED_KEPT:
+                self._quiet.popitem(last=False)
+        return list(hit[1]) or computed
+
+    @staticmethod
+    def _keeps_forms(family: Family, problem: Problem, k: int, true: sympy.Basic) -> bool:
+        if true == 0:
+            return False
+        try:
+            drafts = family.derive(problem.params, {k: -sympy.Rational(true)})
+        except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
+            return False
+        if drafts[-1].text == problem.steps[-1].text:
+            return False  # the flip cancels (a squared value): no error to see
+        last = dressed(without_repeats(drafts), problem.steps[-1].text)[-1].text
+        return not unlike_family(problem.family, last, clean_text=problem.steps[-1].text)
 
 
 Path = tuple[Any, ...]
