@@ -47,9 +47,9 @@ class GenerateConfig(_Strict):
     # How solutions are written (synth.chains): one style, or styles by weight, drawn per base problem
     # (a base's clean control and variants share it): worked lines, a student's answer, a model's chain.
     solution_style: str | Annotated[dict[str, Weight], Field(min_length=1)] = "worked"
-    # student / cot: a conceptual error's first wrong step also says the mistaken method in words ("Here I square
-    # the diameter"). Off by default: text-only classifiers learn those words (benchmarks/results_chains.md).
-    concepts_in_words: bool = False
+    # student / cot: where a base's conceptual error applies its mistaken method, every chain of the base says the
+    # method it uses there in words (the twin the right one, the error variant the wrong one; synth.chains).
+    concepts_in_words: bool = True
 
     @field_validator("solution_style")
     @classmethod

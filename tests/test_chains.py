@@ -12,7 +12,7 @@ from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
 from perturb.reasoning.base import clean_variant
 from synth.chains import STYLES, bank, write_contents
-from synth.chains._base import KINDS, first_person
+from synth.chains._base import KINDS, concept_words, first_person
 from synth.config import validate_config
 from synth.errors import ConfigError
 from synth.exports.mmerror import error_reason
@@ -43,7 +43,7 @@ def _variant(problem: Problem, subtype: str) -> Variant:
 
 
 def _styled(problem: Problem, variants: list[Variant], style: str, seed: int = 11, *,
-            concepts_in_words: bool = False) -> list[Variant]:
+            concepts_in_words: bool = True) -> list[Variant]:
     contents = [(problem.id, clean_variant(problem))] + [(f"{problem.id}-e{j}", v) for j, v in enumerate(variants)]
     styled = write_contents(problem, contents, style, seed, concepts_in_words=concepts_in_words)
     assert styled.style == style and not styled.rejected, styled.rejected
@@ -79,23 +79,34 @@ def test_twin_and_error_variant_use_the_same_words_everywhere(style: str) -> Non
 
 
 @pytest.mark.parametrize("style", WORDED)
-def test_a_conceptual_error_is_said_in_words_at_its_first_wrong_step_only(style: str) -> None:
+def test_a_conceptual_error_and_its_twin_both_say_their_method_in_the_same_slot(style: str) -> None:
     problem = _problem("geometry.circle.area")
     variant = _variant(problem, "formula_misuse")
-    twin, wrong = _styled(problem, [variant], style, concepts_in_words=True)
+    twin, wrong = _styled(problem, [variant], style)  # on by default
     k = wrong.error.first_error_step
+    mistaken, right = first_person(variant.error.explanation), concept_words(twin.steps[k - 1].rule)
+    assert mistaken in wrong.steps[k - 1].text and right in twin.steps[k - 1].text
+    # the same phrasing around the method: only the method's words (and the math) differ
+    assert _prose(wrong.steps[k - 1]).replace(mistaken, "…") == _prose(twin.steps[k - 1]).replace(right, "…")
     # a mal-rule may skip a line of the clean working; every other line is worded as one of the twin's
     said = {_prose(s) for s in twin.steps}
     assert [j for j, s in enumerate(wrong.steps, start=1) if _prose(s) not in said] == [k]
-    assert first_person(variant.error.explanation) in wrong.steps[k - 1].text
 
 
 @pytest.mark.parametrize("style", WORDED)
-def test_by_default_a_conceptual_error_uses_its_twins_words(style: str) -> None:
+def test_without_concepts_in_words_no_chain_says_a_method(style: str) -> None:
     problem = _problem("geometry.circle.area")
-    twin, wrong = _styled(problem, [_variant(problem, "formula_misuse")], style)
+    variant = _variant(problem, "formula_misuse")
+    twin, wrong = _styled(problem, [variant], style, concepts_in_words=False)
     said = {_prose(s) for s in twin.steps}
     assert all(_prose(s) in said for s in wrong.steps)
+    assert first_person(variant.error.explanation) not in " ".join(s.text for s in wrong.steps)
+
+
+def test_a_clean_rule_reads_as_a_method() -> None:
+    assert concept_words("divide_both_sides") == "divide both sides"
+    assert concept_words("cone_volume") == "use the formula for the cone volume"
+    assert concept_words("pythagoras_leg") == "use Pythagoras' theorem for a shorter side"
 
 
 @pytest.mark.parametrize("style", WORDED)

@@ -26,6 +26,7 @@ from synth.chains._base import (
     Declared,
     bank,
     compose,
+    concept_lines,
     declared_readings,
     disagreement,
     rule_kind,
@@ -43,10 +44,10 @@ class ChainStyle:
     id: ClassVar[str]
     reads_per_step: ClassVar[int] = 2  # figure values read per reading step
 
-    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
-              declared: tuple[Declared, ...] | None = None) -> Chain | None:
+    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = True,
+              declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain | None:
         return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step,
-                       concepts_in_words=concepts_in_words, declared=declared)
+                       concepts_in_words=concepts_in_words, declared=declared, concepts=concepts)
 
 
 STYLES: Registry[ChainStyle] = Registry("solution style", discover="synth.chains",
@@ -69,11 +70,13 @@ class Styled:
 
 
 def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style: str, seed: int, *,
-                   concepts_in_words: bool = False) -> Styled:
+                   concepts_in_words: bool = True) -> Styled:
     """The clean control (first) and its variants written in ``style``, each re-verified.
 
-    ``concepts_in_words``: a conceptual error's first wrong step also says the mistaken method in the solver's
-    words ("Here I square the diameter: ..."). A variant whose styled chain the verifier labels otherwise
+    ``concepts_in_words``: where a conceptual error of the base applies its mistaken method, every chain of the
+    base says in words the method it uses there, in the same phrasing: the clean twin and the other variants the
+    right one ("Here I use the formula for the circle area: ..."), the error variant the mistaken one ("Here I
+    use the diameter where the radius belongs: ..."). A variant whose styled chain the verifier labels otherwise
     than its worked lines is dropped
     (``rejected[<reason>]``). Should the clean control's chain itself fail, the whole base keeps the
     worked style (``rejected["clean_kept_worked"]``), so a base never loses its control.
@@ -83,10 +86,12 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     family = get_family(problem.family)
     context = worked_context(problem, family) if style != "worked" else None
     declared = declared_readings(family, problem, [v for _, v in contents]) if style != "worked" else ()
+    concepts = concept_lines([v for _, v in contents])
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:
-        chain = writer.write(problem, variant, seed, concepts_in_words=concepts_in_words, declared=declared)
+        chain = writer.write(problem, variant, seed, concepts_in_words=concepts_in_words, declared=declared,
+                             concepts=concepts)
         if chain is None:
             out.append((item_id, _as_worked(variant)))
             continue

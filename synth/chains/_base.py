@@ -476,6 +476,51 @@ def _occurrence_keys(steps: Sequence[Step], clean: Sequence[Step]) -> list[tuple
     return out
 
 
+# A clean rule's method in the solver's words, as the concept slot says it ("use the formula for the cone volume");
+# names that already start with a verb read as they are ("divide both sides"), a few read better written out.
+_CONCEPT_WORDS = {
+    "pythagoras_hypotenuse": "use Pythagoras' theorem for the hypotenuse",
+    "pythagoras_leg": "use Pythagoras' theorem for a shorter side", "pythagoras": "use Pythagoras' theorem",
+    "chain_rule": "use the chain rule", "product_rule": "use the product rule", "power_rule": "use the power rule",
+    "read_values": "read the values off", "set_up": "set the calculation up", "factor": "factorise",
+    "arc": "take the arc as a fraction of the circumference", "trapezium": "use the formula for a trapezium's area",
+    "l_shape": "split the L-shape into rectangles", "alternate": "use alternate angles",
+    "straight_line": "use angles on a straight line", "angle_sum": "use the angle sum of a triangle",
+    "isosceles_base_angles": "use the equal base angles of an isosceles triangle",
+    "times_in_minutes": "write both times in minutes", "total_parts": "add up the parts of the ratio",
+    "one_percent": "find one percent first", "unitary_method": "find the amount for one",
+    "sector_fraction": "take the sector as a fraction of the whole circle",
+    "division_size": "find the size of one division",
+    "rows_times_columns": "multiply the rows by the columns", "zero_product": "set each bracket equal to zero",
+    "solve_linear": "solve each bracket", "mixed_to_improper": "write the mixed number as an improper fraction",
+}
+_VERBS = frozenset({"add", "subtract", "divide", "multiply", "substitute", "expand", "distribute", "read", "split",
+                    "remove", "align", "set", "take", "cancel", "collect", "convert", "solve", "rewrite", "apply",
+                    "combine", "move", "keep", "find", "square", "borrow", "evaluate", "work", "simplify", "write",
+                    "count", "use", "place", "gather", "undo", "state", "rationalise"})
+_SHAPED = ("area", "volume", "surface", "perimeter", "circumference")
+
+
+@cache
+def concept_words(rule: str) -> str:
+    """A clean rule's method as the solver says it: ``divide_both_sides`` -> "divide both sides",
+    ``cone_volume`` -> "use the formula for the cone volume", ``probability_formula`` -> "use the probability
+    formula" (the concept slot's words in the clean twin; an error variant says its mal-rule's there)."""
+    if rule in _CONCEPT_WORDS:
+        return _CONCEPT_WORDS[rule]
+    head, _, detail = rule.partition(":")
+    words = head.replace("_", " ").strip()
+    if detail and head in ("exact_value", "ratio"):
+        return f"use the exact value of {detail}" if head == "exact_value" else f"use the {detail} ratio"
+    if detail:
+        return f"{words} the {detail.split(':')[0]}" if words.split(" ")[0] in _VERBS else f"use the {words}"
+    if words.split(" ")[0] in _VERBS:
+        return words
+    if words.split(" ")[-1] in _SHAPED:
+        return f"use the formula for the {words}"
+    return f"use the {words}"
+
+
 def _concept_step(label: ErrorLabel | None) -> int | None:
     """The worked line a conceptual error is said at in words (its first wrong line), if any."""
     if label is None or label.family != "conceptual" or not label.explanation:
@@ -484,12 +529,21 @@ def _concept_step(label: ErrorLabel | None) -> int | None:
     return int(step) if isinstance(step, int) else None
 
 
+def concept_lines(variants: Sequence[Variant]) -> frozenset[int]:
+    """The worked lines where the base's conceptual errors apply their method: every chain of the base (the clean
+    twin too) says there, in words, the method it uses."""
+    return frozenset(at for v in variants if (at := _concept_step(v.error)) is not None)
+
+
 def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
-            reads_per_step: int = 2, concepts_in_words: bool = False,
-            declared: tuple[Declared, ...] | None = None) -> Chain:
+            reads_per_step: int = 2, concepts_in_words: bool = True,
+            declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain:
     """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion.
 
-    ``declared`` is :func:`declared_readings` of the base's variants (of this variant alone when not given)."""
+    ``declared`` is :func:`declared_readings` of the base's variants, ``concepts`` :func:`concept_lines` of them
+    (of this variant alone when not given). With ``concepts_in_words`` each concept line says its method in words
+    with the same phrasing in every chain of the base: the clean rule's method (:func:`concept_words`) or, at a
+    conceptual error's first wrong line, the mal-rule's."""
     family = get_family(problem.family)
     if declared is None:
         declared = declared_readings(family, problem, [variant])
@@ -538,8 +592,10 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
         read(text_facts, "given", "given")
     for j in range(0, len(figure_facts), reads_per_step):
         read(figure_facts[j:j + reads_per_step], "read", f"read|{j // reads_per_step}")
-    # Off by default: a wrong method stated in words is a cue a text-only classifier learns (benchmarks/chains.py).
-    concept_at = _concept_step(variant.error) if concepts_in_words else None
+    if concepts is None:
+        concepts = concept_lines([variant])
+    concepts = concepts if concepts_in_words else frozenset()
+    mine = _concept_step(variant.error)
     keys = _occurrence_keys(variant.steps, problem.steps)
     for i, (s, (kind, key)) in enumerate(zip(variant.steps, keys), start=1):
         if is_worded(s):  # a side line already in words (a remark, a declaration): written as the injector wrote it
@@ -548,10 +604,13 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             origin.append(i)
             continue
         extra: dict[str, Any] = {"math": mark(0), "last": i == len(variant.steps), "first": i == 1}
-        if i == concept_at:
-            assert variant.error is not None
-            extra["reason"] = first_person(variant.error.explanation)
-            extra["subtype"] = variant.error.subtype
+        if i in concepts:
+            if i == mine:
+                assert variant.error is not None
+                extra["reason"] = first_person(variant.error.explanation)
+            else:
+                rule = s.rule if not s.rule.startswith("mal:") or i > len(problem.steps) else problem.steps[i - 1].rule
+                extra["reason"] = concept_words(rule)
             kind, key = "concept", f"concept|{key}"
         add(kind, key, s.rule, s.value, s.text, s.latex, [s.text], extra, s.inputs, i)
     last = next((s for s in reversed(variant.steps) if not is_worded(s)), variant.steps[-1])
