@@ -8,6 +8,7 @@ by the problem's id for callers that have none at hand.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -625,10 +626,24 @@ class Worked:
     vocabulary: Vocabulary | None
 
 
+# The stages verify one base's variants, then write them up and verify the chains again: each would derive the
+# same context, so the last few problems' contexts are kept (by identity: a problem is never changed in place).
+_WORKED: OrderedDict[int, Worked] = OrderedDict()
+_WORKED_KEPT = 16
+
+
 def worked(problem: Problem, family: SolutionFamily) -> Worked:
-    """The :class:`Worked` context of ``problem`` (``family`` is the problem's family)."""
+    """The :class:`Worked` context of ``problem`` (``family`` is the problem's family), memoised for the most
+    recent problems."""
+    hit = _WORKED.get(id(problem))
+    if hit is not None and hit.problem is problem and hit.family is family:
+        return hit
     params = problem.params
-    return Worked(problem, family, family.initial(params), family.target(params), family.vocabulary(params))
+    context = Worked(problem, family, family.initial(params), family.target(params), family.vocabulary(params))
+    _WORKED[id(problem)] = context
+    while len(_WORKED) > _WORKED_KEPT:
+        _WORKED.popitem(last=False)
+    return context
 
 
 def verify(problem: Problem, steps: Sequence[Step], *, family: SolutionFamily,

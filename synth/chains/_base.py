@@ -180,7 +180,12 @@ _FIGURE_NOUNS = {
 
 def asked(problem: Problem) -> str:
     """What the question asks for, in a few words (``the area``, ``the gradient``, ``the unknown``)."""
-    text = problem.question_text.lower()
+    return _asked(problem.question_text)
+
+
+@lru_cache(maxsize=4096)
+def _asked(question: str) -> str:  # once per base: the twin and its variants share the question
+    text = question.lower()
     for pattern, words in _ASKED_RES:
         if pattern.search(text):
             return words
