@@ -10,7 +10,7 @@ import numpy as np
 from perturb.photo import register
 from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import add_noise
-from perturb.photo.functional.lighting import expose
+from perturb.photo.functional.lighting import Light, bloom, expose, exposure_light
 from perturb.photo.measure import content_mask, median_u8, sparse_luma, text_ink
 from synth.records import RenderedPage
 
@@ -46,9 +46,10 @@ def _curve_contrast(kind: str, k: float, gamma: float, white_point: float = 0.0,
     return k * max(left, 1e-6) / max(paper - ink, 1e-3)
 
 
-def _levels(image: np.ndarray, page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The sparse luma the measure reads, and its ink and paper masks (uint8); None without both."""
-    b = sparse_luma(image, 4)
+def _levels(image: np.ndarray, page: RenderedPage, probe: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The sparse luma the measure reads, and its ink and paper masks (uint8); None without both. ``probe`` 4:
+    ``image`` is already every fourth pixel of every fourth row of the photo (``PROBE``)."""
+    b = sparse_luma(image, 4 // probe)
     # Ink and paper by their local contrast (a pen's blue is ink, paper in a shadow or a bend is paper), both
     # inside the printed content's boxes (never the desk around a photographed sheet).
     dark = text_ink(b)
@@ -101,11 +102,12 @@ class Exposure(Op):
         return params
 
     def sample_in_photo(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        image: np.ndarray) -> dict[str, Any]:
+                        image: np.ndarray, probe: int = 1) -> dict[str, Any]:
         """``sample_params``, with the curve aimed at the photo's own paper and ink levels (a bent, shaded or
-        glared sheet is not the nominal print), as the measure will read them."""
+        glared sheet is not the nominal print), as the measure will read them. ``probe`` 4: ``image`` is every
+        fourth pixel of every fourth row of the photo (the capture lights only those before aiming)."""
         params = self.sample_params(rng, severity, page)
-        seen = _levels(image, page)
+        seen = _levels(image, page, probe)
         if seen is None:
             return params
         b, ink, paper = seen
@@ -115,7 +117,8 @@ class Exposure(Op):
         bloomed = None
         if params["kind"] == "over":  # the bloom on this photo's own strokes, on the sparse grid the measure reads
             dark = cv2.bitwise_not(b)
-            spread = cv2.GaussianBlur(dark, (0, 0), max(0.5, float(params["bloom_px"]) * b.shape[1] / image.shape[1]))
+            spread = cv2.GaussianBlur(dark, (0, 0), max(0.5, float(params["bloom_px"]) * b.shape[1]
+                                                        / (image.shape[1] * probe)))
             mixed = cv2.min(dark, cv2.addWeighted(dark, 1.0 - params["bloom"], spread, params["bloom"], 0.0))
             bloomed = median_u8(mixed, ink) / 255
         contrast = _curve_contrast(params["kind"], 1.0, params["gamma"], params.get("white_point", 0.0),
@@ -126,12 +129,27 @@ class Exposure(Op):
         exposed, table = expose(image, params, page.width, page.height)
         return add_noise(exposed, params, table), page
 
+    def as_light(self, params: dict[str, Any], page: RenderedPage,
+                 image: np.ndarray) -> tuple[np.ndarray, Light, np.ndarray, np.ndarray]:
+        """The exposure as part of the pass that lights the scene (``profile``): the photo with its bloom, the
+        vignette as lighting, the tone curve looked up after it, and the noise spread per output level."""
+        light, curve, table = exposure_light(params, page.width, page.height)
+        return bloom(image, params), light, curve, table
+
+    def measure_probe(self, probe: np.ndarray, after: np.ndarray, params: dict[str, Any],
+                      page: RenderedPage) -> dict[str, Any]:
+        """``measure`` with the photo before the exposure known at every fourth pixel of every fourth row."""
+        return self._measure(_levels(probe, page, 4), after, params)
+
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
+        return self._measure(_levels(before, page), after, params)
+
+    def _measure(self, seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None, after: np.ndarray,
+                 params: dict[str, Any]) -> dict[str, Any]:
         # Medians over every fourth pixel of every fourth row (over 130,000 pixels of an A4 page at 150 dpi):
         # the same medians to a grey level or so, a sixteenth of the work. Histograms under uint8 masks: no
         # boolean gathers of the page.
-        seen = _levels(before, page)
         if seen is None:
             return {"contrast_retained": None, "paper_luma": None}
         b, ink, paper = seen

@@ -179,12 +179,13 @@ def text_line_bow(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPag
     """Largest deviation from straight of the page's mapped text lines (each text box's middle row, from its
     left to its right end), in photographed page widths: how curved the writing reads. Pages without text
     boxes an inch wide fall back to ``line_bow`` over the whole page."""
-    lines = [(b.x0, b.x1, (b.y0 + b.y1) / 2) for b in page.layout
-             if b.kind in TEXT_LINE_KINDS and b.x1 - b.x0 >= page.dpi]
-    if not lines:
+    lines = np.array([(b.x0, b.x1, (b.y0 + b.y1) / 2) for b in page.layout
+                      if b.kind in TEXT_LINE_KINDS and b.x1 - b.x0 >= page.dpi], np.float64).reshape(-1, 3)
+    if not len(lines):
         return line_bow(forward, page, zoom)
     t = np.linspace(0.0, 1.0, 33)
-    pts = np.array([[[x0 + (x1 - x0) * s, y] for s in t] for x0, x1, y in lines])  # (lines, points, xy)
+    x0, x1, y = lines[:, :1], lines[:, 1:2], lines[:, 2:]
+    pts = np.stack(np.broadcast_arrays(x0 + (x1 - x0) * t, y), -1)  # (lines, points, xy)
     q = forward(pts.reshape(-1, 2)).reshape(pts.shape)
     chord = q[:, -1] - q[:, 0]
     normal = np.stack([-chord[:, 1], chord[:, 0]], 1) / np.maximum(np.linalg.norm(chord, axis=1), 1e-9)[:, None]

@@ -153,9 +153,12 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
         if not lit and STAGES.index(op.stage) >= STAGES.index("lighting"):
             # Light falls on the scene the geometry left: the base layer, then the lighting ops, in one pass.
             j = _run_end(ordered, i, LightOp) if isinstance(op, LightOp) else i
-            image, recs = _lighting(image, page, ordered[i:j], rngs, given[i:j], scene, base, fuse)
+            # An exposure right after the light (its vignette and tone curve are lighting too) joins its pass.
+            exposing = fuse and j < len(ordered) and hasattr(get_op(ordered[j][0]), "as_light")
+            image, recs = _lighting(image, page, ordered[i:j], rngs, given[i:j], scene, base, fuse,
+                                    (ordered[j], given[j]) if exposing else None)
             measured.append(recs)
-            lit, encoded, i = True, None, j
+            lit, encoded, i = True, None, j + exposing
             continue
         if op.encodes and not (noisy or grained):
             image, grained = grain(image, base), True
@@ -176,6 +179,7 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     return Photo(image, page, tuple(r for recs in measured for r in recs.result()), encoded, base)
 
 
+PROBE = 4  # an exposure joining the light pass reads the lit photo at every PROBE-th pixel of every PROBE-th row
 BASE = "camera_base"  # the base layer's own generator, beside the ops' (an op-free capture samples it there)
 
 
@@ -262,9 +266,15 @@ def _run_end(ordered: Sequence[Step], i: int, kind: type) -> int:
 
 def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
               given: Sequence[dict[str, Any] | None], scene: Scene, base: dict[str, Any], fuse: bool,
+              exposure: tuple[Step, dict[str, Any] | None] | None = None,
               ) -> tuple[np.ndarray, Future[list[DegradationRecord]]]:
     """The base layer's light and a run of lighting ops (maybe none) composed into one ``Light`` on the photo,
-    applied in one pass; each op is measured on the half-size photo, stage by stage, knowing where the sheet is."""
+    applied in one pass; each op is measured on the half-size photo, stage by stage, knowing where the sheet is.
+
+    ``exposure`` (its step and given params) joins the pass: its vignette composes into the ``Light`` and its
+    tone curve is looked up in the same pass, then its sensor noise is added. It aims at, and is measured
+    against, the lit photo at every fourth pixel of every fourth row (``Exposure.sample_in_photo``'s probe):
+    the only pixels of the lit photo it reads."""
     base_light = Light(base_gain(scene, page, base))
     light, stages = base_light, []
     for k, (subtype, severity) in enumerate(steps):
@@ -277,7 +287,20 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
             step = op.light(p, page)
         stages.append((op, severity, p, step))
         light = light.then(step)
-    if fuse:
+    exposed: list[tuple[Op, int, dict[str, Any], np.ndarray]] = []
+    if exposure is not None:
+        (subtype, severity), p = exposure
+        op = get_op(subtype)
+        require_applicable(op, page)
+        h, w = image.shape[:2]
+        probe = light.apply(np.ascontiguousarray(image[:h - h % PROBE:PROBE, :w - w % PROBE:PROBE]))
+        if p is None:
+            p = op.sample_in_photo(rngs[subtype], severity, page, probe, probe=PROBE)  # type: ignore[attr-defined]
+        with replayable(op):
+            bloomed, vignette, curve, table = op.as_light(p, page, image)  # type: ignore[attr-defined]
+        out = add_noise(light.then(vignette).apply(bloomed, curve), p, table)
+        exposed.append((op, severity, p, probe))
+    elif fuse:
         out = light.apply(image)
     else:
         out = base_light.apply(image)
@@ -291,6 +314,9 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
             records.append(DegradationRecord(op.subtype, op.family, severity, strip_private(p),
                                              op.measure_half(before, after, {**p, "_sheet": scene.sheet}, page)))
             before = after
+        for op, severity, p, probe in exposed:
+            records.append(DegradationRecord(op.subtype, op.family, severity, strip_private(p),
+                                             op.measure_probe(probe, out, p, page)))  # type: ignore[attr-defined]
         return records
 
     return out, later(measure)

@@ -234,6 +234,42 @@ def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -
     return lit.apply(dark, curve), exposure_noise(params, curve[::-1].copy())
 
 
+def exposure_light(params: dict[str, Any], width: int, height: int) -> tuple[Light, np.ndarray, np.ndarray]:
+    """``expose`` as lighting for the pass that lights the scene: its vignette as a ``Light`` on this frame, its
+    tone curve on the brightness (256 levels), and the noise spread at each output level (``exposure_noise``).
+    Over-exposure's bloom is not in it (``bloom``, applied to the photo first).
+
+    Under-exposure scales the brightness by the vignette, over-exposure the darkness (a wash), each to the power
+    1/gamma (see ``expose``); over-exposure's curve, written on the darkness, is read on the brightness reversed.
+    """
+    k, gamma = float(params["k"]), float(params["gamma"])
+    x = np.arange(256, dtype=np.float64) / 255
+    light = vignette(params, *grid(height, width), width, height) ** (1.0 / gamma)
+    if params["kind"] == "under":
+        lift = float(params["black_lift"])
+        curve = np.clip((lift + k * x**gamma) * 255 + 0.5, 0, 255).astype(np.uint8)
+        return Light().times(light), curve, exposure_noise(params, curve)
+    c = k * float(params["white_point"]) ** gamma
+    curve = np.clip((1 - np.maximum(0.0, k * x**gamma - c)) * 255 + 0.5, 0, 255).astype(np.uint8)
+    on_brightness = curve[::-1].copy()
+    return Light().wash(light), on_brightness, exposure_noise(params, on_brightness)
+
+
+def bloom(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+    """Over-exposure's bloom on a photo: each pixel's darkness falls towards the blurred light around it (never
+    rises), so hairlines wash out before bold strokes do; the image itself when there is none."""
+    amount = float(params.get("bloom", 0.0)) if params["kind"] == "over" else 0.0
+    if amount <= 0:
+        return image
+    h, w = image.shape[:2]
+    hh, hw = max(1, h // 2), max(1, w // 2)  # an even crop: OpenCV's fast path for halving (see ``expose``)
+    small = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    spread = cv2.resize(cv2.GaussianBlur(small, (0, 0), float(params["bloom_px"]) / 2), (w, h),
+                        interpolation=cv2.INTER_LINEAR)
+    # In brightness: v -> max(v, (1 - b) v + b spread), the darkness version's min.
+    return cv2.max(image, cv2.addWeighted(image, 1.0 - amount, spread, amount, 0.0))
+
+
 def exposure_noise(params: dict[str, Any], curve: np.ndarray) -> np.ndarray:
     """Noise spread (grey levels) at each output level of an exposure's tone ``curve`` (input level -> output).
 
