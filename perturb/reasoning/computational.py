@@ -102,9 +102,10 @@ class _Slip(Injector):
         replay = finalize(drafts)
         if self.propagate:
             steps = finalize(dressed(without_repeats(drafts), problem.steps[-1].text))
-            # A sign slip may end negative where the family never does: the sign is the error itself (its
-            # draws still prefer a line whose flip leaves the answer's sign alone: least_drifting).
-            skip = off_convention(problem, steps, frozenset({"negative"}) if kind == "sign_slip" else frozenset())
+            # A sign slip's ending is the sign error itself and may show what follows from it (a negative the
+            # family never writes); its lines and draws still prefer flips that keep the family's forms
+            # (SignError._candidates, least_drifting), so it is never rejected for its form.
+            skip = off_convention(problem, steps) if kind != "sign_slip" else None
             if skip is not None:
                 return skip
             shown = _answer_words(family, problem, drafts[-1].value)

@@ -45,8 +45,7 @@ def giveaways(problem: Problem, variant: Variant) -> list[str]:
     assert label is not None
     last, clean = variant.steps[-1].text, problem.steps[-1].text
     found = []
-    allowed = frozenset({"negative"}) if label.subtype == "sign_error" else frozenset()  # the sign is the error
-    if unlike_family(problem.family, last, clean_text=clean, allowed=allowed):
+    if label.subtype != "sign_error" and unlike_family(problem.family, last, clean_text=clean):  # sign: the error
         found.append(f"ends in a form the family never writes: {last!r} (clean {clean!r})")
     if "non_real" in answer_form(last):
         found.append(f"non-real ending {last!r}")
