@@ -243,10 +243,12 @@ def report(args: argparse.Namespace, r: dict[str, Any], d: dict[str, tuple[float
         lines.append(f"| {st} | {s['kept'][st]} | {dropped}{f' ({reasons})' if reasons else ''} | "
                      f"{share if st != 'worked' else f'- (no reading steps; {share})'} |")
     if s["misses"]:
-        lines += ["", "Visual errors whose first wrong step is not a reading step (the misread value is not one of "
-                  "the family's givens: a relation, a scale, a grid step or a count of elements, so the reading "
-                  "steps state true values and the first wrong line is the calculation that uses the misreading):",
-                  "", ", ".join(f"{f} {sub} {n}" for (f, sub), n in sorted(s["misses"].items()))]
+        lines += ["", "Visual errors whose first wrong step is not a reading step:", "",
+                  ", ".join(f"{f} {sub} {n}" for (f, sub), n in sorted(s["misses"].items()))]
+    lines += ["", "A misread of a figure parameter no given states (a scale, rise and run counted in squares, a "
+              "relation, a bar or a column left out) is read in a reading step of its own (claims "
+              "`figure.<param>`, `count(figure.<param>)`, `columns(figure.<param>)`, judged against the parameters "
+              "the figure is drawn from), in the clean twin and every variant of the base alike."]
     lines += ["", "## Speed", "",
               f"Quickstart mix, text only, {args.speed} base problems, generation + injection + verification + "
               "write-up (styles re-verify their chains), items per CPU second, median of "
@@ -261,8 +263,9 @@ def report(args: argparse.Namespace, r: dict[str, Any], d: dict[str, tuple[float
                   "`benchmarks/shortcuts.py --run RUN` (char 1-4-gram TF-IDF + logistic regression, grouped by base, "
                   "ROC AUC of error vs no-error rows from the step texts alone; target <= 0.60) on text-only runs of "
                   "the mmerror_like mix (`mathstress generate` of configs/mmerror_like.yaml with count: 800, render "
-                  "and degrade off, generate.solution_style set; `_concepts_in_words` runs with "
-                  "generate.concepts_in_words: true):",
+                  "and degrade off, generate.solution_style set; generate.concepts_in_words is on by default: "
+                  "where a base's conceptual error applies its method, the twin and every variant say their method "
+                  "in words in the same slot):",
                   "", "| run | rows | text AUC |", "|---|---|---|"]
         for path in args.shortcuts:
             text = Path(path).read_text(encoding="utf-8")

@@ -49,7 +49,9 @@ class GenerateConfig(_Strict):
     solution_style: str | Annotated[dict[str, Weight], Field(min_length=1)] = "worked"
     # student / cot: where a base's conceptual error applies its mistaken method, every chain of the base says the
     # method it uses there in words (the twin the right one, the error variant the wrong one; synth.chains).
-    concepts_in_words: bool = True
+    # Off by default: the two kinds of words still tell a text-only classifier which row is wrong (AUC 0.89 on
+    # mmerror_like in student; benchmarks/results_chains.md).
+    concepts_in_words: bool = False
 
     @field_validator("solution_style")
     @classmethod

@@ -43,7 +43,7 @@ def _variant(problem: Problem, subtype: str) -> Variant:
 
 
 def _styled(problem: Problem, variants: list[Variant], style: str, seed: int = 11, *,
-            concepts_in_words: bool = True) -> list[Variant]:
+            concepts_in_words: bool = False) -> list[Variant]:
     contents = [(problem.id, clean_variant(problem))] + [(f"{problem.id}-e{j}", v) for j, v in enumerate(variants)]
     styled = write_contents(problem, contents, style, seed, concepts_in_words=concepts_in_words)
     assert styled.style == style and not styled.rejected, styled.rejected
@@ -82,7 +82,7 @@ def test_twin_and_error_variant_use_the_same_words_everywhere(style: str) -> Non
 def test_a_conceptual_error_and_its_twin_both_say_their_method_in_the_same_slot(style: str) -> None:
     problem = _problem("geometry.circle.area")
     variant = _variant(problem, "formula_misuse")
-    twin, wrong = _styled(problem, [variant], style)  # on by default
+    twin, wrong = _styled(problem, [variant], style, concepts_in_words=True)
     k = wrong.error.first_error_step
     mistaken, right = first_person(variant.error.explanation), concept_words(twin.steps[k - 1].rule)
     assert mistaken in wrong.steps[k - 1].text and right in twin.steps[k - 1].text
@@ -94,10 +94,10 @@ def test_a_conceptual_error_and_its_twin_both_say_their_method_in_the_same_slot(
 
 
 @pytest.mark.parametrize("style", WORDED)
-def test_without_concepts_in_words_no_chain_says_a_method(style: str) -> None:
+def test_by_default_no_chain_says_a_method(style: str) -> None:
     problem = _problem("geometry.circle.area")
     variant = _variant(problem, "formula_misuse")
-    twin, wrong = _styled(problem, [variant], style, concepts_in_words=False)
+    twin, wrong = _styled(problem, [variant], style)
     said = {_prose(s) for s in twin.steps}
     assert all(_prose(s) in said for s in wrong.steps)
     assert first_person(variant.error.explanation) not in " ".join(s.text for s in wrong.steps)

@@ -44,7 +44,7 @@ class ChainStyle:
     id: ClassVar[str]
     reads_per_step: ClassVar[int] = 2  # figure values read per reading step
 
-    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = True,
+    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
               declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain | None:
         return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step,
                        concepts_in_words=concepts_in_words, declared=declared, concepts=concepts)
@@ -70,7 +70,7 @@ class Styled:
 
 
 def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style: str, seed: int, *,
-                   concepts_in_words: bool = True) -> Styled:
+                   concepts_in_words: bool = False) -> Styled:
     """The clean control (first) and its variants written in ``style``, each re-verified.
 
     ``concepts_in_words``: where a conceptual error of the base applies its mistaken method, every chain of the

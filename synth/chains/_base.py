@@ -541,7 +541,7 @@ def concept_lines(variants: Sequence[Variant]) -> frozenset[int]:
 
 
 def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
-            reads_per_step: int = 2, concepts_in_words: bool = True,
+            reads_per_step: int = 2, concepts_in_words: bool = False,
             declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain:
     """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion.
 

@@ -10,6 +10,6 @@ from synth.records import Problem, Variant
 class Worked(ChainStyle):
     id = "worked"
 
-    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = True,
+    def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
               declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain | None:
         return None  # the lines stay as verified; write_contents only sets math and spans
