@@ -59,13 +59,16 @@ def breakdown(runs: int = 10) -> list[str]:
     for subtype, op in REGISTRY.items():
         # A geometric op samples through sample_in_chain (which calls sample_params) and measures its warp;
         # a lighting op is sampled and composed in profile._lighting (timed whole, below) and measured at half size.
+        # An exposure joining the light pass is sampled and applied inside it, and measured on its probe.
         methods = (("sample_in_chain", "sample"), ("measure_warp", "measure")) if isinstance(op, GeometricOp) else \
             (("measure_half", "measure"),) if isinstance(op, LightOp) else \
-            (("sample_params", "sample"), ("apply_encoded", "apply"), ("measure", "measure"))
+            (("sample_params", "sample"), ("apply_encoded", "apply"), ("measure", "measure")) + \
+            ((("measure_probe", "measure"),) if hasattr(op, "measure_probe") else ())
         for method, kind in methods:
             timed(op, method, (subtype, method, kind))
     timed(profile_module, "remap_chain", ("geometry", "remap_chain (lighting + shading, fused warp, desk)", "apply"))
-    timed(profile_module, "_lighting", ("lighting", "shadow + glare sampled and composed", "sample"))
+    timed(profile_module, "_lighting", ("lighting", "light pass: base layer + shadow + glare + exposure (sampled, "
+                                        "composed, applied) and the exposure's sensor noise", "apply"))
     phone, page = ops()["pipeline_phone"], make_page(0)
     phone(page.copy(), 0)
     spent.clear()
@@ -78,9 +81,9 @@ def breakdown(runs: int = 10) -> list[str]:
         kinds[kind] += seconds
     lines = [f"\n## Where the phone chain's time goes\n\nMean of {runs} calls in this process: {total:.0f} ms per "
              "page, of which " + ", ".join(f"{k} {v / runs * 1000:.0f} ms" for k, v in sorted(kinds.items()))
-             + " (the lighting pass, fused warp and desk composite count as apply; sampling the lighting includes"
-             " building its fields; the measures of non-geometric ops run in a worker thread while the next op"
-             " applies, so they overlap it).\n",
+             + " (the light pass, fused warp and desk composite count as apply, the light pass's sampling"
+             " included; the measures of non-geometric ops run in a worker thread while the next op applies, so"
+             " they overlap it).\n",
              "| op | part | ms |", "|---|---|---:|"]
     for (subtype, method, _), seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
         if seconds / runs * 1000 >= 0.5:
@@ -129,6 +132,11 @@ def main() -> None:
     if not BENCH.is_file():
         sys.exit(f"the shared bench is missing: expected {BENCH} (../shared beside the repository)")
     ops = [o for o in args.ops.split(",") if o]
+    load_start = os.getloadavg()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO,
+                            check=False).stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "perturb", "benchmarks/anchor_ops.py"],
+                           capture_output=True, text=True, cwd=REPO, check=False).stdout.strip()
     # The first run times every op; the others only the phone chain, each in a fresh process.
     runs = [bench_run(args, ops)] + [bench_run(args, ["pipeline_phone"]) for _ in range(max(0, args.runs - 1))]
     data = runs[0]
@@ -149,18 +157,27 @@ def main() -> None:
                      f"{fmt(a / o if a and o else None, '.2f')}x |")
     table = "\n".join(lines + phone_runs(runs) + breakdown())
     print(table)
-    load = os.getloadavg()[0]
+    load = os.getloadavg()
     text = (f"# Photo ops beside the anchors (../shared/bench/degrade_anchors.py, {len(runs)} runs)\n\n"
+            f"Commit {commit}{' (perturb/ with uncommitted changes)' if dirty else ''}; load average (1, 5, 15 min) "
+            f"{', '.join(f'{v:.1f}' for v in load_start)} at the start and "
+            f"{', '.join(f'{v:.1f}' for v in load)} at the end, on a machine shared with other work: the ratios "
+            "are of times measured side by side in one process, so a loaded machine slows the three alike only "
+            "roughly (their threads compete differently).\n\n"
             f"A4 page at 150 dpi (the bench's synthetic page, 1240x1754 RGB). Median ms per call: "
             f"{args.pipeline_repeats} timed runs for the pipeline, up to {args.repeats} for single ops, after "
             f"a warm-up. Machine: {platform.machine()}, {os.cpu_count()} CPUs, OpenCV threads "
-            f"{data.get('cv2_threads')}, load average {load:.2f} at the end. Libraries: "
+            f"{data.get('cv2_threads')}. Libraries: "
             + "; ".join(f"{k} {v}" for k, v in data["status"].items()) + ".\n\n"
             "Our calls sample their parameters (bisecting to land in the rubric bin), apply them and measure the "
             "effect they record (tilt angle, shadow coverage of text, text under glare, PSNR, ...), as the "
-            "pipeline does; our geometric ops also lay the sheet on a desk (the photo keeps the page's pixel "
-            "count). The floor and "
-            "albumentations only apply. Single ops are matched by kind (ours at the severity in "
+            "pipeline does; our geometric ops also lay the sheet on a procedural desk in the camera's frame (the "
+            "photo keeps the page's pixel count), and every photo of ours gets the camera's base layer (room light, "
+            "paper texture, grain). The floor and albumentations only apply. The floor is not given a base layer: "
+            "in a fused implementation the room's light and the paper's texture are two more factors of its "
+            "low-resolution gain field and the grain is its noise, so an equivalent base layer adds no pass to it "
+            "(under a millisecond); its border is a flat grey, not a desk. Single ops are matched by kind (ours "
+            "at the severity in "
             "benchmarks/anchor_ops.py), so their parameters differ; the phone chain over all runs (below the "
             "first table, which is the first run) is the comparison of record.\n\nRe-run: "
             "`python benchmarks/anchors.py`.\n\n" + table + "\n")

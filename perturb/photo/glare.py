@@ -74,8 +74,11 @@ class Glare(LightOp):
             target = float(rng.uniform(*_TARGET_AREA[severity]))
             px, py = xs[mask], ys[mask]
             tolerance = 0.001
+        # At least 6 px across the core's radius: a smaller highlight (a few ink points near the centre already
+        # at the target) washes out nothing the half-size measure can see on a small page.
+        smallest = max(0.002, 6.0 / page.width)
         radius = bisect_coverage(lambda r: glare_field({**params, "radius_frac": r}, px, py, page.width),
-                                 np.ones(px.shape, bool), target, 0.002, 1.5, grows=True, tolerance=tolerance)
+                                 np.ones(px.shape, bool), target, smallest, 1.5, grows=True, tolerance=tolerance)
         params["radius_frac"] = round(radius, 5)
         params["target_text_share" if ink is not None and len(ink) else "target_content_area"] = round(target, 4)
         return params

@@ -264,8 +264,14 @@ def bloom(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
     h, w = image.shape[:2]
     hh, hw = max(1, h // 2), max(1, w // 2)  # an even crop: OpenCV's fast path for halving (see ``expose``)
     small = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    # The light that spreads is the white paper's around the strokes: its brightness (one plane, a third of the
+    # blurring and upsampling), mixed into every channel.
+    if small.ndim == 3:
+        small = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
     spread = cv2.resize(cv2.GaussianBlur(small, (0, 0), float(params["bloom_px"]) / 2), (w, h),
                         interpolation=cv2.INTER_LINEAR)
+    if image.ndim == 3:
+        spread = cv2.cvtColor(spread, cv2.COLOR_GRAY2RGB)
     # In brightness: v -> max(v, (1 - b) v + b spread), the darkness version's min.
     return cv2.max(image, cv2.addWeighted(image, 1.0 - amount, spread, amount, 0.0))
 
