@@ -134,11 +134,16 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
     seed = int(params["noise_seed"])
     colour = None  # no colour noise (chroma_frac 0): luminance grain only, two passes fewer
     if chroma > 0:
-        cv2.setRNGSeed(seed)
         qh, qw = max(1, h // 4), max(1, w // 4)
-        col = np.empty((qh, qw, 3), np.float32)
         spread = chroma * 1.52  # bilinear 4x upsampling keeps 1/1.52 of the std
-        cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
+        bank, n = _normal_bank(), qh * qw * 3
+        if n <= bank.size // 2:  # draws from the process's bank too, at an offset from the seed (no generator)
+            offset = (seed * 104729 + 15485863) % (bank.size - n)
+            col = bank[offset:offset + n].reshape(qh, qw, 3) * np.float32(spread)
+        else:
+            cv2.setRNGSeed(seed)
+            col = np.empty((qh, qw, 3), np.float32)
+            cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
         col *= np.ascontiguousarray(scale[2::4, 2::4][:qh, :qw])[..., None]  # the spread at each blotch's centre
         colour = cv2.resize(np.rint(col).astype(np.int16), (w, h), interpolation=cv2.INTER_LINEAR)
     # The per-pixel grain is OpenCV's serial generator and arithmetic: the top and bottom halves of the
