@@ -12,6 +12,7 @@ import numpy as np
 
 from perturb.reasoning import register
 from perturb.reasoning.base import Attempt, Injector, Skip, first_changed_step, replay_attempt
+from perturb.reasoning.conventions import drifts, unlike_family
 from synth.generators._figure_words import RELATION_WORDS as _RELATION_WORDS
 from synth.generators._figure_words import element_words
 from synth.generators._readings import figure_readings
@@ -34,7 +35,9 @@ class Misread(Injector):
 
     # v3: only quantities the question text does not state are misread (a value printed in the text and
     # taken wrongly is a copy error, not a visual one), and explanations name figure elements in plain words.
-    version = 3
+    # v4: a misread whose working ends in a form the family never writes (``7/3`` objects) is passed over for
+    # another, and one that shows no form its clean twin lacks is preferred (perturb.reasoning.conventions)
+    version = 4
     splices = True
 
     def __init__(self, subtype: str) -> None:
@@ -56,11 +59,31 @@ class Misread(Injector):
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> Attempt | Skip:
+        """The first of the misreads (in a random order, at most ``_TRIES``) whose working ends in a form the
+        family writes and shows no form its clean twin lacks (``conventions``); else the first that ends in
+        the family's forms; else Skip("unlike_family_form")."""
         readings = self.readings(family, problem)
         if not readings:
             return Skip("no_reading")
-        reading = readings[int(rng.integers(len(readings)))]
-        wrong = reading.misreads[int(rng.integers(len(reading.misreads)))]
+        pairs = [(r, w) for r in readings for w in r.misreads]
+        order = rng.permutation(len(pairs))[:_TRIES]
+        fallback: Attempt | Skip | None = None
+        for i in order:
+            reading, wrong = pairs[int(i)]
+            attempt = self._attempt(family, problem, reading, wrong)
+            if isinstance(attempt, Skip):
+                fallback = fallback or attempt
+                continue
+            if unlike_family(problem.family, attempt.steps[-1].text, clean_text=problem.steps[-1].text):
+                fallback = fallback if isinstance(fallback, Attempt) else Skip("unlike_family_form")
+                continue
+            if not drifts(attempt.steps, problem.steps):
+                return attempt
+            fallback = fallback if isinstance(fallback, Attempt) else attempt
+        return fallback or Skip("no_reading")
+
+    def _attempt(self, family: Family, problem: Problem, reading: Reading, wrong: Any) -> Attempt | Skip:
+        """The solution worked correctly from ``reading`` misread as ``wrong``."""
         try:
             changes = reading.changes(wrong)
         except ValueError:
@@ -78,6 +101,9 @@ class Misread(Injector):
         explanation = explain(problem, reading, changed, true, shown)
         edit = {"param": reading.param, "element": reading.element, "from": true, "to": shown, "changes": changed}
         return replay_attempt(family, problem, drafts, k, explanation, edit)
+
+
+_TRIES = 6  # misreads derived per proposal at most (each is a full re-derivation of the solution)
 
 
 # -- which misreads are visual: the value lives in the figure only ----------------------------------------

@@ -11,7 +11,7 @@ import pytest
 import sympy
 
 from perturb.reasoning import REGISTRY as INJECTORS
-from perturb.reasoning import inject
+from perturb.reasoning import conventions, inject
 from perturb.reasoning.base import Funnel
 from perturb.reasoning.visual import VISUAL
 from synth import generators
@@ -55,6 +55,9 @@ class AppleBasket(Family):
 @pytest.fixture
 def problem(monkeypatch: pytest.MonkeyPatch) -> Problem:
     monkeypatch.setitem(generators.REGISTRY, AppleBasket.id, AppleBasket)
+    # The fake family cannot build problems to probe, so say what it writes: shares that may be fractions
+    # (a misread ending in a form the family never writes is passed over; see test_misreads_keep_family_forms).
+    monkeypatch.setattr(conventions, "family_forms", lambda family_id: frozenset({"fraction", "improper"}))
     family = AppleBasket()
     params = {"apples": 7, "bag": 5, "children": 4}
     steps = tuple(Step(index=i, rule=d.rule, value=str(d.value), text=d.text, latex=d.latex)
@@ -91,6 +94,15 @@ def test_misread_value_names_the_element_and_keeps_labels_verified(problem: Prob
     assert v is not None
     assert "the number under the children" in v.error.explanation and v.error.edit["to"] == 5
     assert v.shown_answer == "12/5"
+
+
+def test_misreads_keep_family_forms(problem: Problem, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A family whose answers are always whole: a miscount giving 11/4 or 13/4 apples each is a cue, not a
+    # misreading a detector should learn; with no misread left that ends whole, the injector gives up.
+    monkeypatch.setattr(conventions, "family_forms", lambda family_id: frozenset())
+    funnel = Funnel()
+    assert inject(problem, "miscount", np.random.default_rng(0), funnel=funnel) is None
+    assert set(funnel.rejected["visual_perception.miscount/v4"]) == {"unlike_family_form"}
 
 
 def test_non_propagated_misread_keeps_the_answer(problem: Problem) -> None:
@@ -250,9 +262,9 @@ def test_each_kind_injects_with_verified_labels_against_the_true_figure(family_i
 
 def test_a_relation_misread_says_which_relation_it_took() -> None:
     family = generators.get_family("geometry.triangle.angle_sum")
-    problem = next(p for p in _sample(family.id) if INJECTORS["misread_relation"].applies(family, p))
-    v = inject(problem, "misread_relation", np.random.default_rng(0))
-    assert v is not None
+    # (a base angle taken for the apex can come out at 63.5°, where the family's angles are whole: passed over)
+    problem, v = next((p, v) for p in _sample(family.id) if INJECTORS["misread_relation"].applies(family, p)
+                      and (v := inject(p, "misread_relation", np.random.default_rng(0))) is not None)
     ask = problem.params["ask"]
     other = "apex" if ask == "base" else "base"
     names = problem.params["names"]
