@@ -55,6 +55,7 @@ class Skip:
     reason: str
 
 
+ShownKey = tuple[tuple[str, str], ...]  # what a reader sees of a solution: each line's text and LaTeX (shown_key)
 DUPLICATE = "duplicate"  # the funnel's reason for an attempt that reads like a sibling of the same base
 
 
@@ -89,6 +90,7 @@ class Injector:
     version: int = 1
     splices: bool = False  # offers a non-propagated form via ``unpropagated``
     edits_text: bool = False  # edits only the shown lines (never re-derives), so it can stack on another error
+    avoids: bool = False  # ``propose`` takes ``avoid=`` (the base's other contents) and passes over what they show
 
     @property
     def id(self) -> str:
@@ -100,6 +102,12 @@ class Injector:
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> Attempt | ControlAttempt | Skip:
         raise NotImplementedError
+
+    def novel(self, family: Family, problem: Problem, placement: str | int, avoid: Collection[ShownKey]) -> bool:
+        """Whether the injector can propose something that reads like none of ``avoid`` (the base's other
+        contents). Injectors with few fixed workings (a family's mal-rules) say no once every one is taken, so
+        ``inject`` does not propose duplicates again and again; the rest draw freely and say yes."""
+        return True
 
 
 # Every injector module of this package registers its injectors as it loads; the first lookup imports them
@@ -207,7 +215,7 @@ def _disagreement(intent: Intent, verdict: Verdict) -> str | None:
     return None
 
 
-def shown_key(steps: tuple[Step, ...]) -> tuple[tuple[str, str], ...]:
+def shown_key(steps: tuple[Step, ...]) -> ShownKey:
     """What a reader sees of a solution (each line's text and LaTeX): equal keys are the same shown page."""
     return tuple((s.text, s.latex) for s in steps)
 
@@ -226,12 +234,15 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
     injector = INJECTORS[subtype]
     family = get_family(problem.family)
     funnel = funnel if funnel is not None else Funnel()
-    if not injector.applies(family, problem):
-        funnel.reject(injector.id, "not_applicable")
+    if not injector.applies(family, problem) or (avoid and not injector.novel(family, problem, placement, avoid)):
+        funnel.reject(injector.id, "not_applicable")  # nothing this injector can do here, or nothing new
         return None
     for _ in range(max_attempts):
         funnel.attempted[injector.id] += 1
-        attempt = injector.propose(family, problem, rng, placement)
+        if avoid and injector.avoids:
+            attempt = injector.propose(family, problem, rng, placement, avoid=avoid)
+        else:
+            attempt = injector.propose(family, problem, rng, placement)
         if not propagate and injector.splices and isinstance(attempt, Attempt):
             attempt = unpropagated(attempt, problem)
         if isinstance(attempt, Skip):
@@ -281,6 +292,7 @@ def control_variant(steps: tuple[Step, ...], shown_answer: str, subtype: str, in
                    control=Control(subtype=subtype, injector=injector, edit=edit))
 
 
-__all__ = ["DUPLICATE", "INJECTORS", "Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "Skip", "choose_step",
+__all__ = ["DUPLICATE", "INJECTORS", "Attempt", "ControlAttempt", "Funnel", "Injector", "Intent", "ShownKey", "Skip",
+           "choose_step",
            "clean_variant", "control_variant", "finalize", "first_changed_step", "inject", "plain_math", "register",
            "replay_attempt", "shown_key", "unpropagated"]

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 
 import numpy as np
 
 from perturb.reasoning import register
-from perturb.reasoning.base import Attempt, Injector, Skip, first_changed_step, replay_attempt
+from perturb.reasoning.base import (
+    DUPLICATE,
+    Attempt,
+    Injector,
+    ShownKey,
+    Skip,
+    first_changed_step,
+    replay_attempt,
+    shown_key,
+)
 from perturb.reasoning.conventions import dressed, drifts, unlike_family, without_repeats
 from synth.generators import REGISTRY as FAMILIES
 from synth.generators.base import Family, MalRule, StepDraft
@@ -43,9 +53,12 @@ class MalRuleInjector(Injector):
     """Apply one of the family's mal-rules of this subtype: the student's whole solution, carried through."""
 
     splices = True
+    avoids = True
     # v2: the variant ends in the family's answer forms (resampled otherwise) with the answer line's label and
     # unit, a repeated line kept once; a rule whose working shows no form its clean twin lacks is preferred
-    version = 2
+    # v3: a rule whose working a sibling variant of the base already shows is passed over (``avoid``), and a base
+    # where every rule's working is taken is not offered (``novel``): no duplicates proposed again and again
+    version = 3
 
     def __init__(self, subtype: str) -> None:
         self.subtype = subtype
@@ -64,40 +77,52 @@ class MalRuleInjector(Injector):
         return False
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
-                placement: str | int) -> Attempt | Skip:
-        rules = self.rules(family)
+                placement: str | int, avoid: Collection[ShownKey] = ()) -> Attempt | Skip:
+        """A rule's working (rules in a random order): the first whose working shows no form its clean twin
+        lacks, else the first that fits at all. A working that reads like one in ``avoid`` (a sibling variant
+        of the same base already shows it) is passed over: a rule proposed twice is a duplicate, not a new error.
+        """
         reason = "rule_does_not_apply"
-        fallback: Attempt | Skip | None = None  # a rule whose working shows a form its clean twin lacks
-        for i in rng.permutation(len(rules)):
-            rule = rules[int(i)]
-            try:
-                drafts = family.derive_mal(problem.params, rule.id)
-            except (ArithmeticError, ValueError, TypeError, KeyError):
-                reason = "mal_rule_failed"  # a family's bug: counted in the funnel, never kept
+        fallback: Attempt | None = None  # a rule whose working shows a form its clean twin lacks
+        for i in rng.permutation(len(self.rules(family))):
+            attempt = self._attempt(family, problem, self.rules(family)[int(i)], placement)
+            if isinstance(attempt, Skip):
+                reason = attempt.reason if attempt.reason != "empty" else reason
                 continue
-            if not drafts:
+            if avoid and shown_key(attempt.steps) in avoid:
+                reason = DUPLICATE
                 continue
-            drafts = dressed(without_repeats(drafts), problem.steps[-1].text)
-            k = mal_step(drafts, problem)
-            if k is None:
-                reason = "no_visible_change"
-                continue
-            if not placed(k, len(problem.steps), placement):
-                reason = "no_step_at_placement"
-                continue
-            if same_value(family.answer_of(drafts[-1].value), family.target(problem.params)):
-                reason = "same_answer"  # the rule happens to give the right answer here
-                continue
-            if unlike_family(problem.family, drafts[-1].text, clean_text=problem.steps[-1].text):
-                reason = "unlike_family_form"  # 1352/3 sweets where every answer is whole: a cue, not a slip
-                continue
-            clean = problem.steps[k - 1].text if k <= len(problem.steps) else ""
-            attempt = replay_attempt(family, problem, drafts, k, rule.explanation,
-                                     {"rule": rule.id, "from": clean, "to": drafts[k - 1].text})
-            if not drifts(drafts, problem.steps):
+            if not drifts(attempt.steps, problem.steps):
                 return attempt
             fallback = fallback or attempt
         return fallback or Skip(reason)
+
+    def novel(self, family: Family, problem: Problem, placement: str | int, avoid: Collection[ShownKey]) -> bool:
+        """Whether some rule gives a working none of ``avoid`` reads like (the rules are deterministic)."""
+        return any(not isinstance(a, Skip) and shown_key(a.steps) not in avoid
+                   for a in (self._attempt(family, problem, rule, placement) for rule in self.rules(family)))
+
+    def _attempt(self, family: Family, problem: Problem, rule: MalRule, placement: str | int) -> Attempt | Skip:
+        """``rule``'s working for ``problem``, or why it does not fit (same answer, unlike the family's forms)."""
+        try:
+            drafts = family.derive_mal(problem.params, rule.id)
+        except (ArithmeticError, ValueError, TypeError, KeyError):
+            return Skip("mal_rule_failed")  # a family's bug: counted in the funnel, never kept
+        if not drafts:
+            return Skip("empty")
+        drafts = dressed(without_repeats(drafts), problem.steps[-1].text)
+        k = mal_step(drafts, problem)
+        if k is None:
+            return Skip("no_visible_change")
+        if not placed(k, len(problem.steps), placement):
+            return Skip("no_step_at_placement")
+        if same_value(family.answer_of(drafts[-1].value), family.target(problem.params)):
+            return Skip("same_answer")  # the rule happens to give the right answer here
+        if unlike_family(problem.family, drafts[-1].text, clean_text=problem.steps[-1].text):
+            return Skip("unlike_family_form")  # 1352/3 sweets where every answer is whole: a cue, not a slip
+        clean = problem.steps[k - 1].text if k <= len(problem.steps) else ""
+        return replay_attempt(family, problem, drafts, k, rule.explanation,
+                              {"rule": rule.id, "from": clean, "to": drafts[k - 1].text})
 
 
 for _subtype in (*CONCEPTUAL, "unit_conversion"):
