@@ -135,7 +135,7 @@ def main() -> None:
     load_start = os.getloadavg()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO,
                             check=False).stdout.strip() or "unknown"
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "perturb", "benchmarks/anchor_ops.py"],
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "perturb/photo", "benchmarks/anchor_ops.py"],
                            capture_output=True, text=True, cwd=REPO, check=False).stdout.strip()
     # The first run times every op; the others only the phone chain, each in a fresh process.
     runs = [bench_run(args, ops)] + [bench_run(args, ["pipeline_phone"]) for _ in range(max(0, args.runs - 1))]
@@ -159,7 +159,8 @@ def main() -> None:
     print(table)
     load = os.getloadavg()
     text = (f"# Photo ops beside the anchors (../shared/bench/degrade_anchors.py, {len(runs)} runs)\n\n"
-            f"Commit {commit}{' (perturb/ with uncommitted changes)' if dirty else ''}; load average (1, 5, 15 min) "
+            f"Commit {commit}{' (perturb/photo with uncommitted changes)' if dirty else ''}; load average "
+            "(1, 5, 15 min) "
             f"{', '.join(f'{v:.1f}' for v in load_start)} at the start and "
             f"{', '.join(f'{v:.1f}' for v in load)} at the end, on a machine shared with other work: the ratios "
             "are of times measured side by side in one process, so a loaded machine slows the three alike only "
