@@ -9,6 +9,7 @@ the injector.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import replace
 from fractions import Fraction
 from math import gcd
@@ -17,7 +18,7 @@ import numpy as np
 import sympy
 
 from perturb.reasoning import register
-from perturb.reasoning.base import Attempt, Injector, Intent, Skip, choose_step
+from perturb.reasoning.base import Attempt, Injector, Intent, ShownKey, Skip, choose_step, shown_key
 from synth.generators.base import Family, latex_number
 from synth.generators.expr import decimal_text, is_decimal
 from synth.mathparse import MathParseError
@@ -74,6 +75,9 @@ class FormatIgnored(_Presentation):
     """The question asks for a form (a fraction in simplest form, a decimal); the answer is right in another."""
 
     subtype = "format_ignored"
+    # v2: a form a sibling variant of the base already shows is not proposed again (``avoid``, ``novel``)
+    version = 2
+    avoids = True
 
     @staticmethod
     def _options(problem: Problem) -> list[tuple[tuple[Step, ...], str]]:
@@ -119,9 +123,13 @@ class FormatIgnored(_Presentation):
     def applies(self, family: Family, problem: Problem) -> bool:
         return bool(self._options(problem))
 
+    def novel(self, family: Family, problem: Problem, placement: str | int, avoid: Collection[ShownKey]) -> bool:
+        """Whether some other form of the answer is not already shown by a sibling variant (a fixed few)."""
+        return any(shown_key(steps) not in avoid for steps, _ in self._options(problem))
+
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
-                placement: str | int) -> Attempt | Skip:
-        options = self._options(problem)
+                placement: str | int, avoid: Collection[ShownKey] = ()) -> Attempt | Skip:
+        options = [o for o in self._options(problem) if shown_key(o[0]) not in avoid]
         if not options:
             return Skip("no_other_form")
         steps, what = options[int(rng.integers(len(options)))]

@@ -10,7 +10,7 @@ import pytest
 import sympy
 
 from perturb.reasoning import REGISTRY, inject
-from perturb.reasoning.base import Funnel
+from perturb.reasoning.base import DUPLICATE, Funnel, shown_key
 from synth.generators import REGISTRY as FAMILY_REGISTRY
 from synth.generators import get_family
 from synth.presentation import (
@@ -113,15 +113,21 @@ def test_a_correct_value_in_the_wrong_form_is_format_ignored() -> None:
 
 
 def test_equivalent_format_stays_a_no_error_control_when_a_form_is_requested() -> None:
-    control = REGISTRY["equivalent_format"]
+    # A requested form makes another form of the answer an error (format_ignored): the control rewrites
+    # an earlier line only, and the variant stays correct.
+    made = 0
     for problem in _problems("arithmetic.fractions.add_unlike", 6):
-        assert not control.applies(get_family(problem.family), problem)
-        assert inject(problem, "equivalent_format", np.random.default_rng(0)) is None
+        v = inject(problem, "equivalent_format", np.random.default_rng(0))
+        if v is not None:
+            made += 1
+            assert v.kind == "superficial" and v.steps[-1].text == problem.steps[-1].text
+            assert verify(problem, v.steps).fully_correct
+    assert made
     # Where no form is asked for, it still makes a correct variant, keeping label and unit.
     problem = _problem("arithmetic.units.conversion")
     v = inject(problem, "equivalent_format", np.random.default_rng(0))
     assert v is not None and v.kind == "superficial"
-    assert v.steps[-1].text.endswith(".0 " + problem.params["answer_unit"])
+    assert read_line(v.steps[-1].text).unit == problem.params["answer_unit"]
 
 
 def test_a_wrong_unit_is_flagged_and_a_missing_one_is_not() -> None:
@@ -318,3 +324,18 @@ def test_a_conversion_mal_rule_shows_the_wrong_factor_in_the_working(family_id: 
     assert drafts is not None and drafts[0].rule == f"mal:{rule}" and drafts[0].text.endswith(shown)
     assert read_line(drafts[-1].text).unit == problem.params["answer_unit"]
     assert not same_value(parse_step(drafts[-1].text), family.target(problem.params))
+
+
+def test_format_ignored_does_not_repeat_a_form_a_sibling_shows() -> None:
+    # A decimal answer asked for as a decimal has one other form (the fraction): once a sibling variant
+    # shows it, the injector is not offered again on that base rather than proposing the same page 8 times.
+    family = get_family("arithmetic.decimals.operations")
+    problem = family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="p")
+    funnel = Funnel()
+    first = inject(problem, "format_ignored", np.random.default_rng(1), funnel=funnel,
+                   avoid={shown_key(problem.steps)})
+    assert first is not None
+    assert inject(problem, "format_ignored", np.random.default_rng(2), funnel=funnel,
+                  avoid={shown_key(problem.steps), shown_key(first.steps)}) is None
+    rejected = funnel.rejected.get(first.error.injector, {})
+    assert rejected.get(DUPLICATE, 0) == 0 and funnel.attempted[first.error.injector] == 1
