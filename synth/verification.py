@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Protocol
@@ -636,8 +636,9 @@ def worked(problem: Problem, family: SolutionFamily) -> Worked:
     """The :class:`Worked` context of ``problem`` (``family`` is the problem's family), memoised for the most
     recent problems."""
     hit = _WORKED.get(id(problem))
-    if hit is not None and hit.problem is problem and hit.family is family:
-        return hit
+    if hit is not None and hit.problem is problem and type(hit.family) is type(family):
+        # a family is stateless and every lookup makes a fresh instance: the context is the same, with this one
+        return hit if hit.family is family else replace(hit, family=family)
     params = problem.params
     context = Worked(problem, family, family.initial(params), family.target(params), family.vocabulary(params))
     _WORKED[id(problem)] = context
