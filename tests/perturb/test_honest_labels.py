@@ -257,7 +257,8 @@ def test_a_runs_variants_of_one_base_all_differ_and_stats_count_the_duplicates(t
     """Three slots of one mal-rule subtype per base: siblings never read alike, and stats.json says how many
     attempts were redrawn for reading like one."""
     data = tiny_config_data(
-        name="dups", count=4, generate={"families": {"arithmetic.fractions.multiply_divide": 1.0}},
+        name="dups", count=4, generate={"families": {"arithmetic.fractions.multiply_divide": 1.0},
+                                        "allocation": "weighted"},  # the slots as drawn, not a quota plan
         inject={"variants_per_base": 3, "subtypes": {"incorrect_fact": 1.0, "final_number": 1.0}},
         render={"enabled": False}, degrade={"ops": []}, output={"root": str(tmp_path), "shard_size": 4})
     run(validate_config(data), tmp_path / "run", workers=1)

@@ -98,7 +98,9 @@ def test_a_run_with_profiles_writes_one_item_per_profile_with_ordered_records(tm
     run(cfg, tmp_path / "r")
     rows = list(read_manifest(tmp_path / "r"))
     prof = [r for r in rows if r["id"].endswith("-p1")]
-    assert len(prof) == 2
+    # apply_to's default photographs every page: each base's clean control and its error variant, once each
+    pages = [r["id"] for r in rows if not r["degradations"]]
+    assert len(pages) == 4 and sorted(r["source_id"] for r in prof) == sorted(pages)
     assert all([d["subtype"] for d in r["degradations"]] == ["bleed_through", "tilt", "jpeg"] for r in prof)
     for r in prof:
         index = int(r["base_id"].rsplit("-", 1)[1])
