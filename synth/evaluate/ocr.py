@@ -246,7 +246,10 @@ class TesseractEngine:
         it = self._api.GetIterator()
         level = tesserocr.RIL.TEXTLINE
         for line in tesserocr.iterate_level(it, level):
-            text = line.GetUTF8Text(level)
+            try:
+                text = line.GetUTF8Text(level)
+            except RuntimeError:  # tesseract found a line but no text in it ("No text returned"): nothing read
+                continue
             box = line.BoundingBox(level)
             if text and text.strip() and box is not None:
                 out.append(OcrLine(text.strip(), tuple(float(v) for v in box), float(line.Confidence(level)) / 100))

@@ -128,3 +128,46 @@ def test_a_page_the_ocr_reads_nothing_on_is_a_wrong_transcript_not_a_failed_call
     task = result.results["tasks"]["transcribe"]
     assert task["counts"]["failed"] == 0
     assert task["metrics"]["unparsed"] == task["metrics"]["n"] == 4 and task["metrics"]["cer"] == 1.0
+
+
+def test_a_line_tesseract_returns_no_text_for_is_skipped_not_a_crash(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """tesserocr raises RuntimeError("No text returned") for a detected line with no text (seen on shadowed
+    photos): the reader skips that line and keeps the others instead of failing the page."""
+    tesserocr = pytest.importorskip("tesserocr")
+    from PIL import Image
+
+    from synth.evaluate.ocr import TesseractEngine
+
+    class _Line:
+        def __init__(self, text: str | None) -> None:
+            self.text = text
+
+        def GetUTF8Text(self, level: object) -> str:  # noqa: N802 - tesserocr's name
+            if self.text is None:
+                raise RuntimeError("No text returned")
+            return self.text
+
+        def BoundingBox(self, level: object) -> tuple[int, int, int, int]:  # noqa: N802
+            return (1, 2, 30, 12)
+
+        def Confidence(self, level: object) -> float:  # noqa: N802
+            return 90.0
+
+    class _Api:
+        def SetImage(self, image: object) -> None:  # noqa: N802
+            pass
+
+        def Recognize(self) -> None:  # noqa: N802
+            pass
+
+        def GetIterator(self) -> object:  # noqa: N802
+            return object()
+
+    monkeypatch.setattr(tesserocr, "iterate_level", lambda it, level: iter([_Line(None), _Line("x = 5")]))
+    page = tmp_path / "page.png"
+    Image.new("L", (40, 20), 255).save(page)
+    engine = TesseractEngine()
+    engine._api = _Api()
+    lines = engine.read(page)
+    assert [line.text for line in lines] == ["x = 5"]
