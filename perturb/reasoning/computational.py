@@ -218,7 +218,9 @@ class CopyError(Injector):
     # v2: copies that would read the same (invisible edits) are filtered before proposing
     # v3: the variant ends in the family's answer forms (resampled otherwise), a repeated line is kept once;
     # up to four draws to find a copy that shows no form its clean twin lacks (conventions.least_drifting)
-    version = 3
+    # v4: only whole numbers are miscopied from line to line (no slip of its kinds fits a fraction: it was
+    # offered there and rejected as no_slip_fits)
+    version = 4
     splices = True
 
     @staticmethod
@@ -230,10 +232,11 @@ class CopyError(Injector):
 
     @staticmethod
     def _rewritten(family: Family, problem: Problem) -> list[tuple[int, sympy.Basic]]:
-        """Computed lines whose result the next line writes out again, so it can be miscopied into it."""
+        """Computed whole numbers the next line writes out again, so they can be miscopied into it (the copy
+        slips, a swapped pair of digits or one off, are slips of whole numbers: a fraction has none)."""
         n = len(problem.steps)
         return [(i, v) for i, v in _computed_steps(family, problem)
-                if i < n and _writes(problem.steps[i].text, v)]
+                if i < n and getattr(v, "is_integer", False) and _writes(problem.steps[i].text, v)]
 
     def applies(self, family: Family, problem: Problem) -> bool:
         """Some number is copied in the working: from the question, or from one line into the next."""
