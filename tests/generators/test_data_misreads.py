@@ -97,12 +97,17 @@ def test_pictogram_key_multiplies_the_count_and_is_drawn_from_the_true_value() -
 
 def test_pictogram_key_overlooked_counts_each_picture_once() -> None:
     family = get_family("commonsense.counting.objects")
-    p = _first(family.id, "misread_scale", ("medium",))
+    # a key only the picture shows: one the question also states is no misread (perturb.reasoning.visual.figure_only)
+    p = next(q for seed in range(60) if (q := _build(family.id, seed, "medium")).params.get("image_role") == "required"
+             and _readings(family.id, q.params, "misread_scale"))
     v = inject(p, "misread_scale", np.random.default_rng(0))
     per = p.params["per"]
     assert v is not None and v.error.edit["element"] == "key"
     assert v.error.edit["changes"] == [{"param": "per", "from": per, "to": 1}]
-    pictures = sum(g["rows"] * g["cols"] - len(g["missing"]) for g in p.params["groups"])
+    groups = p.params["groups"]
+    if "counted" in p.params:  # the question asks about one group (A, B, ...)
+        groups = [groups[ord(p.params["counted"]) - ord("A")]]
+    pictures = sum(g["rows"] * g["cols"] - len(g["missing"]) for g in groups)
     # the pictures are counted and not multiplied at all (no "× 1" a pupil would never write)
     assert p.steps[0].text.endswith(f"× {per}") and not v.steps[0].text.endswith(("× 1", f"× {per}"))
     assert v.shown_answer == str(pictures)

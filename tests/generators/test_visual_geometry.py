@@ -190,7 +190,7 @@ def test_the_slices_angle_read_as_the_shapes_works_the_slices_arc() -> None:
     v = injected_and_verified(p, "misread_relation")
     assert [s.text for s in v.steps] == ["90/360 × 2 × 3.14 × 13", "1/4 × 2 × 3.14 × 13", "1/4 × 6.28 × 13",
                                          "1/4 × 81.64", "20.41 ft"]
-    assert "taking angle_of as sector instead of slice" in v.error.explanation
+    assert "misreads the angle at O in the figure, taking sector where the figure shows slice" in v.error.explanation
 
 
 @pytest.mark.parametrize("ask", ["arc", "sector_perimeter"])

@@ -154,7 +154,8 @@ def test_balls_touching_the_side_misread_as_touching_both_ends_share_the_height(
     v = injected_and_verified(p, "misread_relation")
     assert v.error.edit["changes"] == [{"param": "touches", "from": "sides", "to": "ends"}]
     assert v.steps[0].text == "4 × 4/3 × π × (26 ÷ (2 × 4))^3"
-    assert "taking touches as ends instead of sides" in v.error.explanation
+    assert ("taking the balls as touching the ends of the tube where the figure shows the balls as touching the "
+            "sides of the tube") in v.error.explanation
     assert elements(p)["balls"]["touches"] == "sides"  # the picture still shows the truth
 
 
