@@ -47,7 +47,7 @@ _DECLARATIONS = ("Let {new} = {old}", "Let {new} stand for {old}", "Write {new} 
                  "Call {old} {new}", "Using {new} instead of {old}", "{new} = {old}", "Say {new} is {old}",
                  "Rename {old} as {new}", "Set {new} = {old}", "{old} is {new} from here on")
 DECLARE_RULE = "declare"
-_BARE_SHARE = 0.4  # share of declarations and remarks written as bare math (``q = a``, ``42 = 6 × 7``)
+_BARE_SHARE = 0.4  # share of declarations written as bare math (``q = a``); remarks always are (``42 = 6 × 7``)
 REMARK_RULE = "remark"
 
 
@@ -303,12 +303,11 @@ class ReorderTerms(Injector):
         return ControlAttempt(steps, {"step": step.index, "from": step.text, "to": text})
 
 
-# How a pupil writes a true fact the solution does not use ({fact} is its math claim). Wordless forms too: a
-# side calculation in the margin is as common as a sentence, and no word may mark the control.
-_ASIDES = ("{fact}", "({fact})", "We won't need it, but {fact}.", "By the way, {fact}.",
-           "Also {fact}, though it is not used.", "{fact}, which doesn't matter here.", "Side check: {fact}",
-           "I noticed {fact}.", "Just to see: {fact}", "{fact} (not needed)", "Fun fact: {fact}", "Aside, {fact}.",
-           "Remember {fact}, not that it helps here.", "[{fact}]")
+# How a pupil writes a true fact the solution does not use ({fact} is its math claim): a side calculation in
+# the margin, without words. Sentences ("By the way, 42 = 6 × 7.") marked the control in worked solutions, whose
+# lines have no words (800 bases, seed 18001: irrelevant_info's AUC against the error rows 0.80 with 60 % of
+# remarks in sentences, 0.765 with none; in student style 0.79 either way).
+_ASIDES = ("{fact}", "({fact})")
 
 
 def _aside(fact: str, form: str) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -317,16 +316,17 @@ def _aside(fact: str, form: str) -> tuple[str, tuple[tuple[int, int], ...]]:
 
 
 class IrrelevantInfo(Injector):
-    """A true remark about numbers of the question that the solution does not need (``By the way, 42 = 6 × 7.``).
+    """A true remark about numbers of the question that the solution does not need (``42 = 6 × 7`` in the margin).
 
-    The remark's form (a bare side calculation, brackets, one of many sentences) and its place (before
-    the first line, between lines, after the answer) vary, so no word or position marks the control.
+    The remark's form (bare or in brackets) and its place (before the first line, between lines, after the
+    answer) vary, so no word or position marks the control.
     Where the verifier cannot yet read a remark by its rule, it falls back to a ``Note: `` line.
     """
 
     subtype = "irrelevant_info"
     # v2: varied facts, phrasings (bare in 40 %) and places; the remark is known by its rule, not a "Note:" prefix
-    version = 2
+    # v3: the remark is a side calculation without words (in brackets or not)
+    version = 3
 
     @staticmethod
     def _facts(problem: Problem) -> list[str]:
@@ -359,8 +359,7 @@ class IrrelevantInfo(Injector):
         fact = facts[int(rng.integers(len(facts)))]
         latex = fact.replace("×", r"\times").replace("÷", r"\div").replace("−", "-")
         if verifier_reads(REMARK_RULE):
-            # A bare side calculation is how a terse worked solution notes a fact; sentences the rest of the time.
-            form = _ASIDES[0] if rng.random() < _BARE_SHARE else _ASIDES[1 + int(rng.integers(len(_ASIDES) - 1))]
+            form = _ASIDES[int(rng.integers(len(_ASIDES)))]
             text, spans = _aside(fact, form)
             remark = Step(index=0, rule=REMARK_RULE, value=to_text(parse_math(fact)), text=text, latex=latex,
                           math=fact, spans=spans)
