@@ -50,9 +50,14 @@ class ControlAttempt:
 
 @dataclass(frozen=True)
 class Skip:
-    """The injector cannot act on this attempt; ``reason`` goes into the rejection funnel."""
+    """The injector cannot act on this attempt; ``reason`` goes into the rejection funnel.
+
+    ``final``: the injector tried every edit it has for this problem, so another attempt would fail the
+    same way; ``inject`` stops there (one rejection, not ``max_attempts``).
+    """
 
     reason: str
+    final: bool = False
 
 
 ShownKey = tuple[tuple[str, str], ...]  # what a reader sees of a solution: each line's text and LaTeX (shown_key)
@@ -247,6 +252,8 @@ def inject(problem: Problem, subtype: str, rng: np.random.Generator, *, placemen
             attempt = unpropagated(attempt, problem)
         if isinstance(attempt, Skip):
             funnel.reject(injector.id, attempt.reason)
+            if attempt.final:
+                return None
             continue
         if avoid and shown_key(attempt.steps) in avoid:
             funnel.reject(injector.id, DUPLICATE)

@@ -61,26 +61,27 @@ class Misread(Injector):
                 placement: str | int) -> Attempt | Skip:
         """The first of the misreads (in a random order, at most ``_TRIES``) whose working ends in a form the
         family writes and shows no form its clean twin lacks (``conventions``); else the first that ends in
-        the family's forms; else Skip("unlike_family_form")."""
+        the family's forms; else Skip("unlike_family_form"), final when every misread was tried."""
         readings = self.readings(family, problem)
         if not readings:
             return Skip("no_reading")
         pairs = [(r, w) for r in readings for w in r.misreads]
         order = rng.permutation(len(pairs))[:_TRIES]
+        tried_all = len(order) == len(pairs)
         fallback: Attempt | Skip | None = None
         for i in order:
             reading, wrong = pairs[int(i)]
             attempt = self._attempt(family, problem, reading, wrong)
             if isinstance(attempt, Skip):
-                fallback = fallback or attempt
+                fallback = fallback or Skip(attempt.reason, final=tried_all)
                 continue
             if unlike_family(problem.family, attempt.steps[-1].text, clean_text=problem.steps[-1].text):
-                fallback = fallback if isinstance(fallback, Attempt) else Skip("unlike_family_form")
+                fallback = fallback if isinstance(fallback, Attempt) else Skip("unlike_family_form", final=tried_all)
                 continue
             if not drifts(attempt.steps, problem.steps):
                 return attempt
             fallback = fallback if isinstance(fallback, Attempt) else attempt
-        return fallback or Skip("no_reading")
+        return fallback or Skip("no_reading", final=tried_all)
 
     def _attempt(self, family: Family, problem: Problem, reading: Reading, wrong: Any) -> Attempt | Skip:
         """The solution worked correctly from ``reading`` misread as ``wrong``."""
@@ -103,7 +104,7 @@ class Misread(Injector):
         return replay_attempt(family, problem, drafts, k, explanation, edit)
 
 
-_TRIES = 6  # misreads derived per proposal at most (each is a full re-derivation of the solution)
+_TRIES = 12  # misreads derived per proposal at most (each is a full re-derivation); all of them when fewer
 
 
 # -- which misreads are visual: the value lives in the figure only ----------------------------------------
