@@ -11,18 +11,22 @@ from synth.generators.base import Family, Reading
 from synth.records import Problem
 
 # The five visual injectors ask for one problem's readings in turn (and again to propose), and a family
-# checks each misread by re-deriving the solution: remember the last problems' readings.
-_READINGS: OrderedDict[int, tuple[Problem, tuple[Reading, ...]]] = OrderedDict()
+# checks each misread by re-deriving the solution: remember the last problems' readings. The key is the problem's
+# content (family, id and params), not its identity: the planner and the stages rebuild the same problem as new
+# objects (one base was seen as 24 objects in a quickstart run), and an identity key missed every time.
+_READINGS: OrderedDict[tuple[str, str, str], tuple[Reading, ...]] = OrderedDict()
 _READINGS_KEPT = 32
 
 
 def figure_readings(family: Family, problem: Problem) -> tuple[Reading, ...]:
-    """``family.figure_readings(problem.params)``, memoised for the most recent problems (by identity)."""
-    hit = _READINGS.get(id(problem))
-    if hit is not None and hit[0] is problem:
-        return hit[1]
+    """``family.figure_readings(problem.params)``, memoised for the most recent problems (by content)."""
+    key = (problem.family, problem.id, repr(problem.params))
+    hit = _READINGS.get(key)
+    if hit is not None:
+        _READINGS.move_to_end(key)
+        return hit
     readings = tuple(family.figure_readings(problem.params))
-    _READINGS[id(problem)] = (problem, readings)
+    _READINGS[key] = readings
     while len(_READINGS) > _READINGS_KEPT:
         _READINGS.popitem(last=False)
     return readings
