@@ -48,13 +48,12 @@ from perturb.photo.base import (  # noqa: E402
     PageText,
     Photo,
     check_level,
-    degrade_photo,
     get_op,
     require_applicable,
     sample,
 )
 from perturb.photo.functional.geometric import Warp, chain_maps, compose_forward, moved_page  # noqa: E402
-from perturb.photo.profile import Step, capture, geometry_warps, physical_order  # noqa: E402
+from perturb.photo.profile import Step, capture, degrade_photo, geometry_warps, physical_order  # noqa: E402
 from synth.records import Box, DegradationRecord, RenderedPage, to_jsonable  # noqa: E402
 from synth.resources import packaged_configs, resource_dir  # noqa: E402
 from synth.seeding import stable_hash  # noqa: E402

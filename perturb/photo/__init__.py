@@ -7,7 +7,8 @@ sorted id order.
 
 from __future__ import annotations
 
-from perturb.photo.base import OPS, Op, Photo, Rubric, degradation_subtypes, degrade, degrade_photo, register
+from perturb.photo.base import OPS, Op, Photo, Rubric, degradation_subtypes, register
+from perturb.photo.profile import degrade, degrade_photo
 
 REGISTRY = OPS
 

@@ -222,39 +222,6 @@ def require_applicable(op: Op, page: RenderedPage) -> None:
         raise NotApplicableError(f"{op.subtype} does not apply to this page: it {op.requirement}")
 
 
-def degrade(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
-            rng: np.random.Generator, *, params: dict[str, Any] | None = None,
-            reverse: ReversePage | None = None,
-            text: PageText | None = None) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
-    """Apply one op at one severity; pass ``params`` to replay a recorded application.
-
-    ``reverse`` is the clean page printed on the other side of the sheet; ops that show it
-    (bleed_through) use it, the others ignore it. ``text`` is what the page says; ops that write
-    it by hand (handwritten_*) need it to sample, the others ignore it.
-    """
-    photo = degrade_photo(image, page, subtype, severity, rng, params=params, reverse=reverse, text=text)
-    return photo.pixels, photo.page, photo.records[0]
-
-
-def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
-                  rng: np.random.Generator, *, params: dict[str, Any] | None = None,
-                  reverse: ReversePage | None = None, text: PageText | None = None) -> Photo:
-    """``degrade``, as a ``Photo`` that keeps the encoded file of an op that writes one (jpeg)."""
-    from perturb.photo.profile import capture  # noqa: PLC0415 - profile builds on this module
-
-    op = get_op(subtype)
-    check_severity(severity)
-    check_image(image)
-    if severity == 0:
-        return Photo(image, page, (DegradationRecord(subtype, op.family, 0, {}, {}),))
-    check_level(op, severity)
-    require_applicable(op, page)
-    if params is None and op.samples_on_photo:
-        return capture(image, page, [(subtype, severity)], rng, reverse=reverse, text=text)
-    params = params if params is not None else sample(op, rng, severity, page, text)
-    return capture(image, page, [(subtype, severity)], None, params=[params], reverse=reverse, text=text)
-
-
 @contextmanager
 def replayable(op: Op) -> Iterator[None]:
     """Turn a params dict that lacks a key the op needs (a recording from an older version, a

@@ -5,7 +5,8 @@ A profile is a list of (subtype, severity). ``degrade_profile`` orders it by ``b
 its own generator keyed by its subtype (so adding an op to a profile does not reshuffle the
 others), applies the non-geometric ops one by one and every run of consecutive geometric ops as
 ONE remap, and returns one record per op in applied order. Replaying needs the same steps and
-the recorded params.
+the recorded params. One op alone (``degrade``, ``degrade_photo``) is a capture of one step, so it is here
+too (``base`` holds the op contract every module builds on, and imports none of them).
 
 The geometry ends in the camera's frame (3:4 or 9:16, portrait or landscape, the page's pixel count):
 unless an op places the sheet itself (background), the chain's scene params (drawn by its last desk op,
@@ -101,10 +102,41 @@ def degrade_profile(image: np.ndarray, page: RenderedPage, steps: Sequence[Step]
     """Apply a capture profile. ``params`` (one dict per applied op, in applied order) replays a recording.
 
     ``fuse=False`` applies geometric ops one remap each (for benchmarks and comparisons). ``text`` is
-    what the page says, for the ops that write it by hand (see ``base.degrade``).
+    what the page says, for the ops that write it by hand (see ``degrade``).
     """
     photo = capture(image, page, steps, rng, params=params, reverse=reverse, fuse=fuse, text=text)
     return photo.pixels, photo.page, photo.records
+
+
+def degrade(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
+            rng: np.random.Generator, *, params: dict[str, Any] | None = None,
+            reverse: ReversePage | None = None,
+            text: PageText | None = None) -> tuple[np.ndarray, RenderedPage, DegradationRecord]:
+    """Apply one op at one severity; pass ``params`` to replay a recorded application.
+
+    ``reverse`` is the clean page printed on the other side of the sheet; ops that show it
+    (bleed_through) use it, the others ignore it. ``text`` is what the page says; ops that write
+    it by hand (handwritten_*) need it to sample, the others ignore it.
+    """
+    photo = degrade_photo(image, page, subtype, severity, rng, params=params, reverse=reverse, text=text)
+    return photo.pixels, photo.page, photo.records[0]
+
+
+def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity: int,
+                  rng: np.random.Generator, *, params: dict[str, Any] | None = None,
+                  reverse: ReversePage | None = None, text: PageText | None = None) -> Photo:
+    """``degrade``, as a ``Photo`` that keeps the encoded file of an op that writes one (jpeg)."""
+    op = get_op(subtype)
+    check_severity(severity)
+    check_image(image)
+    if severity == 0:
+        return Photo(image, page, (DegradationRecord(subtype, op.family, 0, {}, {}),))
+    check_level(op, severity)
+    require_applicable(op, page)
+    if params is None and op.samples_on_photo:
+        return capture(image, page, [(subtype, severity)], rng, reverse=reverse, text=text)
+    params = params if params is not None else sample(op, rng, severity, page, text)
+    return capture(image, page, [(subtype, severity)], None, params=[params], reverse=reverse, text=text)
 
 
 @dataclass(frozen=True)
