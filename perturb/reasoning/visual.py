@@ -104,7 +104,7 @@ class Misread(Injector):
         return replay_attempt(family, problem, drafts, k, explanation, edit)
 
 
-_TRIES = 12  # misreads derived per proposal at most (each is a full re-derivation); all of them when fewer
+_TRIES = 32  # misreads derived per proposal at most (each a full re-derivation): in practice every one
 
 
 # -- which misreads are visual: the value lives in the figure only ----------------------------------------
