@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import cache
 
 import numpy as np
 import sympy
@@ -12,12 +11,11 @@ import sympy
 from perturb.reasoning import register
 from perturb.reasoning.base import ControlAttempt, Injector, Skip
 from perturb.reasoning.computational import _copied_numbers
-from synth.generators import get_family
 from synth.generators.base import Family
 from synth.mathparse import parse_math, to_text
 from synth.presentation import read_line, with_label, with_unit
 from synth.records import Problem, Step
-from synth.verifier import REMARK, same_value, verify
+from synth.verifier import DECLARE_RULE, REMARK_RULE, same_value
 
 # The letters a renamed unknown takes: the families' own (synth.generators._equation, _intpoly), so the new
 # letter is no rarer in a control than in clean work.
@@ -46,9 +44,7 @@ class StepOmission(Injector):
 _DECLARATIONS = ("Let {new} = {old}", "Let {new} stand for {old}", "Write {new} for {old}", "Put {new} = {old}",
                  "Call {old} {new}", "Using {new} instead of {old}", "{new} = {old}", "Say {new} is {old}",
                  "Rename {old} as {new}", "Set {new} = {old}", "{old} is {new} from here on")
-DECLARE_RULE = "declare"
 _BARE_SHARE = 0.4  # share of declarations written as bare math (``q = a``); remarks always are (``42 = 6 × 7``)
-REMARK_RULE = "remark"
 
 
 def _declaration(new: str, old: str, form: str) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -79,34 +75,11 @@ def declare_rename(problem: Problem, new: str, form: str) -> tuple[Step, ...]:
     return tuple(replace(s, index=i) for i, s in enumerate(lines, start=1))
 
 
-@cache
-def verifier_reads(rule: str) -> bool:
-    """Whether the verifier takes a side line by its rule (``remark``, ``declare``) rather than a ``Note: `` prefix.
-
-    Probed once on a fixed problem: a control whose side line the verifier cannot place would be
-    rejected every time, so the injectors fall back (remarks) or are not offered (renames) until it can.
-    """
-    family_id = "algebra.linear.two_step"
-    family = get_family(family_id)
-    problem = family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="probe")
-    if rule == DECLARE_RULE:
-        steps = declare_rename(problem, "q" if problem.params["var"] != "q" else "p", _DECLARATIONS[1])
-    else:
-        fact = "12 = 3 × 4"
-        side = Step(index=0, rule=REMARK_RULE, value=fact, text=f"By the way, {fact}.", latex=fact, math=fact,
-                    spans=((12, 12 + len(fact)),))
-        steps = tuple(replace(s, index=i) for i, s in enumerate((side, *problem.steps), start=1))
-    try:
-        return verify(problem, steps, family=family).fully_correct
-    except Exception:  # noqa: BLE001 - a verifier that cannot read the line at all does not read it
-        return False
-
-
 class VariableRename(Injector):
     """Solve with another letter, declared first ("Let q stand for a"); the question keeps its own.
 
     An undeclared change of letter is the error variable_misnaming; only a visibly declared rename
-    is a control. Offered only where the verifier reads declarations (:func:`verifier_reads`).
+    is a control (the verifier reads a ``declare`` line as the rename it states).
     """
 
     subtype = "variable_rename"
@@ -115,7 +88,7 @@ class VariableRename(Injector):
     version = 2
 
     def applies(self, family: Family, problem: Problem) -> bool:
-        return isinstance(problem.params.get("var"), str) and verifier_reads(DECLARE_RULE)
+        return isinstance(problem.params.get("var"), str)
 
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> ControlAttempt | Skip:
@@ -358,16 +331,11 @@ class IrrelevantInfo(Injector):
             return Skip("no_fact_to_add")
         fact = facts[int(rng.integers(len(facts)))]
         latex = fact.replace("×", r"\times").replace("÷", r"\div").replace("−", "-")
-        if verifier_reads(REMARK_RULE):
-            form = _ASIDES[int(rng.integers(len(_ASIDES)))]
-            text, spans = _aside(fact, form)
-            remark = Step(index=0, rule=REMARK_RULE, value=to_text(parse_math(fact)), text=text, latex=latex,
-                          math=fact, spans=spans)
-            after = int(rng.integers(0, len(problem.steps) + 1))  # before the first line ... after the answer
-        else:
-            remark = Step(index=0, rule=REMARK_RULE, value=to_text(parse_math(fact)), text=REMARK + fact,
-                          latex=r"\text{Note: } " + latex)
-            after = int(rng.integers(0, len(problem.steps)))
+        form = _ASIDES[int(rng.integers(len(_ASIDES)))]
+        text, spans = _aside(fact, form)
+        remark = Step(index=0, rule=REMARK_RULE, value=to_text(parse_math(fact)), text=text, latex=latex,
+                      math=fact, spans=spans)
+        after = int(rng.integers(0, len(problem.steps) + 1))  # before the first line ... after the answer
         lines = (*problem.steps[:after], remark, *problem.steps[after:])
         steps = tuple(replace(s, index=i) for i, s in enumerate(lines, start=1))
         return ControlAttempt(steps, {"inserted_step": after + 1, "text": remark.text})

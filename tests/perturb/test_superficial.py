@@ -10,11 +10,11 @@ import pytest
 
 from perturb.reasoning import INJECTORS, inject
 from perturb.reasoning.base import Funnel
-from perturb.reasoning.superficial import DECLARE_RULE, REMARK_RULE, declare_rename, plain_latex, verifier_reads
+from perturb.reasoning.superficial import declare_rename, plain_latex
 from synth.generators import get_family
 from synth.generators.base import finalize
 from synth.mathparse import parse_math
-from synth.verifier import verify
+from synth.verifier import DECLARE_RULE, REMARK_RULE, verify
 
 CONTROLS = ("step_omission", "variable_rename", "equivalent_format", "reorder_terms")
 FAMILIES = ("arithmetic.order_of_operations", "algebra.linear.two_step")
@@ -29,8 +29,6 @@ def _problems(family_id: str, n: int):
 
 @pytest.mark.parametrize("subtype", CONTROLS)
 def test_controls_verify_as_correct_and_differ_visibly(subtype: str) -> None:
-    if subtype == "variable_rename" and not verifier_reads(DECLARE_RULE):
-        pytest.skip("the verifier does not read declared renames yet: variable_rename is not offered")
     funnel = Funnel()
     kept = 0
     for family_id in FAMILIES:
@@ -106,8 +104,6 @@ def test_irrelevant_info_adds_a_true_remark_and_stays_correct() -> None:
 
 
 def test_irrelevant_info_is_a_wordless_side_calculation_in_varied_places() -> None:
-    if not verifier_reads(REMARK_RULE):
-        pytest.skip("the verifier reads remarks only by their 'Note: ' prefix so far (the fallback form)")
     texts, places, n = [], set(), 0
     for family_id in FAMILIES:
         for problem in _problems(family_id, 20):
@@ -118,6 +114,7 @@ def test_irrelevant_info_is_a_wordless_side_calculation_in_varied_places() -> No
             n = len(problem.steps)
             places.add("first" if k == 1 else "after_answer" if k == n + 1 else "between")
             remark = v.steps[k - 1]
+            assert remark.rule == REMARK_RULE  # the verifier reads it by its rule, with no "Note: " prefix
             texts.append(remark.text)
             assert not remark.text.startswith("Note")
             assert remark.math and all(remark.text[a:b] == remark.math for a, b in remark.spans)
@@ -137,12 +134,14 @@ def test_variable_rename_is_declared_before_the_new_letter_is_used() -> None:
     assert [s.index for s in steps] == list(range(1, len(problem.steps) + 2))
 
 
-def test_variable_rename_is_not_offered_without_a_declaration_the_verifier_reads() -> None:
+def test_variable_rename_is_offered_where_there_is_a_letter_and_declares_it_on_a_line_the_verifier_reads() -> None:
     problem = next(_problems("algebra.linear.two_step", 1))
-    offered = INJECTORS["variable_rename"].applies(get_family(problem.family), problem)
-    assert offered == verifier_reads(DECLARE_RULE)
+    assert INJECTORS["variable_rename"].applies(get_family(problem.family), problem)
     v = inject(problem, "variable_rename", np.random.default_rng(0))
-    assert v is None or any(s.rule == DECLARE_RULE for s in v.steps)
+    assert v is not None and [s.rule for s in v.steps].count(DECLARE_RULE) == 1
+    assert verify(problem, v.steps).fully_correct
+    sums = next(_problems("arithmetic.order_of_operations", 1))  # no letter to rename
+    assert not INJECTORS["variable_rename"].applies(get_family(sums.family), sums)
 
 
 def test_a_false_remark_is_an_error_where_it_is_written() -> None:
