@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from perturb.reasoning import inject
 from render.describe import describe_figure
 from render.figures import draw_figure
 from synth.generators import get_family
@@ -215,9 +216,13 @@ def test_balls_touching_both_ends_take_their_radius_from_the_height_and_the_tube
 
 
 def test_the_space_misread_as_balls_touching_both_ends_changes_only_the_balls() -> None:
-    p = problem_with("solid.cylinder.volume_surface", SPACE)
+    # a tube 60 high: read as touching both ends, each ball is 10 cm across; in SPACE's 63 cm tube the misread
+    # would end in 472.5π, a form the family never writes, and is passed over (visual misreads v4)
+    p = problem_with("solid.cylinder.volume_surface", {**SPACE, "tube_h": 60})
     v = injected_and_verified(p, "misread_relation")
-    assert v.steps[0].text == "π × (18 ÷ 2)^2 × 63 − 3 × 4/3 × π × (63 ÷ (2 × 3))^3"
+    assert v.steps[0].text == "π × (18 ÷ 2)^2 × 60 − 3 × 4/3 × π × (60 ÷ (2 × 3))^3"
+    assert inject(problem_with("solid.cylinder.volume_surface", SPACE), "misread_relation",
+                  np.random.default_rng(0)) is None
     assert v.error.first_error_step == 1 and elements(p)["balls"]["touches"] == "sides"
     for seed in range(3):
         (change,) = injected_and_verified(p, "miscount", seed).error.edit["changes"]
