@@ -304,18 +304,25 @@ def _fraction_at(text: str, i: int) -> re.Match[str] | None:
     return _NUMERIC_FRACTION.match(text, i)
 
 
+def _bracketed(text: str, i: int) -> tuple[str, int] | None:
+    """What the bracket opening at ``text[i]`` holds and the index after its match, or None when it never closes."""
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return text[i + 1:j], j + 1
+    return None
+
+
 def _operand(text: str, i: int) -> tuple[Row, int] | None:
     """The exponent or radicand starting at ``i``: ``(…)`` (brackets dropped), a signed number or a letter."""
     if i >= len(text):
         return None
     if text[i] == "(":
-        depth = 0
-        for j in range(i, len(text)):
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            if depth == 0:
-                inner = text[i + 1:j]
-                return (_inline_row(inner) if inner else None), j + 1  # type: ignore[return-value]
-        return None
+        if (found := _bracketed(text, i)) is None:
+            return None
+        inner, end = found
+        return (_inline_row(inner) if inner else None), end  # type: ignore[return-value]
     sign = text[i] if text[i] in _OPERAND_SIGNS else ""
     m = _NUMBER.match(text, i + len(sign))
     if m:
@@ -416,13 +423,10 @@ def _plain_operand(text: str, i: int) -> tuple[Row, int] | None:
     if i >= len(text):
         return None
     if text[i] == "(":
-        depth = 0
-        for j in range(i, len(text)):
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            if depth == 0:
-                inner = text[i + 1:j]
-                return (_plain_row(inner), j + 1) if inner.strip() else None
-        return None
+        if (found := _bracketed(text, i)) is None:
+            return None
+        inner, end = found
+        return (_plain_row(inner), end) if inner.strip() else None
     sign = text[i] if text[i] in _OPERAND_SIGNS else ""
     m = _NUMBER.match(text, i + len(sign))
     if m:
