@@ -42,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._results import before  # noqa: E402
 from perturb.photo import REGISTRY, degrade  # noqa: E402
 from perturb.photo.base import ReversePage  # noqa: E402
 from perturb.reasoning.base import clean_variant  # noqa: E402
@@ -194,18 +195,6 @@ def table(results: dict[str, list[list[float]]], acceptance: bool) -> list[str]:
                     + f" | {len(per_sev[1])} | " + ("yes" if monotone(means) else "**no**") + " |"
                     + (f" {mark(share >= MONOTONE_TARGET, f'{share:.0f}%')} |" if acceptance else ""))
     return body
-
-
-def before(paths: list[Path]) -> list[str]:
-    """The acceptance lines of earlier results files of this script (its first line and its '- ' lines)."""
-    out = []
-    for path in paths:
-        text = path.read_text().split("\n## ")
-        head = next((ln for ln in text[0].splitlines() if ln.startswith("Commit ")), "").split(". ")[0]
-        part = next((t for t in text if t.startswith("Acceptance")), "")
-        out += [f"Before ({head or path.name}):", "",
-                *[f"  {ln}" for ln in part.splitlines() if ln.startswith("- ")], ""]
-    return out
 
 
 _STATE: dict = {}  # the pages and clean readings, set before the workers fork (they inherit them)

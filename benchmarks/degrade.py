@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._results import before  # noqa: E402
 from perturb.photo import REGISTRY, degrade, handwritten  # noqa: E402
 from perturb.photo.base import ReversePage  # noqa: E402
 from perturb.photo.profile import degrade_profile  # noqa: E402
@@ -253,18 +254,6 @@ def miss_lines(misses: dict, limit: int = 4) -> list[str]:
         shown = ", ".join(f"page {i} ({st}): {show(v)}" for i, st, v in rows[:limit])
         out.append(f"- {' / '.join(str(k) for k in key)}: {len(rows)} miss(es): {shown}")
     return out or ["- none"]
-
-
-def before(paths: list[Path]) -> list[str]:
-    """The acceptance lines of earlier results files of this script (its first line and its '- ' lines)."""
-    out = []
-    for path in paths:
-        text = path.read_text().split("\n## ")
-        head = next((ln for ln in text[0].splitlines() if ln.startswith("Commit ")), "").split(". ")[0]
-        part = next((t for t in text if t.startswith("Acceptance")), "")
-        out += [f"Before ({head or path.name}):", "",
-                *[f"  {ln}" for ln in part.splitlines() if ln.startswith("- ")], ""]
-    return out
 
 
 def main() -> None:
