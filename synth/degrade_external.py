@@ -623,7 +623,7 @@ def produce_shard(config: ExternalConfig, source: Input, shard: int, entries: Se
                 item = Item(id=item_id, base_id=clean.base_id, index=clean.index, seed=clean.seed,
                             problem=clean.problem, variant=clean.variant, render=photo.page,
                             degradations=photo.records, profile=profile, image=image, clean_image=clean.image,
-                            versions=versions())
+                            versions=versions(), source_id=clean.id)
                 made.append((item, photo.jpeg if photo.jpeg is not None else png_bytes(photo.pixels)))
         except DegradationError as exc:  # the image defeats an op (degenerate content): one source's failure
             stats.failures.append({"index": entry.index, "source": entry.ref, "kind": "op_failed",

@@ -70,6 +70,8 @@ def test_a_folder_gives_each_image_a_clean_control_and_measured_photos_paired_wi
         assert [s["id"].rsplit("-", 1)[1] for s in shots] == ["d1", "d2", "p1"]
         for shot in shots:
             assert shot["clean_image"] == clean["image"] and shot["source"] == clean["source"]
+            # a photo names the page it shows, as a generated run's photos do (the clean control: no twin)
+            assert (shot["source_id"], shot["capture_twin"]) == (clean["id"], None)
             assert all(d["params"] and d["measured"] for d in shot["degradations"])
             assert (tmp_path / "out" / shot["image"]).is_file()
         tilt = shots[1]["degradations"][0]
