@@ -25,7 +25,9 @@ from pathlib import Path
 import yaml
 
 HERE = Path(__file__).resolve().parent
-STAGES = ("plan", "generate", "inject", "verify", "render", "degrade", "write")
+sys.path.insert(0, str(HERE.parent))
+
+from synth.stages import STAGES  # noqa: E402 - the stages stats.json times, in their order
 
 
 def mixes(scale: float) -> dict[str, dict]:

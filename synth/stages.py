@@ -46,7 +46,7 @@ from synth.rundir import ShardOutput, sha256, stage_image
 from synth.seeding import item_seed, stage_rng
 from synth.verifier import verify
 
-STAGES = ("plan", "generate", "inject", "verify", "render", "degrade", "write")
+STAGES = ("plan", "generate", "inject", "verify", "write_up", "render", "degrade", "write")
 MAX_GENERATE_ATTEMPTS = 5
 MAX_ALLOCATION_REDRAWS = 24  # quota runs: fresh problems tried until one takes every planned subtype
 
