@@ -48,10 +48,9 @@ class GenerateConfig(_Strict):
     # (a base's clean control and variants share it): worked lines, a student's answer, a model's chain.
     solution_style: str | Annotated[dict[str, Weight], Field(min_length=1)] = "worked"
     # student / cot: where a base's conceptual error applies its mistaken method, every chain of the base says the
-    # method it uses there in words (the twin the right one, the error variant the wrong one; synth.chains).
-    # Off by default: the two kinds of words still tell a text-only classifier which row is wrong (AUC 0.89 on
-    # mmerror_like in student; benchmarks/results_chains.md).
-    concepts_in_words: bool = False
+    # method it uses there in words (the twin the right one, the error variant the wrong one, in the same frame:
+    # synth.generators._method_words; synth.chains). false: those lines are written like any other.
+    concepts_in_words: bool = True
 
     @field_validator("solution_style")
     @classmethod

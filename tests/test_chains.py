@@ -12,12 +12,13 @@ from perturb.reasoning import REGISTRY as INJECTORS
 from perturb.reasoning import inject
 from perturb.reasoning.base import clean_variant
 from synth.chains import STYLES, bank, write_contents
-from synth.chains._base import KINDS, concept_words, first_person
+from synth.chains._base import KINDS
 from synth.config import validate_config
 from synth.errors import ConfigError
 from synth.exports.mmerror import error_reason
 from synth.exports.processbench import processbench_record
 from synth.generators import get_family
+from synth.generators._method_words import method_words
 from synth.manifest import from_row, schema, to_row
 from synth.records import Problem, Step, Variant
 from synth.seeding import stage_rng
@@ -84,29 +85,35 @@ def test_a_conceptual_error_and_its_twin_both_say_their_method_in_the_same_slot(
     variant = _variant(problem, "formula_misuse")
     twin, wrong = _styled(problem, [variant], style, concepts_in_words=True)
     k = wrong.error.first_error_step
-    mistaken, right = first_person(variant.error.explanation), concept_words(twin.steps[k - 1].rule)
-    assert mistaken in wrong.steps[k - 1].text and right in twin.steps[k - 1].text
+    words = method_words(problem.family, variant.error.edit["rule"])
+    assert words.wrong in wrong.steps[k - 1].text and words.right in twin.steps[k - 1].text
     # the same phrasing around the method: only the method's words (and the math) differ
-    assert _prose(wrong.steps[k - 1]).replace(mistaken, "…") == _prose(twin.steps[k - 1]).replace(right, "…")
-    # a mal-rule may skip a line of the clean working; every other line is worded as one of the twin's
+    assert _prose(wrong.steps[k - 1]).replace(words.wrong, "…") == _prose(twin.steps[k - 1]).replace(words.right, "…")
+    # the label records the words said (the edit's textual part) beside the judge's explanation, which stays
+    assert (wrong.error.edit["said"], wrong.error.edit["instead_of"]) == (words.wrong, words.right)
+    assert wrong.error.explanation == variant.error.explanation
     said = {_prose(s) for s in twin.steps}
     assert [j for j, s in enumerate(wrong.steps, start=1) if _prose(s) not in said] == [k]
 
 
 @pytest.mark.parametrize("style", WORDED)
-def test_by_default_no_chain_says_a_method(style: str) -> None:
+def test_with_concepts_off_no_chain_says_a_method(style: str) -> None:
     problem = _problem("geometry.circle.area")
     variant = _variant(problem, "formula_misuse")
     twin, wrong = _styled(problem, [variant], style)
     said = {_prose(s) for s in twin.steps}
     assert all(_prose(s) in said for s in wrong.steps)
-    assert first_person(variant.error.explanation) not in " ".join(s.text for s in wrong.steps)
+    words = method_words(problem.family, variant.error.edit["rule"])
+    assert words.wrong not in " ".join(s.text for s in wrong.steps)
+    assert "said" not in wrong.error.edit
 
 
-def test_a_clean_rule_reads_as_a_method() -> None:
-    assert concept_words("divide_both_sides") == "divide both sides"
-    assert concept_words("cone_volume") == "use the formula for the cone volume"
-    assert concept_words("pythagoras_leg") == "use Pythagoras' theorem for a shorter side"
+def test_concepts_are_said_in_words_by_default() -> None:
+    from synth.config import GenerateConfig
+
+    families = {"geometry.circle.area": 1.0}
+    assert GenerateConfig(families=families).concepts_in_words is True
+    assert GenerateConfig(families=families, concepts_in_words=False).concepts_in_words is False
 
 
 @pytest.mark.parametrize("style", WORDED)

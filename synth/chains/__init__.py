@@ -16,6 +16,7 @@ styled labels disagree with its proved ones is dropped and counted, never writte
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -24,9 +25,11 @@ from synth.chains._base import (
     LINE_KINDS,
     Chain,
     Declared,
+    MethodWords,
     bank,
     compose,
     concept_lines,
+    concept_words,
     declared_readings,
     disagreement,
     rule_kind,
@@ -45,7 +48,8 @@ class ChainStyle:
     reads_per_step: ClassVar[int] = 2  # figure values read per reading step
 
     def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
-              declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain | None:
+              declared: tuple[Declared, ...] | None = None,
+              concepts: Mapping[int, MethodWords] | None = None) -> Chain | None:
         return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step,
                        concepts_in_words=concepts_in_words, declared=declared, concepts=concepts)
 
@@ -74,9 +78,10 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     """The clean control (first) and its variants written in ``style``, each re-verified.
 
     ``concepts_in_words``: where a conceptual error of the base applies its mistaken method, every chain of the
-    base says in words the method it uses there, in the same phrasing: the clean twin and the other variants the
-    right one ("Here I use the formula for the circle area: ..."), the error variant the mistaken one ("Here I
-    use the diameter where the radius belongs: ..."). A variant whose styled chain the verifier labels otherwise
+    base says in words the method it uses there, in the same frame and phrasing: the clean twin and the other
+    variants the right one ("Here I use πr² for the area: ..."), the error variant the mistaken one ("Here I use
+    2πr for the area: ...", words curated per mal-rule in synth.generators._method_words); the error's label
+    records both (``edit.said``, ``edit.instead_of``). A variant whose styled chain the verifier labels otherwise
     than its worked lines is dropped
     (``rejected[<reason>]``). Should the clean control's chain itself fail, the whole base keeps the
     worked style (``rejected["clean_kept_worked"]``), so a base never loses its control.
@@ -86,7 +91,7 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     family = get_family(problem.family)
     context = worked_context(problem, family) if style != "worked" else None
     declared = declared_readings(family, problem, [v for _, v in contents]) if style != "worked" else ()
-    concepts = concept_lines([v for _, v in contents])
+    concepts = concept_lines(problem.family, [v for _, v in contents])
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:
@@ -102,8 +107,22 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
                 return Styled("worked", [(i, _as_worked(v)) for i, v in contents], rejected)
             rejected[reason] += 1
             continue
+        if concepts_in_words and style != "worked":
+            styled = _said(problem.family, styled)
         out.append((item_id, styled))
     return Styled(style, out, rejected)
+
+
+def _said(family: str, variant: Variant) -> Variant:
+    """A conceptual error said in words records them in its edit: what its chain says at the mal-rule's line and
+    what its twin says there instead (the textual part of the edit; the verifier proves the math part)."""
+    if variant.error is None:
+        return variant
+    words = concept_words(family, variant.error)
+    if words is None:
+        return variant
+    edit = {**variant.error.edit, "said": words[1].wrong, "instead_of": words[1].right}
+    return replace(variant, error=replace(variant.error, edit=edit))
 
 
 def _as_worked(variant: Variant) -> Variant:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
@@ -22,6 +22,7 @@ from jinja2 import TemplateNotFound
 
 from synth.generators import get_family
 from synth.generators._figure_words import RELATION_WORDS, element_words
+from synth.generators._method_words import FRAMES, MethodWords, method_words
 from synth.generators.base import Family
 from synth.records import ErrorLabel, Given, Problem, Step, Variant
 from synth.templating import PHRASING_SEPARATOR, environment
@@ -39,10 +40,12 @@ from synth.verification import (
 CONCLUDE_RULE = "conclude"
 
 # Coarse step kinds, each with its own bank of phrasings per style. ``ask`` opens the chain (what the
-# question wants), ``given`` restates the question's values, ``read`` reads the figure, ``concept`` is the
-# first wrong line of a conceptual error said in words; the others restate one worked line each.
+# question wants), ``given`` restates the question's values, ``read`` reads the figure; ``concept``, ``assume``,
+# ``infer`` and ``asked`` say in words, at a conceptual error's line, the method used, a statement taken as true,
+# a conclusion drawn or what the question asks for (synth.generators._method_words); the others restate one
+# worked line each.
 KINDS = ("ask", "given", "read", "setup", "substitute", "compute", "transform", "simplify", "convert",
-         "conclude", "concept")
+         "conclude", *FRAMES.values())
 LINE_KINDS = ("setup", "substitute", "compute", "transform", "simplify", "convert")
 
 # A worked rule's kind: the first pattern that matches the rule name wins (rules are ~200 names such as
@@ -404,51 +407,6 @@ def _changed_params(label: ErrorLabel | None) -> dict[str, Any]:
     return changes
 
 
-# ---------------------------------------------------------------- conceptual errors in words
-
-_CUT = re.compile(r" instead of | without | rather than |, not | not the | but |: |; |, leaving |, reading ")
-_IRREGULAR = {"does": "do", "undoes": "undo", "goes": "go", "has": "have", "is": "am"}
-
-
-def first_person(explanation: str) -> str:
-    """A mal-rule's explanation as the solver says it: ``uses the diameter where the radius belongs``
-    -> ``use the diameter where the radius belongs`` (the clause that judges it is cut off)."""
-    head = _CUT.split(explanation, maxsplit=1)[0].strip().rstrip(",")
-    words = head.split(" ")
-    if words[0] == "in" and len(words) > 3:  # "in each column takes ..." -> "take ..., in each column"
-        j = next((k for k, w in enumerate(words) if k > 0 and w.endswith("s") and len(w) > 3), None)
-        if j is not None:
-            words = [*words[j:], *words[:j]]
-    w = words[0]
-    if w in _IRREGULAR:
-        words[0] = _IRREGULAR[w]
-    elif w.endswith("ies"):
-        words[0] = w[:-3] + "y"
-    elif re.search(r"(ss|sh|ch|x|z)es$", w):
-        words[0] = w[:-2]
-    elif w.endswith("s") and not w.endswith("ss"):
-        words[0] = w[:-1]
-    for k in range(1, len(words)):  # a second verb: "adds ... and adds ...", "... and never carries", "then uses"
-        if words[k - 1] in ("and", "then", "never") and re.fullmatch(r"[a-z]{2,}[^su]s", words[k]) \
-                and k + 1 < len(words) and words[k + 1] in _OBJECTS:
-            words[k] = _base_form(words[k])
-        elif words[k - 1] == "and" and words[k] == "does":
-            words[k] = "do"
-    return " ".join(words)
-
-
-_OBJECTS = frozenset({"the", "a", "an", "only", "its", "it", "them", "to", "one", "each", "all", "every", "that",
-                      "both", "up", "out", "off", "down", "this", "these", "those", "his", "her", "their"})
-
-
-def _base_form(verb: str) -> str:
-    if verb.endswith("ies"):
-        return verb[:-3] + "y"
-    if re.search(r"(ss|sh|ch|x|z)es$", verb):
-        return verb[:-2]
-    return verb[:-1]
-
-
 # ---------------------------------------------------------------- the chain of one variant
 
 @dataclass(frozen=True)
@@ -465,90 +423,77 @@ class Chain:
     wrong_readings: tuple[int, ...]
 
 
-def _occurrence_keys(steps: Sequence[Step], clean: Sequence[Step]) -> list[tuple[str, str]]:
-    """(kind, phrasing key) of each worked line: keyed by its clean rule and how often that rule came before,
-    so a variant's lines pick the phrasings of its twin's lines (a mal-rule's line takes the clean rule's)."""
+def _rule_keys(steps: Sequence[Step]) -> list[tuple[str, str, int]]:
+    """(kind, rule, how often that rule came before) of each line."""
     seen: dict[str, int] = {}
     out = []
     for i, s in enumerate(steps, start=1):
-        rule = s.rule
-        if rule.startswith("mal:") and i <= len(clean):
-            rule = clean[i - 1].rule
-        kind = line_kind(rule, i)
-        n = seen.get(rule, 0)
-        seen[rule] = n + 1
+        n = seen.get(s.rule, 0)
+        seen[s.rule] = n + 1
+        out.append((line_kind(s.rule, i), s.rule, n))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _clean_keys(clean: tuple[Step, ...]) -> tuple[tuple[str, str, int], ...]:
+    return tuple(_rule_keys(clean))
+
+
+def _occurrence_keys(steps: Sequence[Step], clean: Sequence[Step]) -> list[tuple[str, str]]:
+    """(kind, phrasing key) of each worked line: keyed by its clean rule and how often that rule came before,
+    so a variant's lines pick the phrasings of its twin's lines; a line doing what the twin's line in its place
+    does takes that line's key (a longer or shorter working before it does not shift it). A line whose rule the
+    twin never uses this often
+    (a mal-rule's line, the working a mistaken method leads to) takes the key of the twin's line in its place:
+    the same words where the kind of step is the same."""
+    twin = _clean_keys(tuple(clean))
+    known = {(rule, n) for _, rule, n in twin}
+    out = []
+    for i, (kind, rule, n) in enumerate(_rule_keys(steps), start=1):
+        if i <= len(twin) and rule == twin[i - 1][1]:  # the twin's step in the same place: its words
+            _, rule, n = twin[i - 1]
+        elif (rule.startswith("mal:") or (rule, n) not in known) and i <= len(twin):
+            _, rule, n = twin[i - 1]
+            kind = line_kind(rule, i) if steps[i - 1].rule.startswith("mal:") else kind
         out.append((kind, f"{kind}|{rule}|{n}"))
     return out
 
 
-# A clean rule's method in the solver's words, as the concept slot says it ("use the formula for the cone volume");
-# names that already start with a verb read as they are ("divide both sides"), a few read better written out.
-_CONCEPT_WORDS = {
-    "pythagoras_hypotenuse": "use Pythagoras' theorem for the hypotenuse",
-    "pythagoras_leg": "use Pythagoras' theorem for a shorter side", "pythagoras": "use Pythagoras' theorem",
-    "chain_rule": "use the chain rule", "product_rule": "use the product rule", "power_rule": "use the power rule",
-    "read_values": "read the values off", "set_up": "set the calculation up", "factor": "factorise",
-    "arc": "take the arc as a fraction of the circumference", "trapezium": "use the formula for a trapezium's area",
-    "l_shape": "split the L-shape into rectangles", "alternate": "use alternate angles",
-    "straight_line": "use angles on a straight line", "angle_sum": "use the angle sum of a triangle",
-    "isosceles_base_angles": "use the equal base angles of an isosceles triangle",
-    "times_in_minutes": "write both times in minutes", "total_parts": "add up the parts of the ratio",
-    "one_percent": "find one percent first", "unitary_method": "find the amount for one",
-    "sector_fraction": "take the sector as a fraction of the whole circle",
-    "division_size": "find the size of one division",
-    "rows_times_columns": "multiply the rows by the columns", "zero_product": "set each bracket equal to zero",
-    "solve_linear": "solve each bracket", "mixed_to_improper": "write the mixed number as an improper fraction",
-}
-_VERBS = frozenset({"add", "subtract", "divide", "multiply", "substitute", "expand", "distribute", "read", "split",
-                    "remove", "align", "set", "take", "cancel", "collect", "convert", "solve", "rewrite", "apply",
-                    "combine", "move", "keep", "find", "square", "borrow", "evaluate", "work", "simplify", "write",
-                    "count", "use", "place", "gather", "undo", "state", "rationalise"})
-_SHAPED = ("area", "volume", "surface", "perimeter", "circumference")
+# ---------------------------------------------------------------- conceptual errors in words
 
-
-@cache
-def concept_words(rule: str) -> str:
-    """A clean rule's method as the solver says it: ``divide_both_sides`` -> "divide both sides",
-    ``cone_volume`` -> "use the formula for the cone volume", ``probability_formula`` -> "use the probability
-    formula" (the concept slot's words in the clean twin; an error variant says its mal-rule's there)."""
-    if rule in _CONCEPT_WORDS:
-        return _CONCEPT_WORDS[rule]
-    head, _, detail = rule.partition(":")
-    words = head.replace("_", " ").strip()
-    if detail and head in ("exact_value", "ratio"):
-        return f"use the exact value of {detail}" if head == "exact_value" else f"use the {detail} ratio"
-    if detail:
-        return f"{words} the {detail.split(':')[0]}" if words.split(" ")[0] in _VERBS else f"use the {words}"
-    if words.split(" ")[0] in _VERBS:
-        return words
-    if words.split(" ")[-1] in _SHAPED:
-        return f"use the formula for the {words}"
-    return f"use the {words}"
-
-
-def _concept_step(label: ErrorLabel | None) -> int | None:
-    """The worked line a conceptual error is said at in words (its first wrong line), if any."""
-    if label is None or label.family != "conceptual" or not label.explanation:
+def concept_words(family: str, label: ErrorLabel | None) -> tuple[int, MethodWords] | None:
+    """(the worked line a conceptual error is said at in words - its first wrong line -, its words), if any:
+    only a mal-rule with curated words (``synth.generators._method_words``) is said."""
+    if label is None or label.family != "conceptual":
         return None
-    step = label.edit.get("step")
-    return int(step) if isinstance(step, int) else None
+    step, rule = label.edit.get("step"), label.edit.get("rule")
+    if not isinstance(step, int) or not isinstance(rule, str):
+        return None
+    words = method_words(family, rule)
+    return (step, words) if words is not None else None
 
 
-def concept_lines(variants: Sequence[Variant]) -> frozenset[int]:
-    """The worked lines where the base's conceptual errors apply their method: every chain of the base (the clean
-    twin too) says there, in words, the method it uses."""
-    return frozenset(at for v in variants if (at := _concept_step(v.error)) is not None)
+def concept_lines(family: str, variants: Sequence[Variant]) -> dict[int, MethodWords]:
+    """The worked lines where the base's conceptual errors apply their method, with the words said there: every
+    chain of the base (the clean twin too) says in words, at each such line, the method it uses. Where two
+    variants err at one line, the first one's frame and right method are what the other chains say."""
+    out: dict[int, MethodWords] = {}
+    for v in variants:
+        said = concept_words(family, v.error)
+        if said is not None:
+            out.setdefault(*said)
+    return out
 
 
 def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             reads_per_step: int = 2, concepts_in_words: bool = False,
-            declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain:
+            declared: tuple[Declared, ...] | None = None, concepts: Mapping[int, MethodWords] | None = None) -> Chain:
     """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion.
 
     ``declared`` is :func:`declared_readings` of the base's variants, ``concepts`` :func:`concept_lines` of them
     (of this variant alone when not given). With ``concepts_in_words`` each concept line says its method in words
-    with the same phrasing in every chain of the base: the clean rule's method (:func:`concept_words`) or, at a
-    conceptual error's first wrong line, the mal-rule's."""
+    in the same frame and phrasing in every chain of the base: the right method, or, at this variant's own
+    conceptual error, the wrong one (the mal-rule's curated words: only the method's content differs)."""
     family = get_family(problem.family)
     if declared is None:
         declared = declared_readings(family, problem, [variant])
@@ -598,9 +543,9 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
     for j in range(0, len(figure_facts), reads_per_step):
         read(figure_facts[j:j + reads_per_step], "read", f"read|{j // reads_per_step}")
     if concepts is None:
-        concepts = concept_lines([variant])
-    concepts = concepts if concepts_in_words else frozenset()
-    mine = _concept_step(variant.error)
+        concepts = concept_lines(problem.family, [variant])
+    concepts = concepts if concepts_in_words else {}
+    mine = concept_words(problem.family, variant.error) if concepts_in_words else None
     keys = _occurrence_keys(variant.steps, problem.steps)
     for i, (s, (kind, key)) in enumerate(zip(variant.steps, keys), start=1):
         if is_worded(s):  # a side line already in words (a remark, a declaration): written as the injector wrote it
@@ -609,14 +554,12 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             origin.append(i)
             continue
         extra: dict[str, Any] = {"math": mark(0), "last": i == len(variant.steps), "first": i == 1}
-        if i in concepts:
-            if i == mine:
-                assert variant.error is not None
-                extra["reason"] = first_person(variant.error.explanation)
-            else:
-                rule = s.rule if not s.rule.startswith("mal:") or i > len(problem.steps) else problem.steps[i - 1].rule
-                extra["reason"] = concept_words(rule)
-            kind, key = "concept", f"concept|{key}"
+        if mine is not None and i == mine[0]:
+            extra["reason"] = mine[1].wrong
+            kind, key = mine[1].bank, f"concept|{i}"
+        elif i in concepts:
+            extra["reason"] = concepts[i].right
+            kind, key = concepts[i].bank, f"concept|{i}"
         add(kind, key, s.rule, s.value, s.text, s.latex, [s.text], extra, s.inputs, i)
     last = next((s for s in reversed(variant.steps) if not is_worded(s)), variant.steps[-1])
     add("conclude", "conclude", CONCLUDE_RULE, last.value, last.text, last.latex, [last.text],

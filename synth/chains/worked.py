@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from synth.chains import Chain, ChainStyle, Declared, register
+from collections.abc import Mapping
+
+from synth.chains import Chain, ChainStyle, Declared, MethodWords, register
 from synth.records import Problem, Variant
 
 
@@ -11,5 +13,6 @@ class Worked(ChainStyle):
     id = "worked"
 
     def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
-              declared: tuple[Declared, ...] | None = None, concepts: frozenset[int] | None = None) -> Chain | None:
+              declared: tuple[Declared, ...] | None = None,
+              concepts: Mapping[int, MethodWords] | None = None) -> Chain | None:
         return None  # the lines stay as verified; write_contents only sets math and spans
