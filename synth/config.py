@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from perturb.photo import REGISTRY as PHOTO_OPS
 from perturb.reasoning import REGISTRY as INJECTORS
@@ -31,6 +40,33 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+class ParaphraseConfig(_Strict):
+    """generate.paraphrase: reword student / cot chains with a language model (synth.paraphrase); off unless given.
+
+    The key is read from the environment variable ``api_key_env`` when the stage runs, never from the config.
+    """
+
+    model: str = Field(min_length=1, max_length=200)
+    base_url: str | None = Field(default=None, pattern=r"^https?://\S+$")   # a local server (vLLM, Ollama ...)
+    api_key_env: str = Field(default="OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+    styles: list[str] = Field(default_factory=lambda: ["student", "cot"], min_length=1)
+    share: float = Field(default=1.0, ge=0, le=1)   # of the bases written in those styles, drawn per base
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    seed: int | None = Field(default=None, ge=0, lt=2**31)
+    max_retries: int = Field(default=4, ge=0, le=20)   # the openai client's own (429, 5xx, dropped connections)
+    timeout: float = Field(default=60.0, gt=0, le=3600)   # seconds the endpoint may stay silent, per attempt
+    max_tokens: int = Field(default=2048, ge=64, le=32768)
+
+    @field_validator("styles")
+    @classmethod
+    def _worded_styles(cls, value: list[str]) -> list[str]:
+        bad = [s for s in value if s not in STYLES or s == "worked"]
+        if bad:
+            raise ValueError(f"cannot paraphrase {preview(bad)}: list worded styles from "
+                             f"{sorted(s for s in STYLES if s != 'worked')} (worked lines have no words to reword)")
+        return value
+
+
 class GenerateConfig(_Strict):
     families: dict[str, Weight] = Field(min_length=1)
     # A list is drawn uniformly; a mapping gives weights (shares, with allocation: quota).
@@ -51,6 +87,16 @@ class GenerateConfig(_Strict):
     # method it uses there in words (the twin the right one, the error variant the wrong one, in the same frame:
     # synth.generators._method_words; synth.chains). false: those lines are written like any other.
     concepts_in_words: bool = True
+    # Reword student / cot chains with a language model, kept only when every claim and label survives
+    # (synth.paraphrase); None (the default) is left out of the resolved config, so older run folders still resume.
+    paraphrase: ParaphraseConfig | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_paraphrase_off(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if self.paraphrase is None:
+            data.pop("paraphrase", None)
+        return data
 
     @field_validator("solution_style")
     @classmethod

@@ -4,7 +4,8 @@ Every stage draws from its own generator, ``stage_rng(item seed, stage name, ...
 a function of (run seed, base index) alone: the same in any process, shard or order, and changing
 one stage's settings does not reshuffle another's draws. ``build_items`` chains the stages for one
 base; ``produce_shard`` runs the bases of a shard and encodes what they give (the write stage), as
-bytes ready for ``RunDir.commit``. Nothing here touches the run folder but a shard's staging folder.
+bytes ready for ``RunDir.commit``. Nothing here touches the run folder but a shard's staging folder (and, with
+``generate.paraphrase``, its reply cache, ``synth.paraphrase``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from synth.errors import RunError
 from synth.generators import get_family
 from synth.manifest import dumps_row, to_row
 from synth.memory import keep_image_buffers
+from synth.paraphrase import CACHE_FOLDER, Paraphraser
 from synth.records import Item, Problem, Variant
 from synth.rundir import ShardOutput, sha256, stage_image
 from synth.seeding import item_seed, stage_rng
@@ -441,7 +443,8 @@ def _stored(photo: Photo) -> Stored:
 # ------------------------------------------------------------------------- one base, one shard
 
 
-def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tuple[Item, Stored | None]]:
+def build_items(config: RunConfig, index: int, stats: ShardStats,
+                paraphraser: Paraphraser | None = None) -> Iterator[tuple[Item, Stored | None]]:
     """The clean control for base ``index``, then its error and superficial variants, each followed by its photos.
 
     The image is pixels to store as PNG, or the encoded file itself when the photo's last op was the
@@ -459,6 +462,9 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
     plan = plan_base(config, index)
     problem, worked = contents(config, index, plan, stats)
     style, variants = write_solutions(config, index, problem, worked, stats)
+    if paraphraser is not None:  # generate.paraphrase: reworded chains, kept only when every claim and label holds
+        with _Timer(stats, "write_up"):
+            variants = paraphraser.paraphrase(problem, style, variants, stage_rng(seed, "paraphrase"), stats.funnel)
     bid = problem.id
     rcfg = config.render
     if not rcfg.enabled:
@@ -470,6 +476,8 @@ def build_items(config: RunConfig, index: int, stats: ShardStats) -> Iterator[tu
                        neatness=rcfg.neatness, writers=rcfg.writers)
     clean_image = f"images/{bid}.png"
     style, pages = compose_base(config, index, problem, worked, (style, variants), hand, stats)
+    if paraphraser is not None and style == "worked":
+        paraphraser.accepted.pop(bid, None)  # a page too small for the chain: the base is worked lines after all
     captures = base_captures(config, plan)
     reverse = _reverse_page(config, index) if captures and _needs_reverse(config) else None
     for item_id, variant, draft in pages:
@@ -533,12 +541,17 @@ def produce_shard(config_data: dict[str, Any], shard: int, stage: Path | None = 
 def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
     indices = shard_ranges(config.count, config.output.shard_size)[shard]
     stats = ShardStats()
+    # generate.paraphrase: replies are cached in the run folder (a shard's staging folder is <run>/images/.tmp-N);
+    # a Dask worker, which may not see the run folder, keeps them for the shard only.
+    wording = config.generate.paraphrase
+    paraphraser = None if wording is None else Paraphraser(
+        wording, None if stage is None else stage.parents[1] / CACHE_FOLDER)
     rows: list[str] = []
     names: list[str] = []
     digests: list[str] = []  # taken from the bytes as they are encoded: committing needs no second read
     images: list[tuple[str, bytes]] = []
     for index in indices:
-        for item, image in build_items(config, index, stats):
+        for item, image in build_items(config, index, stats, paraphraser):
             with _Timer(stats, "write"):
                 if image is not None:
                     name = Path(item.image or f"{item.id}.png").name
@@ -549,7 +562,10 @@ def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
                         stage_image(stage, name, data)
                     else:
                         images.append((name, data))
-                rows.append(dumps_row(to_row(item)))
+                row = to_row(item)
+                if paraphraser is not None and item.base_id in paraphraser.accepted:
+                    row["paraphrased_by"] = paraphraser.accepted[item.base_id]  # the model's name, nothing else
+                rows.append(dumps_row(row))
             _count(stats, item)
     return ShardOutput(shard, tuple(rows), tuple(names), tuple(digests), tuple(images), stats.as_dict())
 

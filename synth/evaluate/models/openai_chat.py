@@ -9,125 +9,27 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
-import functools
 import json
 import math
 import os
 import re
-import sys
-import zlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import openai
 from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
+# The reply cap and the key's scrubbing are shared with the write-up's paraphraser; InflatedSize is re-exported
+# under its old name for the hostile-reply tests.
+from synth.chatclient import MAX_REPLY_BYTES, REDACTED, ReplyRejected, reply_cap, secret_pattern
+from synth.chatclient import InflatedSize as _InflatedSize  # noqa: F401
 from synth.errors import ConfigError
 from synth.evaluate.models import Adapter, ModelCallError, Reply, Request, register_model
 
 _IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp"}
 
-# A chat completion is a few kilobytes; anything past this, decoded, is refused as it streams in.
-MAX_REPLY_BYTES = 4 * 1024 * 1024
-# The key is also removed in these spellings: the raw key covers "Bearer <key>" and quoted echoes.
-_REDACTED = "[redacted]"
-_MIN_SECRET_CHARS = 8    # shorter "keys" (EMPTY, ollama) are placeholders, and scrubbing them would edit answers
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class ReplyRejected(Exception):
-    """A reply refused while it was read (too large, an encoding we did not ask for)."""
-
-
-def secret_pattern(secret: str | None) -> re.Pattern[str] | None:
-    """A pattern matching ``secret`` as sent and as a server may echo it: raw, URL-, JSON- and base64-encoded."""
-    if not secret or len(secret) < _MIN_SECRET_CHARS:
-        return None
-    forms = {secret, quote(secret, safe=""), json.dumps(secret)[1:-1],
-             base64.b64encode(secret.encode("utf-8")).decode("ascii").rstrip("=")}
-    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.IGNORECASE)
-
-
-class _InflatedSize:
-    """Counts the decoded size of a body from its raw chunks (gzip and deflate decoded in 1 MiB pieces, output
-    dropped) and raises ReplyRejected past the limit, before the HTTP client decodes the same chunk."""
-
-    _PIECE = 1 << 20
-
-    def __init__(self, content_encoding: str, limit: int) -> None:
-        self.limit = limit
-        self.size = 0
-        self.refused: str | None = None
-        self.stages: list[list[Any]] = []   # [decompressor, first chunk still to come] in the order they apply
-        for coding in reversed([c.strip().lower() for c in content_encoding.split(",") if c.strip()]):
-            if coding == "gzip":
-                self.stages.append([zlib.decompressobj(zlib.MAX_WBITS | 16), False])
-            elif coding == "deflate":
-                self.stages.append([zlib.decompressobj(), True])
-            elif coding in ("br", "zstd"):   # we ask for gzip or deflate; these cannot be counted here
-                self.refused = f"reply used content-encoding {coding}, which was not asked for"
-            # identity and unknown codings reach the client undecoded: counted as they are
-
-    def feed(self, chunk: bytes, stage: int = 0) -> None:
-        if self.refused is not None:
-            raise ReplyRejected(self.refused)
-        if stage == len(self.stages):
-            self.size += len(chunk)
-            if self.size > self.limit:
-                raise ReplyRejected(f"response larger than {self.limit} bytes (decoded)")
-            return
-        entry = self.stages[stage]
-        data = chunk
-        while data:
-            try:
-                out = entry[0].decompress(data, self._PIECE)
-            except zlib.error:
-                if entry[1]:   # deflate without its zlib header, as the HTTP client also retries it
-                    entry[:] = [zlib.decompressobj(-zlib.MAX_WBITS), False]
-                    continue
-                self.stages = self.stages[:stage]   # broken data: the client's own decoder reports it
-                return self.feed(chunk, stage)
-            entry[1] = False
-            self.feed(out, stage + 1)
-            data = entry[0].unconsumed_tail
-
-
-@functools.cache
-def _capped_stream_type(base: type) -> type:
-    """A byte stream of the client's HTTP library (httpx or httpx2) that counts what it passes on."""
-
-    class CappedStream(base):  # type: ignore[valid-type, misc]
-        def __init__(self, inner: Any, counter: _InflatedSize) -> None:
-            self._inner = inner
-            self._counter = counter
-
-        async def __aiter__(self):  # type: ignore[no-untyped-def]
-            async for chunk in self._inner:
-                self._counter.feed(chunk)
-                yield chunk
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-        @property
-        def elapsed(self) -> Any:
-            return getattr(self._inner, "elapsed", None)
-
-    return CappedStream
-
-
-def _reply_cap(limit: int) -> Callable[[Any], Any]:
-    """An HTTP response hook: every body the client reads (answers, error bodies, redirects) stops at ``limit``."""
-
-    async def cap(response: Any) -> None:
-        http = sys.modules[type(response).__module__.partition(".")[0]]
-        counter = _InflatedSize(response.headers.get("content-encoding", ""), limit)
-        response.stream = _capped_stream_type(http.AsyncByteStream)(response.stream, counter)
-
-    return cap
 
 
 def _one_line(text: object, limit: int = 200) -> str:
@@ -242,14 +144,14 @@ class OpenAIChat(Adapter):
 
     def scrub(self, text: str) -> str:
         """``text`` without the API key in any spelling a server might echo it in."""
-        return text if self._secret is None else self._secret.sub(_REDACTED, text)
+        return text if self._secret is None else self._secret.sub(REDACTED, text)
 
     def _get_client(self) -> Any:
         if self._client is None:
             # Local servers usually ignore the key; the client insists on one being set.
             key = os.environ.get("OPENAI_API_KEY") or "not-needed"
             self._secret = secret_pattern(os.environ.get("OPENAI_API_KEY")) or self._secret
-            http = DefaultAsyncHttpxClient(event_hooks={"response": [_reply_cap(self.max_reply_bytes)]},
+            http = DefaultAsyncHttpxClient(event_hooks={"response": [reply_cap(self.max_reply_bytes)]},
                                            headers={"Accept-Encoding": "gzip, deflate"})
             self._client = AsyncOpenAI(api_key=key, base_url=self.endpoint, max_retries=self.max_retries,
                                        timeout=self.timeout, http_client=http)
