@@ -18,8 +18,9 @@ Optional (``generate.paraphrase``), in the write-up stage after :func:`synth.cha
 - Checks on every reworded step: each of its markers exactly once and in order (``claim_lost``; a marker of
   another step: ``steps_reordered``), no number or math sign that its own words did not have (``new_math``), no
   character outside letters, plain punctuation and those its words had (``bad_characters``: markup, links, other
-  scripts), a length near the original's (``length``); then the verifier's verdict on every chain must equal the
-  verdict before (``labels_changed``).
+  scripts), no word that judges a step or speaks of the task (``judgement_words``: "wrong", "mistake", "ignore
+  the instructions"), a length near the original's (``length``); then the verifier's verdict on every chain must
+  equal the verdict before (``labels_changed``).
 - Replies are cached in the run folder (``paraphrase/<sha256>.json``, keyed by model, sampling fields and prompt),
   written as they arrive, so a resumed or repeated run reads them back and gives the same bytes. Failed calls are
   not cached (a re-run asks again). The API key is read from the environment when the stage starts, sent only as
@@ -53,13 +54,18 @@ from synth.verification import verify
 from synth.verification import worked as worked_context
 
 REASONS = ("api_error", "timeout", "reply_too_large", "malformed_reply", "step_count", "claim_lost",
-           "steps_reordered", "new_math", "bad_characters", "length", "labels_changed", "unsupported_text")
+           "steps_reordered", "new_math", "bad_characters", "judgement_words", "length", "labels_changed",
+           "unsupported_text")
 MARKER = re.compile(r"\[\[(\d+)\]\]")
-_TOKENS = re.compile(r"\s+|\S+")
+_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")  # words, spaces and single signs: "radius:" -> "radius", ":"
 _NUMBER = re.compile(r"\d+")
 _MATH_SIGNS = frozenset("0123456789=+-−×÷*/^<>≤≥√π%±·∑∫")
 _PLAIN = frozenset(string.ascii_letters + " .,;:!?'\"()-–—’‘“”")
 _MAX_STEP_CHARS = 1500
+# Words that judge a step or speak of the task: a rewording that adds them could tell which chain is wrong (or say
+# a right one is), or carries an injected instruction.
+_JUDGING = re.compile(r"\b(wrong\w*|incorrect\w*|mistake\w*|mistaken\w*|errors?|erroneous\w*|ignor\w*|instruction\w*"
+                      r"|markers?|json|prompt\w*|assistant|language model|AI)\b", re.IGNORECASE)
 _VOICES = {"student": "a school student's written answer, a few words around each calculation",
            "cot": "a model's step-by-step reasoning, in short paragraphs"}
 CACHE_FOLDER = "paraphrase"
@@ -261,6 +267,8 @@ def reworded_words(raw: str, f: Frame, first: int, others: frozenset[int]) -> tu
         raise Rejected("new_math")
     if strange:
         raise Rejected("bad_characters")
+    if {w.lower() for w in _JUDGING.findall(new)} - {w.lower() for w in _JUDGING.findall(old)}:
+        raise Rejected("judgement_words")
     if len(new) > 2 * len(old) + 40 or len(new) < len(old) // 3 - 10:
         raise Rejected("length")
     for i in range(1, len(words) - 1):  # two fragments glued together that had words between them
