@@ -92,7 +92,7 @@ def _normal_bank() -> np.ndarray:
 
 def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray | None, out: np.ndarray, rows: slice, seed: int,
            luma_share: float) -> None:
-    """``rows`` of the noisy image into ``out``: luminance grain of spread ``scale`` plus ``colour``."""
+    """``rows`` of the noisy image into ``out``: luminance grain of spread ``scale`` plus ``colour`` (offset by 128)."""
     # The grain is a slice of a bank of normal draws made once per process, at an offset from the recorded
     # noise_seed and the band: no generator on the pixels' path, and the grain depends on the params alone.
     n, w = rows.stop - rows.start, image.shape[1]
@@ -104,16 +104,15 @@ def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray | None, out:
         cv2.setRNGSeed((seed + 7919 * (rows.start + 1)) % (2**31 - 1))
         lum = np.empty((n, w), np.float32)
         cv2.randn(lum, 0.0, 1.0)
-    # Grain in whole grey levels as int16 (rounding adds 1/12 of a level squared to the variance, under 1% of
-    # the faintest grain). Luminance grain alone goes offset by 128 into one 8-bit plane (grain beyond +-127
-    # levels, under 0.5% of the heaviest grain's draws, is clipped there: a pixel that far off is black or white
-    # either way) copied to three channels as bytes: a third of the traffic of three int16 planes.
-    lum = cv2.multiply(lum, scale[rows], scale=luma_share, dtype=cv2.CV_16S)
-    if colour is None:  # image + grain - 128, saturated once
-        lum3 = cv2.cvtColor(cv2.add(lum, 128, dtype=cv2.CV_8U), cv2.COLOR_GRAY2RGB)
-        cv2.addWeighted(image[rows], 1.0, lum3, 1.0, -128.0, dst=out[rows])
-    else:
-        cv2.add(image[rows], cv2.add(colour[rows], cv2.merge([lum, lum, lum])), dst=out[rows], dtype=cv2.CV_8U)
+    # Grain in whole grey levels, offset by 128 into one 8-bit plane (grain beyond +-127 levels, under 0.5% of
+    # the heaviest grain's draws, is clipped there: a pixel that far off is black or white either way) copied to
+    # three channels as bytes; the colour blotches come offset by 128 too. Every full-size pass is on bytes: a
+    # third of the traffic of int16 planes.
+    grain = cv2.multiply(lum, scale[rows], scale=luma_share, dtype=cv2.CV_16S)
+    lum3 = cv2.cvtColor(cv2.add(grain, 128, dtype=cv2.CV_8U), cv2.COLOR_GRAY2RGB)
+    if colour is not None:  # luminance and colour grain, both offset by 128: their sum offset by 128
+        cv2.addWeighted(lum3, 1.0, colour[rows], 1.0, -128.0, dst=lum3)
+    cv2.addWeighted(image[rows], 1.0, lum3, 1.0, -128.0, dst=out[rows])
 
 
 def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | None = None) -> np.ndarray:
@@ -145,7 +144,9 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
             col = np.empty((qh, qw, 3), np.float32)
             cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
         col *= np.ascontiguousarray(scale[2::4, 2::4][:qh, :qw])[..., None]  # the spread at each blotch's centre
-        colour = cv2.resize(np.rint(col).astype(np.int16), (w, h), interpolation=cv2.INTER_LINEAR)
+        # Offset by 128 in bytes (blotches beyond +-127 levels clip; their spread is a few levels).
+        colour = cv2.resize(np.clip(np.rint(col) + 128.0, 0, 255).astype(np.uint8), (w, h),
+                            interpolation=cv2.INTER_LINEAR)
     # The per-pixel grain is OpenCV's serial generator and arithmetic: the top and bottom halves of the
     # page are grained on two threads, each generator seeded from noise_seed and its half.
     out = np.empty_like(image)

@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from perturb.photo.functional.lighting import FIELD_STEP, Light, grid, paper_mottle, scene_gain
+from perturb.photo.functional.lighting import FIELD_STEP, Light, grid, paper_mottle, scene_gain, wrap
 from perturb.photo.worker import later
 from synth.records import Box, RenderedPage
 
@@ -380,7 +380,7 @@ def _noise(rng: np.random.Generator, x: np.ndarray, y: np.ndarray, cells: int = 
     # The noise tiles every ``cells`` cells: coordinates folded into the table (OpenCV's own wrapping only
     # reaches one table beyond its edge), its edge interpolated across (BORDER_WRAP).
     cells32 = np.float32(cells)
-    return cv2.remap(table, np.mod(np.asarray(x, np.float32), cells32), np.mod(np.asarray(y, np.float32), cells32),
+    return cv2.remap(table, wrap(np.asarray(x, np.float32), cells32), wrap(np.asarray(y, np.float32), cells32),
                      cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
 
 
@@ -397,13 +397,14 @@ def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.nda
         plank_w = float(rng.uniform(0.22, 0.5))
         plank = np.floor(v / plank_w)
         offsets, tones = rng.uniform(0, 50, 97).astype(np.float32), rng.uniform(0.9, 1.08, 97).astype(np.float32)
-        idx = np.mod(plank, 97).astype(np.int64)
+        idx = plank.astype(np.int64) % 97
         bend = _noise(rng, u * 2.0, v * 9.0)
-        rings = np.mod(v * float(rng.uniform(30, 55)) + offsets[idx] + 0.9 * bend, 1.0)
+        rings = wrap(v * float(rng.uniform(30, 55)) + offsets[idx] + 0.9 * bend, 1.0)
         late = np.exp(-(((rings - 0.75) / 0.09) ** 2))
         streak = _noise(rng, u * 4.0, v * 150.0)
         tone = tones[idx] * (1.0 - 0.13 * late + 0.035 * streak + 0.03 * _noise(rng, u * 3, v * 3))
-        edge = np.minimum(np.mod(v, plank_w), plank_w - np.mod(v, plank_w))
+        across = wrap(v, plank_w)
+        edge = np.minimum(across, plank_w - across)
         tone = tone * (1.0 - 0.4 * np.exp(-((edge / 0.0025) ** 2)))
         # Darker wood is more saturated: blue falls faster than red (a linear stand-in for tone ** (0.85, 1, 1.2)).
         colour = rgb[None, None, :] * (tone[..., None] * np.array([0.85, 1.0, 1.2], np.float32)
@@ -416,7 +417,7 @@ def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.nda
         colour = rgb[None, None, :] * tone[..., None]
         if rng.random() < 0.4:  # a checked tablecloth: every other band of each direction paler
             q = float(rng.uniform(0.04, 0.08))
-            bands = (np.mod(np.floor(u / q), 2) + np.mod(np.floor(v / q), 2)).astype(np.float32)
+            bands = (wrap(np.floor(u / q), 2) + wrap(np.floor(v / q), 2)).astype(np.float32)
             colour = colour + (235.0 - colour) * (0.45 * bands)[..., None]
     else:  # laminate: flat colour, broad sheen, fine speckle
         fine = _noise(rng, x * 400, y * 400)
