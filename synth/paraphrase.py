@@ -2,8 +2,9 @@
 
 Optional (``generate.paraphrase``), in the write-up stage after :func:`synth.chains.write_contents`. Design:
 
-- The model never sees mathematics. Each step is sent with its math claims (``Step.spans``) replaced by numbered
-  markers ``[[n]]``; it rewords the words around them. The claims go back in verbatim where the markers come back,
+- The model never sees mathematics. Each step is sent with its math claims (``Step.spans``), and any word that
+  carries math (``πr²``, ``mm²``, a digit), replaced by numbered markers ``[[n]]``; it rewords the words around
+  them. The claims go back in verbatim where the markers come back,
   so spans are recomputed exactly and the verifier's input is unchanged by construction (and checked again).
 - One request per base words the clean twin. A variant reuses the twin's reworded words for every step whose
   words equal a twin step's (its claims may differ: computational, conceptual, visual errors change only claims),
@@ -57,6 +58,7 @@ REASONS = ("api_error", "timeout", "reply_too_large", "malformed_reply", "step_c
            "steps_reordered", "new_math", "bad_characters", "judgement_words", "length", "labels_changed",
            "unsupported_text")
 MARKER = re.compile(r"\[\[(\d+)\]\]")
+_MATHY = re.compile(r"[^\s]*[\d²³√±×÷=<>^/−+%°π∑∫][^\s]*")
 _TOKENS = re.compile(r"\s+|\w+|[^\w\s]")  # words, spaces and single signs: "radius:" -> "radius", ":"
 _NUMBER = re.compile(r"\d+")
 _MATH_SIGNS = frozenset("0123456789=+-−×÷*/^<>≤≥√π%±·∑∫")
@@ -114,22 +116,48 @@ class Frame:
         return "".join(out), tuple(spans)
 
 
-def frame(step: Step) -> Frame:
-    """``step`` cut at its claims (the whole text is one claim when it has no spans)."""
-    spans = step.spans or ((0, len(step.text)),)
-    words: list[str] = []
+Piece = tuple[str, bool | None]   # (text, None for words, True for a claim, False for words kept verbatim)
+
+
+def _fold(pieces: Sequence[Piece]) -> Frame:
+    """A frame from pieces in text order (adjacent words joined, empty words between adjacent fragments)."""
+    words: list[str] = [""]
     frags: list[str] = []
+    claims: list[bool] = []
+    for text, claim in pieces:
+        if claim is None:
+            words[-1] += text
+        else:
+            frags.append(text)
+            claims.append(claim)
+            words.append("")
+    return Frame(tuple(words), tuple(frags), tuple(claims))
+
+
+def _words(text: str) -> list[Piece]:
+    """Words, with a token that carries math (``πr²``, ``mm²``, ``Year 8``'s ``8``) kept verbatim as a fragment."""
+    out: list[Piece] = []
+    at = 0
+    for m in _MATHY.finditer(text):
+        out += [(text[at:m.start()], None), (m.group(), False)]
+        at = m.end()
+    return [*out, (text[at:], None)]
+
+
+def frame(step: Step) -> Frame:
+    """``step`` cut at its claims (the whole text is one claim when it has no spans) and at words carrying math."""
+    spans = step.spans or ((0, len(step.text)),)
+    pieces: list[Piece] = []
     at = 0
     for a, b in spans:
         if a < at or b < a or b > len(step.text):
             raise Rejected("unsupported_text")
-        words.append(step.text[at:a])
-        frags.append(step.text[a:b])
+        pieces += [*_words(step.text[at:a]), (step.text[a:b], True)]
         at = b
-    words.append(step.text[at:])
-    if any("[[" in w or "]]" in w for w in words):
+    pieces += _words(step.text[at:])
+    if any(claim is None and ("[[" in text or "]]" in text) for text, claim in pieces):
         raise Rejected("unsupported_text")
-    return Frame(tuple(words), tuple(frags), (True,) * len(frags))
+    return _fold(pieces)
 
 
 def _middle(a: str, b: str) -> tuple[str, str, str, str]:
@@ -146,34 +174,13 @@ def _middle(a: str, b: str) -> tuple[str, str, str, str]:
 
 def protect_edit(twin: Frame, step: Frame) -> Frame:
     """``step`` with the words that differ from its twin step's kept as fragments (so they stay verbatim)."""
-    words: list[str] = []
-    frags: list[str] = []
-    claims: list[bool] = []
+    pieces: list[Piece] = []
     for t, chunk in enumerate(step.words):
-        pieces: list[tuple[str, bool | None]] = [(chunk, None)]
-        if t < len(twin.words) and twin.words[t] != chunk:
-            _, mid, pre, post = _middle(twin.words[t], chunk)
-            if mid.strip():
-                pieces = [(pre, None), (mid, False), (post, None)]
-        for text, claim in pieces:
-            if claim is None:
-                if len(words) == len(frags):
-                    words.append(text)
-                else:
-                    words[-1] += text
-            else:
-                if len(words) == len(frags):
-                    words.append("")
-                frags.append(text)
-                claims.append(claim)
+        _, mid, pre, post = _middle(twin.words[t], chunk) if t < len(twin.words) else ("", "", chunk, "")
+        pieces += [(pre, None), (mid, False), (post, None)] if mid.strip() else [(chunk, None)]
         if t < len(step.frags):
-            if len(words) == len(frags):
-                words.append("")
-            frags.append(step.frags[t])
-            claims.append(step.claims[t])
-    if len(words) == len(frags):
-        words.append("")
-    return Frame(tuple(words), tuple(frags), tuple(claims))
+            pieces.append((step.frags[t], step.claims[t]))
+    return _fold(pieces)
 
 
 def transfer(twin: Frame, step: Frame, reworded: Sequence[str]) -> tuple[str, ...] | None:

@@ -25,8 +25,9 @@ import pytest
 import synth.paraphrase as paraphrase
 from synth.config import validate_config
 from synth.errors import ConfigError
-from synth.paraphrase import Frame, Rejected, protect_edit, reworded_words, transfer
+from synth.paraphrase import Frame, Rejected, frame, protect_edit, reworded_words, transfer
 from synth.pipeline import run
+from synth.records import Step
 from tests.evaluate._http import completion, send_raw, serve
 
 MODEL = "fake-rewriter-1"
@@ -377,3 +378,18 @@ def test_words_a_variant_changed_are_sent_as_markers_and_must_come_back_verbatim
     assert guarded.assemble(words) == ("So with the diameter we get A = π × 6².", ((28, 38),))
     with pytest.raises(Rejected, match="claim_lost"):
         reworded_words("So with the radius we get [[2]].", guarded, 1, frozenset())
+
+
+def test_words_that_carry_math_are_markers_too_so_a_method_step_reuses_its_twins_wording() -> None:
+    def step(text: str, claim: str) -> Step:
+        return Step(index=2, rule="circle_area", value="0", text=text, latex="", math=claim,
+                    spans=((text.index(claim), len(text)),))
+
+    twin = frame(step("Here I use πr² for the area: π × 19^2", "π × 19^2"))
+    error = frame(step("Here I use 2πr for the area: 2π × 19", "2π × 19"))
+    assert twin.words == error.words == ("Here I use ", " for the area: ", "")
+    assert twin.frags == ("πr²", "π × 19^2") and twin.claims == (False, True)
+    text, spans = error.assemble(("We take ", " here, giving ", "."))
+    assert text == "We take 2πr here, giving 2π × 19." and [text[a:b] for a, b in spans] == ["2π × 19"]
+    with pytest.raises(Rejected, match="claim_lost"):
+        reworded_words("We take the area formula, giving [[2]].", twin, 1, frozenset())
