@@ -33,6 +33,7 @@ from synth.chains._base import (
     declared_readings,
     disagreement,
     rule_kind,
+    usual_concept,
     worked_chain,
 )
 from synth.generators import get_family
@@ -81,7 +82,8 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     base says in words the method it uses there, in the same frame and phrasing: the clean twin and the other
     variants the right one ("Here I use πr² for the area: ..."), the error variant the mistaken one ("Here I use
     2πr for the area: ...", words curated per mal-rule in synth.generators._method_words); the error's label
-    records both (``edit.said``, ``edit.instead_of``). A variant whose styled chain the verifier labels otherwise
+    records both (``edit.said``, ``edit.instead_of``). A base without a conceptual error says a right method too
+    (:func:`usual_concept`), so the habit marks no base. A variant whose styled chain the verifier labels otherwise
     than its worked lines is dropped
     (``rejected[<reason>]``). Should the clean control's chain itself fail, the whole base keeps the
     worked style (``rejected["clean_kept_worked"]``), so a base never loses its control.
@@ -92,6 +94,8 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     context = worked_context(problem, family) if style != "worked" else None
     declared = declared_readings(family, problem, [v for _, v in contents]) if style != "worked" else ()
     concepts = concept_lines(problem.family, [v for _, v in contents])
+    if concepts_in_words and style != "worked" and not concepts:
+        concepts = usual_concept(problem, seed)
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:

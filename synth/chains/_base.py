@@ -485,6 +485,39 @@ def concept_lines(family: str, variants: Sequence[Variant]) -> dict[int, MethodW
     return out
 
 
+def usual_concept(problem: Problem, seed: int) -> dict[int, MethodWords]:
+    """Where no conceptual error of the base says its method, its chains still say one, as people do: the right
+    method of one of the family's conceptual mal-rules that applies to this problem (chosen by the base seed), at
+    the line that mal-rule would change. Saying a method in words is then a habit of every chain, not a mark of the
+    bases that hold a conceptual error (a classifier reading rows one by one would learn that mark)."""
+    family = get_family(problem.family)
+    rules = [r.id for r in family.malrules if method_words(problem.family, r.id) is not None]
+    start = choice(seed, "concept", "usual", len(rules)) if rules else 0
+    for j in range(len(rules)):
+        rule = rules[(start + j) % len(rules)]
+        try:
+            drafts = family.derive_mal(problem.params, rule)
+        except _ERRORS:
+            continue
+        at = _mal_line(drafts or [], problem.steps)
+        if at is not None:
+            words = method_words(problem.family, rule)
+            assert words is not None
+            return {at: words}
+    return {}
+
+
+def _mal_line(drafts: Sequence[Any], clean: Sequence[Step]) -> int | None:
+    """The clean line a mal-rule's working departs at: its line tagged ``mal:``, else its first changed line."""
+    for i, d in enumerate(drafts, start=1):
+        if d.rule.startswith("mal:"):
+            return i if i <= len(clean) else None
+    for i, d in enumerate(drafts[:len(clean)], start=1):
+        if d.text != clean[i - 1].text:
+            return i
+    return None
+
+
 def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             reads_per_step: int = 2, concepts_in_words: bool = False,
             declared: tuple[Declared, ...] | None = None, concepts: Mapping[int, MethodWords] | None = None) -> Chain:

@@ -39,13 +39,13 @@ class MethodWords:
 
 _SUBTRACT_COEFFICIENT = ("method", "undo the multiplication by subtracting the coefficient",
                          "undo the multiplication by dividing by the coefficient")
-_CONSTANT_KEEPS_SIGN = ("infer", "the constant keeps its sign when it moves to the other side",
-                        "the constant changes its sign when it moves to the other side")
+_CONSTANT_KEEPS_SIGN = ("infer", "the constant moves to the other side with its sign",
+                        "the constant moves to the other side with its sign changed")
 _DIAMETER_AS_RADIUS = ("method", "use the diameter as the radius", "use half the diameter as the radius")
 _OR_OVERLAP = ("method", "add the two probabilities", "add the two probabilities and take away the overlap")
 _RUN_OVER_RISE = ("method", "divide the change in x by the change in y", "divide the change in y by the change in x")
-_MIXED_ORDER = ("method", "subtract the y values one way and the x values the other way",
-                "subtract the y values and the x values the same way")
+_MIXED_ORDER = ("method", "subtract the y values and the x values in opposite orders",
+                "subtract the y values and the x values in the same order")
 _OVER_NEW = ("method", "divide the change by the new value", "divide the change by the original value")
 
 # family id -> mal-rule id -> (frame, wrong filler, right filler)
@@ -65,8 +65,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
                                 "subtracting from both sides keeps the inequality sign"),
     },
     "algebra.linear.both_sides": {
-        "move_term_keep_sign": ("infer", "the term keeps its sign when it moves to the other side",
-                                "the term changes its sign when it moves to the other side"),
+        "move_term_keep_sign": ("infer", "the term moves to the other side with its sign",
+                                "the term moves to the other side with its sign changed"),
         "move_constant_keep_sign": _CONSTANT_KEEPS_SIGN,
         "subtract_coefficient": _SUBTRACT_COEFFICIENT,
     },
@@ -81,8 +81,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "algebra.linear.one_step": {
         "same_operation": ("method", "do the same operation to the other side",
                            "do the inverse operation to both sides"),
-        "operands_reversed": ("method", "undo the operation with the numbers the other way round",
-                              "undo the operation with the numbers in their order"),
+        "operands_reversed": ("method", "undo the operation, taking the numbers in reverse order",
+                              "undo the operation, taking the numbers in order"),
     },
     "algebra.linear.two_step": {
         "move_term_keep_sign": _CONSTANT_KEEPS_SIGN,
@@ -105,8 +105,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
         "denominator_a": ("method", "use the formula with a underneath", "use the formula with 2a underneath"),
     },
     "algebra.systems.two_equations": {
-        "combine_right_side_wrongly": ("method", "combine the left sides one way and the right sides the other way",
-                                       "combine the left sides and the right sides the same way"),
+        "combine_right_side_wrongly": ("method", "combine the left sides and the right sides in opposite ways",
+                                       "combine the left sides and the right sides in the same way"),
         "distribute_first_term_only": ("method", "substitute and multiply the first term of the expression",
                                        "substitute and multiply every term of the expression"),
         "scale_left_side_only": ("method", "multiply the left side of the equation to match the coefficients",
@@ -147,25 +147,25 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "arithmetic.order_of_operations": {
         "left_to_right": ("method", "work through the operations from left to right",
-                          "work through the operations in order, brackets first"),
+                          "work through the operations in order, brackets first, then left to right"),
     },
     "arithmetic.percent.of_quantity": {
         "change_not_new_amount": ("asked", "the size of the change", "the new amount after the change"),
-        "successive_percents_add": ("assume", "the two percentage changes can be added together",
-                                    "the two percentage changes are applied one after the other"),
+        "successive_percents_add": ("assume", "the two percentage changes add up to one change",
+                                    "the two percentage changes apply one after the other"),
         "percent_as_divisor": ("method", "find the percentage by dividing by the percent",
                                "find the percentage by dividing by 100 and multiplying by the percent"),
     },
     "arithmetic.percent.percent_change": {
         "over_new_value": _OVER_NEW,
-        "change_not_percent": ("asked", "the change in amount", "the percentage change"),
+        "change_not_percent": ("asked", "the change in amount", "the percentage change in amount"),
     },
     "arithmetic.rate.unit_rate": {
         "rate_inverted": ("method", "find the amount for one by dividing the count by the amount",
                           "find the amount for one by dividing the amount by the count"),
     },
     "arithmetic.ratio.share": {
-        "wrong_share": ("asked", "the share of the other part of the ratio", "the share of the part asked about"),
+        "wrong_share": ("asked", "the share of the other part", "the share of the part asked about"),
         "divide_by_people": ("assume", "one part is the total divided by the number of people",
                              "one part is the total divided by the number of parts"),
     },
@@ -196,9 +196,9 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "calculus.limit.rational": {
         "difference_of_squares_as_square": ("method", "factorise the top as a square",
                                             "factorise the top as a difference of two squares"),
-        "substitute_opposite": ("method", "put in the number from the cancelled bracket with its sign",
+        "substitute_opposite": ("method", "put in the number the variable approaches with its sign changed",
                                 "put in the number the variable approaches"),
-        "leading_terms_ratio": ("method", "compare the highest powers on the top and bottom",
+        "leading_terms_ratio": ("method", "compare the powers on the top and bottom",
                                 "compare the factors on the top and bottom"),
     },
     "commonsense.clock.interval": {
@@ -211,17 +211,17 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "commonsense.number_line": {
         "count_ticks_not_gaps": ("method", "divide the interval by the number of marks",
                                  "divide the interval by the number of gaps"),
-        "each_tick_is_one": ("assume", "each small division is worth 1",
+        "each_tick_is_one": ("assume", "each small division is 1",
                              "each small division is the interval divided by the number of gaps"),
     },
     "coordinate.graph.read_value": {
-        "x_for_y": ("asked", "the x values themselves", "the values of f at those x values"),
+        "x_for_y": ("asked", "the x values", "the values of f at those x values"),
         "scales_input": ("method", "multiply the input before reading the graph",
                          "read the graph before multiplying the output"),
     },
     "coordinate.intercepts": {
         "mixed_order_subtraction": _MIXED_ORDER,
-        "wrong_axis": ("asked", "where the line crosses the other axis", "where the line crosses the axis named"),
+        "wrong_axis": ("asked", "where the line crosses an axis", "where the line crosses the axis named"),
     },
     "coordinate.line.through_points": {
         "run_over_rise": _RUN_OVER_RISE,
@@ -244,14 +244,15 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "geometry.circle.circumference_arc": {
         "circumference_with_radius": ("method", "use πr for the circumference", "use 2πr for the circumference"),
-        "arc_as_whole_circle": ("asked", "the length of the whole circle", "the length of the arc"),
+        "arc_as_whole_circle": ("asked", "the length of the whole circumference", "the length of the arc"),
         "sector_perimeter_arc_only": ("asked", "the length of the arc", "the length of the arc and the two radii"),
     },
     "geometry.polygon.area_perimeter": {
         "area_without_half": ("method", "multiply by the height", "multiply by the height and halve"),
-        "slant_for_height": ("assume", "the height is the slanted side", "the height is the perpendicular distance"),
+        "slant_for_height": ("assume", "the height is the slanted side",
+                             "the height is the perpendicular distance, not the slanted side"),
         "perimeter_two_sides": ("method", "add the length and the width", "add the length and the width twice"),
-        "composite_overlap": ("method", "split the L-shape into two full rectangles",
+        "composite_overlap": ("method", "split the L-shape into two rectangles that overlap",
                               "split the L-shape into two rectangles that do not overlap"),
     },
     "geometry.pythagoras": {
@@ -271,24 +272,25 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "geometry.triangle.angle_sum": {
         "angle_sum_360": ("assume", "the angles in a triangle add up to 360°",
                           "the angles in a triangle add up to 180°"),
-        "isosceles_not_shared": ("infer", "only one base angle has that size", "both base angles have that size"),
+        "isosceles_not_shared": ("infer", "just the marked base angle has that size",
+                                 "each base angle has that size"),
     },
     "probability.compound": {
         "or_adds_overlap_twice": _OR_OVERLAP,
         "dependent_as_independent": ("assume", "the first item is put back", "the first item is not put back"),
         "and_adds_probabilities": ("method", "add the two probabilities since both must happen",
                                    "multiply the two probabilities since both must happen"),
-        "one_order_only": ("asked", "one order of the two colours", "either order of the two colours"),
+        "one_order_only": ("asked", "the two colours in the order given", "the two colours in either order"),
     },
     "probability.simple": {
-        "odds_not_probability": ("method", "divide the favourable count by the other count",
+        "odds_not_probability": ("method", "divide the favourable count by the unfavourable count",
                                  "divide the favourable count by the total count"),
         "complement_forgotten": ("asked", "the probability that it happens", "the probability that it does not happen"),
-        "colours_equally_likely": ("assume", "each colour is equally likely", "each item is equally likely"),
+        "colours_equally_likely": ("assume", "each colour is equally likely",
+                                   "each item, whatever its colour, is equally likely"),
     },
     "probability.table.two_way": {
-        "wrong_denominator": ("method", "divide by the other total in the table",
-                              "divide by the total the question means"),
+        "wrong_denominator": ("method", "divide by a total", "divide by the total for the group asked about"),
         "or_adds_overlap_twice": _OR_OVERLAP,
     },
     "solid.cone.volume": {
@@ -299,7 +301,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "solid.cylinder.volume_surface": {
         "volume_with_circumference": ("method", "use 2πrh for the volume", "use πr²h for the volume"),
         "diameter_as_radius": _DIAMETER_AS_RADIUS,
-        "surface_one_end": ("asked", "the curved surface and one end", "the curved surface and both ends"),
+        "surface_one_end": ("asked", "the curved surface and the bottom end",
+                            "the curved surface and the top and bottom ends"),
     },
     "solid.prism.volume_surface": {
         "surface_faces_once": ("method", "add the three face areas once", "add the three face areas twice"),
@@ -310,7 +313,7 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "solid.sphere.volume_surface": {
         "sphere_surface_as_circle": ("method", "use πr² for the surface", "use 4πr² for the surface"),
         "volume_with_r_squared": ("method", "use 4/3 πr² for the volume", "use 4/3 πr³ for the volume"),
-        "hemisphere_without_base": ("asked", "the curved surface only", "the curved surface and the flat face"),
+        "hemisphere_without_base": ("asked", "the curved surface", "the curved surface and the flat face"),
     },
     "statistics.line_chart.reading": {
         "subtract_wrong_way": ("method", "subtract the later value from the earlier one",
@@ -319,13 +322,13 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
         "percent_of_new": _OVER_NEW,
     },
     "statistics.mean.bar_chart": {
-        "mean_wrong_count": ("method", "divide the total by one less than the number of bars",
+        "mean_wrong_count": ("method", "divide the total by the number of gaps between the bars",
                              "divide the total by the number of bars"),
-        "mean_as_midrange": ("assume", "the mean is halfway between the largest and smallest bars",
-                             "the mean is the total of the bars shared equally between them"),
+        "mean_as_midrange": ("assume", "the mean is the largest and smallest bars added and halved",
+                             "the mean is all the bars added and shared equally"),
     },
     "statistics.median_mode.table": {
-        "median_without_sorting": ("method", "take the middle values as they stand in the table",
+        "median_without_sorting": ("method", "take the middle values as they stand",
                                    "take the middle values once they are in order"),
         "mode_as_largest": ("assume", "the mode is the largest value", "the mode is the most common value"),
         "mean_divides_by_rows": ("method", "divide the total by the number of rows",
@@ -337,8 +340,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
                            "the angles in a pie chart add up to 360°"),
     },
     "trig.exact_values": {
-        "swap_sin_cos": ("method", "read the exact value from the other function's row",
-                         "read the exact value from the function's own row"),
+        "swap_sin_cos": ("assume", "the sine and cosine values are the other way round",
+                         "the sine and cosine values are the right way round"),
         "tan_inverted": ("assume", "tan is cos divided by sin", "tan is sin divided by cos"),
         "special_value_zero": ("assume", "sin 90° and cos 0° are 0", "sin 90° and cos 0° are 1"),
     },
@@ -350,7 +353,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
         "pythagorean_sign": ("assume", "the identity gives −1", "the identity gives 1"),
     },
     "trig.right_triangle.ratios": {
-        "ratio_swap": ("method", "choose the ratio with the two sides swapped", "choose the ratio from the two sides"),
+        "ratio_swap": ("method", "choose the ratio for the other two sides",
+                       "choose the ratio for the two sides given"),
         "ratio_inverted": ("method", "rearrange the ratio upside down", "rearrange the ratio to get the side alone"),
     },
 }
