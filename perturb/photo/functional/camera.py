@@ -90,9 +90,10 @@ def _normal_bank() -> np.ndarray:
     return bank
 
 
-def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray | None, out: np.ndarray, rows: slice, seed: int,
+def _grain(image: np.ndarray, table: np.ndarray, colour: np.ndarray | None, out: np.ndarray, rows: slice, seed: int,
            luma_share: float) -> None:
-    """``rows`` of the noisy image into ``out``: luminance grain of spread ``scale`` plus ``colour`` (offset by 128)."""
+    """``rows`` of the noisy image into ``out``: luminance grain of spread ``table[grey level]`` plus ``colour``
+    (offset by 128)."""
     # The grain is a slice of a bank of normal draws made once per process, at an offset from the recorded
     # noise_seed and the band: no generator on the pixels' path, and the grain depends on the params alone.
     n, w = rows.stop - rows.start, image.shape[1]
@@ -108,7 +109,8 @@ def _grain(image: np.ndarray, scale: np.ndarray, colour: np.ndarray | None, out:
     # the heaviest grain's draws, is clipped there: a pixel that far off is black or white either way) copied to
     # three channels as bytes; the colour blotches come offset by 128 too. Every full-size pass is on bytes: a
     # third of the traffic of int16 planes.
-    grain = cv2.multiply(lum, scale[rows], scale=luma_share, dtype=cv2.CV_16S)
+    scale = cv2.LUT(cv2.cvtColor(image[rows], cv2.COLOR_RGB2GRAY), table)  # the spread at each pixel, per band
+    grain = cv2.multiply(lum, scale, scale=luma_share, dtype=cv2.CV_16S)
     lum3 = cv2.cvtColor(cv2.add(grain, 128, dtype=cv2.CV_8U), cv2.COLOR_GRAY2RGB)
     if colour is not None:  # luminance and colour grain, both offset by 128: their sum offset by 128
         cv2.addWeighted(lum3, 1.0, colour[rows], 1.0, -128.0, dst=lum3)
@@ -127,7 +129,6 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
         # per-pixel spread comes from the pixel's grey level through a 256-entry table.
         levels = np.arange(256, dtype=np.float32)
         table = (float(params["sigma_paper"]) * np.sqrt(0.3 + 0.7 * levels / NOISE_PAPER)).astype(np.float32)
-    scale = cv2.LUT(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), table)
     # Colour noise is demosaiced and smoothed by the phone's noise reduction, so it comes in blotches
     # a few pixels across: drawn (and scaled) at quarter resolution and upsampled.
     seed = int(params["noise_seed"])
@@ -143,7 +144,9 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
             cv2.setRNGSeed(seed)
             col = np.empty((qh, qw, 3), np.float32)
             cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
-        col *= np.ascontiguousarray(scale[2::4, 2::4][:qh, :qw])[..., None]  # the spread at each blotch's centre
+        # The spread at each blotch's centre: the table at the grey level of every fourth pixel of every fourth row.
+        centres = cv2.cvtColor(np.ascontiguousarray(image[2::4, 2::4][:qh, :qw]), cv2.COLOR_RGB2GRAY)
+        col *= cv2.LUT(centres, table)[..., None]
         # Offset by 128 in bytes (blotches beyond +-127 levels clip; their spread is a few levels).
         colour = cv2.resize(np.clip(np.rint(col) + 128.0, 0, 255).astype(np.uint8), (w, h),
                             interpolation=cv2.INTER_LINEAR)
@@ -151,7 +154,7 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
     # page are grained on two threads, each generator seeded from noise_seed and its half.
     out = np.empty_like(image)
     luma_share = float(np.sqrt(1 - chroma**2))
-    in_halves(lambda rows: _grain(image, scale, colour, out, rows, seed, luma_share), h)
+    in_halves(lambda rows: _grain(image, table, colour, out, rows, seed, luma_share), h)
     return out
 
 

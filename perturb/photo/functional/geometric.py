@@ -299,18 +299,12 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
 
 
 def lay_on_desk(warped: np.ndarray, desk: np.ndarray) -> np.ndarray:
-    """The premultiplied RGBA sheet over the desk (full-size RGB): the desk copied where the sheet is not, and
-    blended only at the few edge pixels the sheet partly covers (no full-image blend)."""
-    alpha = cv2.extractChannel(warped, 3)
+    """The premultiplied RGBA sheet over the desk (full-size RGB): rgb + (255 - alpha) / 255 desk, in bytes: the
+    desk whole where the sheet is not, none under it, blended at the edge pixels the sheet partly covers (the same
+    bytes as blending only those, without searching the image for them)."""
+    uncovered = cv2.cvtColor(cv2.bitwise_not(cv2.extractChannel(warped, 3)), cv2.COLOR_GRAY2RGB)
     out = cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB)
-    cv2.copyTo(desk, cv2.compare(alpha, 0, cv2.CMP_EQ), out)
-    edge = cv2.findNonZero(cv2.inRange(alpha, 1, 254))
-    if edge is not None:
-        edge = edge.reshape(-1, 2)
-        xs, ys = edge[:, 0], edge[:, 1]
-        a = alpha[ys, xs].astype(np.float32)[:, None] / 255.0
-        out[ys, xs] = np.clip(out[ys, xs] + (1.0 - a) * desk[ys, xs] + 0.5, 0, 255).astype(np.uint8)
-    return out
+    return cv2.add(out, cv2.multiply(desk, uncovered, scale=1 / 255), dst=out)
 
 
 def desk_photo(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
