@@ -364,12 +364,14 @@ def base_captures(config: RunConfig, plan: BasePlan | None) -> list[Capture]:
     then each profile. The numbering counts every op x severity, so a skipped one never renames the others."""
     out = []
     n = 0
-    for op in config.degrade.ops:
+    for entry, op in enumerate(config.degrade.ops):
         for severity in op.severities:
             n += 1
             if plan is not None and plan.degradations is not None and n not in plan.degradations:
                 continue  # degrade.per_base: this base's photos are the planned ones
-            out.append(Capture(f"d{n}", ((op.subtype, severity),), None, (f"degrade:{op.subtype}", severity, n)))
+            # Keyed by the op's entry, not its severity: a base's severities of one op draw the same scene (the
+            # ops draw their structure the same way at every severity), so a severity ablation is paired.
+            out.append(Capture(f"d{n}", ((op.subtype, severity),), None, (f"degrade:{op.subtype}", entry)))
     for k, profile in enumerate(config.degrade.profiles, start=1):
         out.append(Capture(f"p{k}", tuple((s.subtype, s.severity) for s in profile.ops), profile.name,
                            (f"profile:{profile.name}",)))

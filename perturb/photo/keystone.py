@@ -29,15 +29,22 @@ class Keystone(GeometricOp):
     stage_rank = 1
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
+        # Common random numbers across severities: the same draws in the same order at every severity (which edge
+        # is nearer, the ratio's quantile, the margin, the corners' jitter), so a page's severities are one camera
+        # pose tipped further. A quad whose jitter pushes the ratio out of its bin keeps its shape with the jitter
+        # halved (never redrawn, which would change the pose with the severity).
         lo, hi = _TARGET[severity]
         blo, bhi = BINS[severity]
-        for _ in range(50):
-            params = {"short_side": SIDES[int(rng.choice(4, p=[0.55, 0.25, 0.1, 0.1]))],
-                      "ratio": round(float(rng.uniform(lo, hi)), 4),
-                      "margin_frac": round(float(rng.uniform(0.02, 0.05)), 4),
-                      "corner_jitter": np.round(rng.uniform(-1, 1, (4, 2)) * _JITTER[severity], 4).tolist()}
+        side = SIDES[int(rng.choice(4, p=[0.55, 0.25, 0.1, 0.1]))]
+        ratio = lo + (hi - lo) * float(rng.random())
+        margin = float(rng.uniform(0.02, 0.05))
+        jitter = rng.uniform(-1, 1, (4, 2)) * _JITTER[severity]
+        for _ in range(8):
+            params = {"short_side": side, "ratio": round(ratio, 4), "margin_frac": round(margin, 4),
+                      "corner_jitter": np.round(jitter, 4).tolist()}
             if blo + 0.005 <= keystone_ratio(keystone_quad(params, page)) <= bhi - 0.005:
                 break
+            jitter = jitter / 2
         return {**params, **sample_desk(rng)}
 
     def warp(self, params: dict[str, Any], page: RenderedPage) -> Warp:

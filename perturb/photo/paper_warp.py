@@ -20,6 +20,10 @@ from synth.records import RenderedPage
 BINS = {1: (0.002, 0.01), 2: (0.01, 0.03), 3: (0.03, 0.15)}
 _TARGET = {1: (0.003, 0.008), 2: (0.013, 0.026), 3: (0.036, 0.07)}
 _KINDS = {1: ("fold", "bend"), 2: ("fold", "bend", "curl"), 3: ("bend", "curl")}
+# The sheet's shape is drawn once per page, whatever the severity (common random numbers: severity 3 is the same
+# sheet as severity 1, bent further): a kind the severity's rubric does not have becomes a bend (a curl is not a
+# minor fold, a fold is not severe bending).
+_KIND_WEIGHTS = {"bend": 0.45, "fold": 0.3, "curl": 0.25}
 # A bend's period as sampled, then shortened in turn if need be.
 _WAVES = {"bend": (1.0, 0.7, 0.5, 0.35), "fold": (1.0,), "curl": (1.0,)}
 
@@ -53,6 +57,15 @@ def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) ->
     return (a + b) / 2
 
 
+def _kind_at(kind: str, severity: int) -> str:
+    """The page's drawn kind as severity ``severity`` has it: a bend where the rubric has no such kind."""
+    return kind if kind in _KINDS[severity] else "bend"
+
+
+def _quantile(bounds: tuple[float, float], u: float) -> float:
+    return bounds[0] + (bounds[1] - bounds[0]) * u
+
+
 class PaperWarp(GeometricOp):
     subtype = "paper_warp"
     family = "perspective"
@@ -60,29 +73,37 @@ class PaperWarp(GeometricOp):
     stage_rank = 0  # the sheet's own shape comes before the camera's pose
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
-        kind = str(rng.choice(_KINDS[severity]))
+        # Every draw is made in the same order with the same distribution at every severity, and severity only
+        # turns the page's quantiles into its own range: a page's severities are one sheet, bent more each time.
+        drawn = str(rng.choice(list(_KIND_WEIGHTS), p=list(_KIND_WEIGHTS.values())))
+        kind = _kind_at(drawn, severity)
         turns = [float(t) for t in rng.permutation([0.0, 90.0, 180.0, 270.0])]
-        axis = turns[0] + float(rng.normal(0, 6 if kind != "fold" else 2))
+        axis = turns[0] + float(rng.normal(0, 1)) * (6 if kind != "fold" else 2)
+        u_s0 = float(rng.random())
         params: dict[str, Any] = {
             "kind": kind, "axis_deg": round(axis, 3),
-            "s0": round(float(rng.uniform(-0.15, 0.15) if kind == "fold" else rng.uniform(0.05, 0.3)), 4),
+            "s0": round(-0.15 + 0.3 * u_s0 if kind == "fold" else 0.05 + 0.25 * u_s0, 4),
             "period": round(float(rng.uniform(1.0, 2.2)), 4), "phase": round(float(rng.uniform(-0.6, 0.6)), 4),
             "ridge": 1.0 if rng.random() < 0.5 else -1.0,
             "light_slant": round(float(rng.uniform(-0.35, 0.35)), 4),
             **sample_desk(rng),
         }
-        target = float(rng.uniform(*_TARGET[severity]))
+        u_target = float(rng.random())
+        target = _quantile(_TARGET[severity], u_target)
+        # The turn and wave are chosen for the strongest bow this page's sheet is asked for at any severity that has
+        # its drawn kind (or at this one), so they do not change with the severity; only the amplitude does (below).
+        reach = max([_quantile(_TARGET[s], u_target) for s in _TARGET if drawn in _KINDS[s]] + [target])
         # A sheet bent about an axis along the writing shifts its lines without bowing them, and a curl that
         # lifts only a margin bends no writing: of the four turns (and, for a curl, starts nearer the middle),
         # take the one whose text lines bow most for how much the whole sheet bows, among those that can reach
-        # the target. A page whose writing the drawn kind cannot reach takes the severity's other kinds in turn;
+        # ``reach``. A page whose writing the drawn kind cannot reach takes the severity's other kinds in turn;
         # the most bowing turn when none can.
         # A sheet lifts MAX_LIFT at most, so a bend that cannot bow the writing enough that way is bent in shorter
         # waves (the same lift, more of it along each line) before the most bowing turn is taken.
         found: list[tuple[dict[str, Any], float, float]] = []  # (params, text bow, text bow / sheet bow)
         shapes = [kind] + [k for k in _KINDS[severity] if k != kind]
         for shape, period in ((k, params["period"] * f) for k in shapes for f in _WAVES[k]):
-            if any(bow >= 1.05 * target for _, bow, _ in found):
+            if any(bow >= 1.05 * reach for _, bow, _ in found):
                 break
             s0 = params["s0"] if shape == kind else round(float(np.clip(params["s0"], 0.05, 0.3)), 4)
             starts = [s0] + ([round(s0 - d, 4) for d in (0.2, 0.4, 0.6)] if shape == "curl" else [])
@@ -92,8 +113,8 @@ class PaperWarp(GeometricOp):
                 forward = forward_map({**trial, "amplitude": max_amplitude(trial, page)}, page)[0]
                 bow = text_line_bow(forward, page)
                 found.append((trial, bow, bow / max(line_bow(forward, page), 1e-9)))
-        reach = [f for f in found if f[1] >= 1.05 * target]
-        params = max(reach, key=lambda f: f[2])[0] if reach else max(found, key=lambda f: f[1])[0]
+        reaching = [f for f in found if f[1] >= 1.05 * reach]
+        params = max(reaching, key=lambda f: f[2])[0] if reaching else max(found, key=lambda f: f[1])[0]
         params["amplitude"] = round(_amplitude_for(params, page, target), 6)
         if params["kind"] == "curl":  # a lifted edge turns away from overhead light, so it darkens
             params["light_slant"] = round(abs(params["light_slant"]) + 0.1, 4)

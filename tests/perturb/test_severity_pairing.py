@@ -1,0 +1,77 @@
+"""A page's severities are one scene made worse: the same seed draws the same structure at every severity.
+
+Severity sets only the magnitude (common random numbers), so a severity ablation compares the same shadow, pose
+or bent sheet at three strengths, and what a reader loses follows the severity page by page
+(benchmarks/cer_severity.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from perturb.photo import degrade
+from perturb.photo.base import get_op
+from tests.perturb.test_photo_ops import pages
+
+SEEDS = range(12)
+FRAME = ("desk_kind", "desk_rgb", "desk_seed", "clutter", "frame_aspect", "frame_landscape", "frame_fill",
+         "frame_offset")
+
+
+def _params(op: str, seed: int) -> list[dict]:
+    img, page = pages()[seed % 3]
+    return [degrade(img, page, op, s, np.random.default_rng(seed))[2].params for s in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("op", ["tilt", "keystone", "paper_warp"])
+def test_the_desk_and_camera_frame_do_not_change_with_the_severity(op: str) -> None:
+    for seed in SEEDS:
+        p1, p2, p3 = _params(op, seed)
+        assert [{k: p[k] for k in FRAME} for p in (p2, p3)] == [{k: p1[k] for k in FRAME}] * 2, seed
+
+
+def test_keystone_severities_are_one_pose_tipped_further() -> None:
+    for seed in SEEDS:
+        img, page = pages()[seed % 3]
+        recs = [degrade(img, page, "keystone", s, np.random.default_rng(seed))[2] for s in (1, 2, 3)]
+        assert len({(r.params["short_side"], r.params["margin_frac"]) for r in recs}) == 1, seed
+        ratios = [r.measured["keystone_ratio"] for r in recs]
+        assert ratios[0] > ratios[1] > ratios[2], (seed, ratios)
+
+
+def test_tilt_severities_turn_the_sheet_the_same_way_further() -> None:
+    for seed in SEEDS:
+        angles = [p["angle_deg"] for p in _params("tilt", seed)]
+        assert len({np.sign(a) for a in angles}) == 1 and abs(angles[0]) < abs(angles[1]) < abs(angles[2]), angles
+
+
+def test_paper_warp_severities_bend_one_sheet_further() -> None:
+    same_kind = 0
+    for seed in SEEDS:
+        img, page = pages()[seed % 3]
+        recs = [degrade(img, page, "paper_warp", s, np.random.default_rng(seed))[2] for s in (1, 2, 3)]
+        bows = [r.measured["text_line_bow_frac"] for r in recs]
+        assert bows[0] < bows[1] < bows[2], (seed, bows)
+        if len({r.params["kind"] for r in recs}) == 1:  # a bend at every severity: the same sheet, bent more
+            same_kind += 1
+            shape = [{k: r.params[k] for k in ("axis_deg", "s0", "period", "phase", "ridge")} for r in recs]
+            assert shape[0] == shape[1] == shape[2], (seed, shape)
+            amplitudes = [r.params["amplitude"] for r in recs]
+            assert amplitudes[0] < amplitudes[1] < amplitudes[2], (seed, amplitudes)
+    assert same_kind >= len(SEEDS) // 3, same_kind
+
+
+def test_shadow_severities_are_one_shadow_cast_deeper_and_further() -> None:
+    # Without a layout the content is the whole page, so the first shadow drawn fits every severity's bins.
+    op = get_op("shadow")
+    for seed in SEEDS:
+        page = replace(pages()[seed % 3][1], layout=())
+        drawn = [op.sample_params(np.random.default_rng(seed), s, page) for s in (1, 2, 3)]
+        shape = [{k: p[k] for k in ("direction_deg", "edge_waves", "penumbra_near", "near_end")} for p in drawn]
+        assert shape[0] == shape[1] == shape[2], (seed, shape)
+        depth = [p["depth"] for p in drawn]
+        cover = [p["target_content_coverage"] for p in drawn]
+        assert depth[0] < depth[1] < depth[2] and cover[0] < cover[1] < cover[2], (seed, depth, cover)
