@@ -365,15 +365,22 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
+def api_key(cfg: ParaphraseConfig) -> str:
+    """The key from the environment ("" for a local server that needs none); a ConfigError naming the variable
+    when a hosted endpoint would be asked without one. The run checks it before it makes the run folder."""
+    key = os.environ.get(cfg.api_key_env, "")
+    if not key and cfg.base_url is None:
+        raise ConfigError(f"generate.paraphrase: set {cfg.api_key_env} in the environment (the key is read"
+                          " from there only), or give generate.paraphrase.base_url for a local server")
+    return key
+
+
 class Paraphraser:
     """The paraphrase step of one shard: asks the endpoint (or the cache), checks, and remembers accepted bases."""
 
     def __init__(self, cfg: ParaphraseConfig, cache_folder: Path | None) -> None:
         self.cfg = cfg
-        key = os.environ.get(cfg.api_key_env, "")
-        if not key and cfg.base_url is None:
-            raise ConfigError(f"generate.paraphrase: set {cfg.api_key_env} in the environment (the key is read"
-                              " from there only), or give generate.paraphrase.base_url for a local server")
+        key = api_key(cfg)
         self._key = key or "not-needed"   # local servers ignore it; the client insists on one
         self._secret = secret_pattern(key)
         self.cache = ReplyCache(cache_folder)

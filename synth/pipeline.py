@@ -22,6 +22,7 @@ from synth.config import RunConfig
 from synth.distributed import Dask
 from synth.errors import ConfigError, ResumableError
 from synth.executors import Executor, InProcess, ProcessPool, ShardJob, produce_and_commit
+from synth.paraphrase import api_key
 from synth.rundir import RESUME_HINT, ResumePlan, RunDir, open_run
 from synth.stages import STAGES, produce_shard, shard_ranges, versions
 
@@ -141,6 +142,8 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
     t0 = time.perf_counter()
     run_dir = Path(run_dir)
     n_shards = len(shard_ranges(config.count, config.output.shard_size))
+    if config.generate.paraphrase is not None:
+        api_key(config.generate.paraphrase)  # a missing key stops the run before its folder exists
     check_output_dir(run_dir)
     with RunDir(run_dir).locked():
         plan = prepare_run(config, run_dir, resume=resume, overwrite=overwrite)

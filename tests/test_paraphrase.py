@@ -336,6 +336,7 @@ def test_without_the_key_the_run_stops_naming_the_variable_not_a_value(
         "paraphrase": cfg.generate.paraphrase.model_copy(update={"base_url": None})})})
     with pytest.raises(ConfigError, match="set MATHSTRESS_UNSET_KEY in the environment"):
         run(cfg, tmp_path / "run")
+    assert not (tmp_path / "run").exists()  # refused before the run folder is made: nothing to clean or resume
 
 
 # ---------------------------------------------------------------- config
