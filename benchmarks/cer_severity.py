@@ -184,13 +184,14 @@ def mark(ok: bool, text: str) -> str:
     return text if ok else f"**{text}**"
 
 
-def table(results: dict[str, list[list[float]]], acceptance: bool) -> list[str]:
+def table(results: dict[str, list[list[float]]], acceptance: bool, styles: list[str] | None = None) -> list[str]:
     """One row per op; with ``acceptance``, the share of pages non-decreasing s1-s3 and targets in bold where missed
-    (for the legibility ops only: the marks ops' shares are shown as measured, in italics)."""
+    (for the legibility ops only: the marks ops' shares are shown as measured, in italics), and the same share on
+    the printed and on the handwritten pages apart (``styles``, one per page: where the order breaks)."""
     head = ("| op | " + " | ".join(f"s{s} mean" for s in (0, *SEVERITIES)) + " | "
             + " | ".join(f"s{s} median" for s in SEVERITIES) + " | pages | mean rises |"
-            + (" pages non-decreasing s1-s3 |" if acceptance else ""))
-    body = [head, "|---|" + "---:|" * (4 + len(SEVERITIES)) + "---:|---|" + ("---:|" if acceptance else "")]
+            + (" pages non-decreasing s1-s3 | printed / handwritten |" if acceptance else ""))
+    body = [head, "|---|" + "---:|" * (4 + len(SEVERITIES)) + "---:|---|" + ("---:|---:|" if acceptance else "")]
     for op, per_sev in results.items():
         means = [statistics.fmean(x) for x in per_sev]
         meds = [statistics.median(x) for x in per_sev[1:]]
@@ -199,9 +200,14 @@ def table(results: dict[str, list[list[float]]], acceptance: bool) -> list[str]:
         cells = [f"{m:.3f}" for m in means[:-1]] + [mark(means[-1] >= S3_TARGET, s3) if graded else s3]
         share = non_decreasing_share(per_sev)
         shown = mark(share >= MONOTONE_TARGET, f"{share:.0f}%") if graded else f"_{share:.0f}% (not graded)_"
+        split = "n/a"
+        if styles is not None and len(styles) == len(per_sev[1]):  # every page (an op that skips some: no split)
+            kinds = ([[x for x, st in zip(v, styles, strict=True) if st == kind] for v in per_sev]
+                     for kind in ("printed", "handwritten"))
+            split = " / ".join(f"{non_decreasing_share(k):.0f}%" for k in kinds)
         body.append(f"| {op} | " + " | ".join(cells) + " | " + " | ".join(f"{m:.3f}" for m in meds)
                     + f" | {len(per_sev[1])} | " + ("yes" if monotone(means) else "**no**") + " |"
-                    + (f" {shown} |" if acceptance else ""))
+                    + (f" {shown} | {split} |" if acceptance else ""))
     return body
 
 
@@ -346,7 +352,7 @@ def main() -> None:
         lines += [f"## {e}: against the clean page's reading", "",
                   f"What the degradation costs {e}: the reference is {e}'s reading of the same page undegraded, so"
                   " severity 0 is 0 by construction. \"mean rises\": mean s0 <= s1 <= s2 <= s3 and s3 > s0.", "",
-                  *table(vs_clean[e], True), ""]
+                  *table(vs_clean[e], True, styles), ""]
     for e in engines:
         lines += [f"## {e}: against the problem text", "",
                   "The same readings scored against the page's text (question, 'Solution', numbered steps,"
