@@ -55,7 +55,7 @@ from perturb.photo.base import (
     with_reverse,
 )
 from perturb.photo.fields import LightOp
-from perturb.photo.functional.camera import add_noise
+from perturb.photo.functional.camera import add_noise, grain_band
 from perturb.photo.functional.geometric import (
     Warp,
     frame_warp,
@@ -330,7 +330,10 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
             p = op.sample_in_photo(rngs[subtype], severity, page, probe, probe=PROBE)  # type: ignore[attr-defined]
         with replayable(op):
             bloomed, vignette, curve, table = op.as_light(p, page, image)  # type: ignore[attr-defined]
-        out = add_noise(light.then(vignette).apply(bloomed, curve), p, table)
+        if float(p["chroma_frac"]) == 0:  # its sensor noise grains each band of the lit photo as it is lit
+            out = light.then(vignette).apply(bloomed, curve, then=grain_band(p, table))
+        else:
+            out = add_noise(light.then(vignette).apply(bloomed, curve), p, table)
         exposed.append((op, severity, p, probe))
     elif fuse:
         out = light.apply(image)

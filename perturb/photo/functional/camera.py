@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -115,6 +116,16 @@ def _grain(image: np.ndarray, table: np.ndarray, colour: np.ndarray | None, out:
     if colour is not None:  # luminance and colour grain, both offset by 128: their sum offset by 128
         cv2.addWeighted(lum3, 1.0, colour[rows], 1.0, -128.0, dst=lum3)
     cv2.addWeighted(image[rows], 1.0, lum3, 1.0, -128.0, dst=out[rows])
+
+
+def grain_band(params: dict[str, Any], table: np.ndarray) -> Callable[[np.ndarray, slice], None]:
+    """``add_noise`` without colour noise (chroma_frac 0) as work on one band of rows of an image, in place: for a
+    pass that makes the image band by band (``Light.apply(..., then=)``). The bands must be ``in_halves``'s, as
+    ``add_noise``'s are: the grain of a band depends on where it starts, so the bytes are ``add_noise``'s."""
+    if float(params["chroma_frac"]) != 0:
+        raise DegradationError("grain_band adds luminance grain only; use add_noise for colour noise")
+    seed = int(params["noise_seed"])
+    return lambda image, rows: _grain(image, table, None, image, rows, seed, 1.0)
 
 
 def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | None = None) -> np.ndarray:

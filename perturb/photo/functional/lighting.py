@@ -6,6 +6,7 @@ applied in one pass; the exposure's vignette goes through the same pass before i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,14 +78,21 @@ class Light:
         g = np.asarray(gain, np.float32)
         return self.then(Light(g, 1.0 - g))
 
-    def apply(self, image: np.ndarray, curve: np.ndarray | None = None) -> np.ndarray:
+    def apply(self, image: np.ndarray, curve: np.ndarray | None = None,
+              then: Callable[[np.ndarray, slice], None] | None = None) -> np.ndarray:
         """The lit image: the fields upsampled to it in 8-bit (see ``gain_u8``), one multiply and one add.
 
-        ``curve`` (256 uint8 levels) is a tone curve looked up after the lighting (exposure's).
+        ``curve`` (256 uint8 levels) is a tone curve looked up after the lighting (exposure's). ``then(out, rows)``
+        works on each band of rows of the lit image in place as soon as it is lit, on the same thread (the sensor's
+        noise: ``camera.grain_band``), while the band is still in the cache.
         """
         h, w = image.shape[:2]
         if self.gain is None and self.lift is None:
-            return image if curve is None else cv2.LUT(image, curve)
+            if then is None:
+                return image if curve is None else cv2.LUT(image, curve)
+            out = image.copy() if curve is None else cv2.LUT(image, curve)
+            in_halves(lambda r: then(out, r), h)
+            return out
         gain, scale = (None, 1.0) if self.gain is None else gain_u8(self.gain)
         gain = None if gain is None else _full(gain, h, w)
         lift = None if self.lift is None else _full(np.clip(self.lift * 255.0 + 0.5, 0, 255).astype(np.uint8), h, w)
@@ -99,6 +107,8 @@ class Light:
                 cv2.add(cv2.multiply(image[r], gain[r], scale=scale), lift[r], dst=out[r])
             if curve is not None:
                 cv2.LUT(out[r], curve, dst=out[r])
+            if then is not None:
+                then(out, r)
 
         in_halves(rows, h)
         return out
