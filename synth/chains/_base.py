@@ -487,23 +487,32 @@ def concept_lines(family: str, variants: Sequence[Variant]) -> dict[int, MethodW
 
 def usual_concept(problem: Problem, seed: int) -> dict[int, MethodWords]:
     """Where no conceptual error of the base says its method, its chains still say one, as people do: the right
-    method of one of the family's conceptual mal-rules that applies to this problem (chosen by the base seed), at
-    the line that mal-rule would change. Saying a method in words is then a habit of every chain, not a mark of the
-    bases that hold a conceptual error (a classifier reading rows one by one would learn that mark)."""
+    method of one of the family's conceptual mal-rules that applies to this problem, at the line that mal-rule
+    would change. Saying a method in words is then a habit of every chain, not a mark of the bases that hold a
+    conceptual error (a classifier reading rows one by one would learn that mark). The subtype is drawn first,
+    like the injection's quota draws it, then a rule of it (base seed), so the frames said ("Since ...", "The
+    question asks for ...") come in the shares a conceptual error's twin says them."""
     family = get_family(problem.family)
-    rules = [r.id for r in family.malrules if method_words(problem.family, r.id) is not None]
-    start = choice(seed, "concept", "usual", len(rules)) if rules else 0
-    for j in range(len(rules)):
-        rule = rules[(start + j) % len(rules)]
-        try:
-            drafts = family.derive_mal(problem.params, rule)
-        except _ERRORS:
-            continue
-        at = _mal_line(drafts or [], problem.steps)
-        if at is not None:
-            words = method_words(problem.family, rule)
-            assert words is not None
-            return {at: words}
+    by_subtype: dict[str, list[str]] = {}
+    for r in family.malrules:
+        if method_words(problem.family, r.id) is not None:
+            by_subtype.setdefault(r.subtype, []).append(r.id)
+    subtypes = sorted(by_subtype)
+    first = choice(seed, "concept", "subtype", len(subtypes)) if subtypes else 0
+    for j in range(len(subtypes)):
+        rules = by_subtype[subtypes[(first + j) % len(subtypes)]]
+        start = choice(seed, "concept", "rule", len(rules))
+        for i in range(len(rules)):
+            rule = rules[(start + i) % len(rules)]
+            try:
+                drafts = family.derive_mal(problem.params, rule)
+            except _ERRORS:
+                continue
+            at = _mal_line(drafts or [], problem.steps)
+            if at is not None:
+                words = method_words(problem.family, rule)
+                assert words is not None
+                return {at: words}
     return {}
 
 

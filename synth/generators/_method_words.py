@@ -79,8 +79,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
         "subtract_coefficient": _SUBTRACT_COEFFICIENT,
     },
     "algebra.linear.one_step": {
-        "same_operation": ("method", "do the same operation to the other side",
-                           "do the inverse operation to both sides"),
+        "same_operation": ("method", "move the number across with the same operation",
+                           "move the number across with the inverse operation"),
         "operands_reversed": ("method", "undo the operation, taking the numbers in reverse order",
                               "undo the operation, taking the numbers in order"),
     },
@@ -150,7 +150,7 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
                           "work through the operations in order, brackets first, then left to right"),
     },
     "arithmetic.percent.of_quantity": {
-        "change_not_new_amount": ("asked", "the size of the change", "the new amount after the change"),
+        "change_not_new_amount": ("asked", "the change in amount", "the new amount"),
         "successive_percents_add": ("assume", "the two percentage changes add up to one change",
                                     "the two percentage changes apply one after the other"),
         "percent_as_divisor": ("method", "find the percentage by dividing by the percent",
@@ -190,8 +190,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "calculus.integral.definite": {
         "power_not_divided": ("method", "raise each power by one",
                               "raise each power by one and divide by the new power"),
-        "lower_limit_ignored": ("assume", "the integral is the value at the upper limit",
-                                "the integral is the value at the upper limit minus the value at the lower limit"),
+        "lower_limit_ignored": ("assume", "the value at the lower limit is zero",
+                                "the value at the lower limit is taken away"),
     },
     "calculus.limit.rational": {
         "difference_of_squares_as_square": ("method", "factorise the top as a square",
@@ -295,7 +295,7 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "solid.cone.volume": {
         "cone_without_third": ("method", "use πr²h for the volume", "use one third of πr²h for the volume"),
-        "slant_as_height": ("assume", "the height is the slant side", "the height is found from the slant side"),
+        "slant_as_height": ("assume", "the height is the slant height", "the height is found from the slant height"),
         "diameter_as_radius": _DIAMETER_AS_RADIUS,
     },
     "solid.cylinder.volume_surface": {
