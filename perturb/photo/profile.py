@@ -393,18 +393,27 @@ def _chain(page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.
     area = float(page.width * page.height)
     outline = page_outline(page)
     current = page
+    unmoved: list[Warp] = []  # warps the boxes of ``current`` have not moved through yet
     warps: list[Warp] = []
     desks: list[dict[str, Any] | None] = []
     records = []
     framed = False
 
     def add(warp: Warp, desk: dict[str, Any] | None) -> None:
-        nonlocal outline, current
+        nonlocal outline
         warps.append(warp)
         desks.append(desk)
+        unmoved.append(warp)
         outline = warp.forward(outline)
-        # Only sizes and the layout matter for sampling the next op; the final boxes move once, in the caller.
-        current = move_boxes(current, warp.forward, warp.width, warp.height, edge_samples=9 if warp.bends else 2)
+
+    def now() -> RenderedPage:
+        """The page as the next op finds it. Only sizes and the layout matter for sampling it; the boxes move
+        when an op needs them (never after the last one: the final boxes move once, in the caller)."""
+        nonlocal current
+        for warp in unmoved:
+            current = move_boxes(current, warp.forward, warp.width, warp.height, edge_samples=9 if warp.bends else 2)
+        unmoved.clear()
+        return current
 
     def frame() -> None:
         scene = desk_of([d for d in desks if d is not None])
@@ -417,11 +426,12 @@ def _chain(page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.
         if op.after_frame:
             frame()
             framed = True
-        p = given[k] if given[k] is not None else op.sample_in_chain(rngs[subtype], severity, current, outline,
+        before = now()
+        p = given[k] if given[k] is not None else op.sample_in_chain(rngs[subtype], severity, before, outline,
                                                                        area=area)
         with replayable(op):
-            warp = op.warp(p, current)
-        records.append(DegradationRecord(subtype, op.family, severity, p, op.measure_warp(p, current, warp, outline)))
+            warp = op.warp(p, before)
+        records.append(DegradationRecord(subtype, op.family, severity, p, op.measure_warp(p, before, warp, outline)))
         add(warp, desk_of([p]))
         framed = framed or op.frames
     frame()
