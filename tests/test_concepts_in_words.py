@@ -116,3 +116,23 @@ def test_error_and_twin_differ_only_at_the_slot_that_says_the_method(family_id: 
                     assert _prose(a) == _prose(b), (family_id, style, variant.error.edit["rule"], i)
             assert worked_k == variant.error.edit["step"]
             assert wrong.error.edit["said"] == words.wrong and wrong.error.edit["instead_of"] == words.right
+
+
+@pytest.mark.parametrize("style", WORDED)
+def test_a_base_without_a_conceptual_error_still_says_a_right_method(style: str) -> None:
+    # saying a method in words must not mark the bases that hold a conceptual error
+    family = get_family("geometry.triangle.angle_sum")
+    problem = family.build(stage_rng(2, "test_concepts_usual"), difficulty="easy", question_type="free",
+                           problem_id="usual")
+    variant = inject(problem, "final_number", stage_rng(2, "test_concepts_usual_inject"))
+    assert variant is not None
+    contents = [(problem.id, clean_variant(problem)), ("e", variant)]
+    styled = write_contents(problem, contents, style, 7, concepts_in_words=True)
+    (_, twin), (_, wrong) = styled.contents
+    rights = [w.right for w in METHOD_WORDS[problem.family].values()]
+    said = [r for r in rights if any(r in s.text for s in twin.steps)]
+    assert len(said) == 1
+    assert any(said[0] in s.text for s in wrong.steps)  # the error variant says the same right method
+    assert "said" not in wrong.error.edit
+    off = write_contents(problem, contents, style, 7, concepts_in_words=False)
+    assert not any(r in s.text for r in rights for _, v in off.contents for s in v.steps)

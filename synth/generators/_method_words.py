@@ -170,9 +170,8 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
                              "one part is the total divided by the number of parts"),
     },
     "calculus.derivative.chain_rule": {
-        "inner_derivative_forgotten": ("method", "bring the power down and lower it by one",
-                                       "bring the power down, lower it by one and multiply by the bracket's "
-                                       "derivative"),
+        "inner_derivative_forgotten": ("method", "bring the power down and treat the bracket like a single letter",
+                                       "bring the power down and multiply by the bracket's derivative"),
         "inner_derivative_raised": ("method", "bring the power down and put the bracket's derivative inside",
                                     "bring the power down and multiply by the bracket's derivative"),
     },
@@ -190,7 +189,7 @@ _WORDS: dict[str, dict[str, tuple[str, str, str]]] = {
     "calculus.integral.definite": {
         "power_not_divided": ("method", "raise each power by one",
                               "raise each power by one and divide by the new power"),
-        "lower_limit_ignored": ("assume", "the value at the lower limit is zero",
+        "lower_limit_ignored": ("assume", "the value at the lower limit can be left out",
                                 "the value at the lower limit is taken away"),
     },
     "calculus.limit.rational": {
