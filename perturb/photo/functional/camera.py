@@ -158,9 +158,10 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
         # The spread at each blotch's centre: the table at the grey level of every fourth pixel of every fourth row.
         centres = cv2.cvtColor(np.ascontiguousarray(image[2::4, 2::4][:qh, :qw]), cv2.COLOR_RGB2GRAY)
         col *= cv2.LUT(centres, table)[..., None]
-        # Offset by 128 in bytes (blotches beyond +-127 levels clip; their spread is a few levels).
+        # Offset by 128 in bytes (blotches beyond +-127 levels clip; their spread is a few levels). Upsampled with
+        # the bit-exact bilinear kernel: OpenCV's fast 8-bit one rounds down on average (about -0.11 levels).
         colour = cv2.resize(np.clip(np.rint(col) + 128.0, 0, 255).astype(np.uint8), (w, h),
-                            interpolation=cv2.INTER_LINEAR)
+                            interpolation=cv2.INTER_LINEAR_EXACT)
     # The per-pixel grain is OpenCV's serial generator and arithmetic: the top and bottom halves of the
     # page are grained on two threads, each generator seeded from noise_seed and its half.
     out = np.empty_like(image)

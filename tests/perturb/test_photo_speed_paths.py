@@ -1,0 +1,62 @@
+"""The fast paths of a capture give the photo the slow, obvious computation gives (issue 20's speed work)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perturb.photo.functional.camera import add_noise, grain_band
+from perturb.photo.functional.geometric import lay_on_desk
+from perturb.photo.functional.lighting import Light, wrap
+
+
+def _page(h: int = 600, w: int = 400) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    img = np.full((h, w, 3), 232, np.uint8)
+    img[100:110, 50:350] = 30  # a line of print
+    return np.clip(img.astype(np.int16) + rng.integers(-3, 4, img.shape), 0, 255).astype(np.uint8)
+
+
+def test_an_exposure_grained_band_by_band_in_the_light_pass_is_the_same_photo_as_graining_it_after() -> None:
+    img = _page()
+    gain = np.random.default_rng(2).uniform(0.8, 1.0, (8, 6, 3)).astype(np.float32)
+    light = Light(gain, np.full((8, 6), 0.02, np.float32))
+    curve = np.clip(np.arange(256) * 0.8 + 10, 0, 255).astype(np.uint8)
+    table = np.linspace(1.0, 6.0, 256).astype(np.float32)
+    params = {"chroma_frac": 0.0, "noise_seed": 77}
+    fused = light.apply(img, curve, then=grain_band(params, table))
+    assert np.array_equal(fused, add_noise(light.apply(img, curve), params, table))
+    assert not np.array_equal(fused, light.apply(img, curve))  # it did add grain
+
+
+@pytest.mark.parametrize("chroma", [0.0, 0.3])
+def test_grain_is_unbiased_and_as_strong_as_its_table_says(chroma: float) -> None:
+    flat = np.full((800, 600, 3), 128, np.uint8)
+    table = np.full(256, 6.0, np.float32)
+    out = add_noise(flat, {"chroma_frac": chroma, "noise_seed": 5}, table).astype(np.float64) - 128
+    assert abs(out.mean()) < 0.1  # the 128 offsets of the byte planes cancel
+    assert 5.2 < out.std() < 6.8
+    colour_spread = (out - out.mean(axis=2, keepdims=True)).std()
+    assert (colour_spread > 0.5) == (chroma > 0)  # colour blotches only when asked for
+
+
+def test_the_desk_shows_where_the_sheet_is_not_and_blends_at_its_edge() -> None:
+    warped = np.zeros((4, 3, 4), np.uint8)
+    warped[:, 0] = (200, 180, 160, 255)  # sheet
+    warped[:, 1] = (100, 90, 80, 128)  # the sheet's anti-aliased edge (premultiplied)
+    desk = np.full((4, 3, 3), (60, 120, 30), np.uint8)
+    out = lay_on_desk(warped, desk)
+    assert (out[:, 0] == (200, 180, 160)).all()
+    assert (out[:, 2] == (60, 120, 30)).all()
+    expected = np.round(np.array([100, 90, 80]) + (255 - 128) / 255 * np.array([60, 120, 30]))
+    assert (out[:, 1] == expected).all()
+
+
+def test_wrap_folds_like_mod() -> None:
+    x = np.random.default_rng(3).uniform(-500, 500, 10_000).astype(np.float32)
+    for period in (1.0, 2.0, 64.0, 0.37):
+        folded = wrap(x, period)
+        assert folded.dtype == np.float32
+        assert folded.min() >= 0 and folded.max() <= period
+        assert np.allclose(np.cos(2 * np.pi * folded / period), np.cos(2 * np.pi * np.mod(x, period) / period),
+                           atol=1e-3)
