@@ -32,6 +32,7 @@ from synth.chains._base import (
     concept_words,
     declared_readings,
     disagreement,
+    names_unknown,
     rule_kind,
     usual_concept,
     worked_chain,
@@ -50,9 +51,9 @@ class ChainStyle:
 
     def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
               declared: tuple[Declared, ...] | None = None,
-              concepts: Mapping[int, MethodWords] | None = None) -> Chain | None:
+              concepts: Mapping[int, MethodWords] | None = None, named: bool = False) -> Chain | None:
         return compose(self.id, problem, variant, seed, reads_per_step=self.reads_per_step,
-                       concepts_in_words=concepts_in_words, declared=declared, concepts=concepts)
+                       concepts_in_words=concepts_in_words, declared=declared, concepts=concepts, named=named)
 
 
 STYLES: Registry[ChainStyle] = Registry("solution style", discover="synth.chains",
@@ -96,11 +97,12 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
     concepts = concept_lines(problem.family, [v for _, v in contents])
     if concepts_in_words and style != "worked" and not concepts:
         concepts = usual_concept(problem, seed)
+    named = style != "worked" and names_unknown(problem, seed, [v for _, v in contents])
     rejected: Counter[str] = Counter()
     out: list[tuple[str, Variant]] = []
     for item_id, variant in contents:
         chain = writer.write(problem, variant, seed, concepts_in_words=concepts_in_words, declared=declared,
-                             concepts=concepts)
+                             concepts=concepts, named=named)
         if chain is None:
             out.append((item_id, _as_worked(variant)))
             continue

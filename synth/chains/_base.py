@@ -45,7 +45,7 @@ CONCLUDE_RULE = "conclude"
 # a conclusion drawn or what the question asks for (synth.generators._method_words); the others restate one
 # worked line each.
 KINDS = ("ask", "given", "read", "setup", "substitute", "compute", "transform", "simplify", "convert",
-         "conclude", *FRAMES.values())
+         "conclude", "name", *FRAMES.values())
 LINE_KINDS = ("setup", "substitute", "compute", "transform", "simplify", "convert")
 
 # A worked rule's kind: the first pattern that matches the rule name wins (rules are ~200 names such as
@@ -527,9 +527,37 @@ def _mal_line(drafts: Sequence[Any], clean: Sequence[Step]) -> int | None:
     return None
 
 
+def clean_lines(variant: Variant) -> list[int | None] | None:
+    """For a control that adds a line (a declaration, a side remark) or leaves one out: the clean line each of its
+    lines restates (None for the added line), so it takes that line's words; None for any other variant."""
+    edit = variant.control.edit if variant.control is not None else {}
+    n = len(variant.steps)
+    if isinstance(edit.get("omitted_step"), int):
+        k = edit["omitted_step"]
+        return [i if i < k else i + 1 for i in range(1, n + 1)]
+    for key in ("declared_step", "inserted_step"):
+        if isinstance(edit.get(key), int):
+            k = edit[key]
+            return [i if i < k else None if i == k else i - 1 for i in range(1, n + 1)]
+    return None
+
+
+def names_unknown(problem: Problem, seed: int, variants: Sequence[Variant]) -> bool:
+    """Whether the base's chains say which letter stands for the unknown ("Let a stand for the unknown."): always
+    where a variant renames it (its declaration is then the same sentence with its own letter), else in about half
+    of the bases with a letter for the unknown, by the base seed: naming the unknown is a habit of the chains, not
+    the mark of a rename."""
+    if not isinstance(problem.params.get("var"), str):
+        return False
+    if any(v.control is not None and v.control.subtype == "variable_rename" for v in variants):
+        return True
+    return choice(seed, "name", "habit", 2) == 0
+
+
 def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             reads_per_step: int = 2, concepts_in_words: bool = False,
-            declared: tuple[Declared, ...] | None = None, concepts: Mapping[int, MethodWords] | None = None) -> Chain:
+            declared: tuple[Declared, ...] | None = None, concepts: Mapping[int, MethodWords] | None = None,
+            named: bool = False) -> Chain:
     """``variant``'s worked lines written in ``style``: readings, the lines in sentences, the conclusion.
 
     ``declared`` is :func:`declared_readings` of the base's variants, ``concepts`` :func:`concept_lines` of them
@@ -588,9 +616,33 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
         concepts = concept_lines(problem.family, [variant])
     concepts = concepts if concepts_in_words else {}
     mine = concept_words(problem.family, variant.error) if concepts_in_words else None
-    keys = _occurrence_keys(variant.steps, problem.steps)
+    aligned = clean_lines(variant)
+    if aligned is None:
+        keys = _occurrence_keys(variant.steps, problem.steps)
+        said = dict(concepts)
+    else:  # a control's lines take the words of the clean lines they restate; its added line is phrased below
+        twin = _clean_keys(tuple(problem.steps))
+        keys = [(twin[j - 1][0], "|".join(map(str, twin[j - 1]))) if j else ("compute", "") for j in aligned]
+        # a method said at a line the control leaves out is said at the line after it
+        said = {next((i for i, j in enumerate(aligned, start=1) if j is not None and j >= c), c): w
+                for c, w in concepts.items()}
+    letter = str(problem.params.get("var")) if named else ""
+    if letter and any(s.rule == DECLARE_RULE for s in variant.steps):
+        letter = ""  # the declaration names it
     for i, (s, (kind, key)) in enumerate(zip(variant.steps, keys), start=1):
-        if is_worded(s):  # a side line already in words (a remark, a declaration): written as the injector wrote it
+        if s.rule in (REMARK_RULE, DECLARE_RULE) and s.math:
+            # a side calculation reads like the chain's other lines; a declaration in the words the chains name
+            # the unknown with ("Let m stand for the unknown.")
+            if s.rule == REMARK_RULE:
+                text, spans = phrase(style, "compute", "compute|remark", seed, {**ctx, "math": mark(0)}, [s.math])
+            else:
+                new_letter = s.math.split(" = ")[0]
+                text, spans = phrase(style, "name", "name", seed, {**ctx, "letter": mark(0)}, [new_letter])
+            text, spans = opened(text, spans)
+            steps.append(replace(s, index=len(steps) + 1, text=text, spans=spans))
+            origin.append(i)
+            continue
+        if is_worded(s):  # a side line already in words: written as the injector wrote it
             text, spans = opened(s.text, s.spans or own_spans(s))
             steps.append(replace(s, index=len(steps) + 1, text=text, math=s.math or s.text, spans=spans))
             origin.append(i)
@@ -599,9 +651,19 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
         if mine is not None and i == mine[0]:
             extra["reason"] = mine[1].wrong
             kind, key = mine[1].bank, f"concept|{i}"
-        elif i in concepts:
-            extra["reason"] = concepts[i].right
-            kind, key = concepts[i].bank, f"concept|{i}"
+        elif i in said:
+            extra["reason"] = said[i].right
+            kind, key = said[i].bank, f"concept|{i if aligned is None else aligned[i - 1]}"
+        if letter and re.search(rf"(?<![A-Za-z\\]){re.escape(letter)}(?![A-Za-z])", s.text):
+            # the chain names its unknown before the first line using it, as a rename's declaration stands there
+            lead, _ = opened(*phrase(style, "name", "name", seed, {**ctx, "letter": mark(0)}, [letter]))
+            letter = ""
+            text, spans = phrase(style, kind, key, seed, {**ctx, **extra}, [s.text])
+            shift = len(lead) + 1
+            steps.append(Step(index=len(steps) + 1, rule=s.rule, value=s.value, text=f"{lead} {text}", latex=s.latex,
+                              inputs=s.inputs, math=s.text, spans=tuple((a + shift, b + shift) for a, b in spans)))
+            origin.append(i)
+            continue
         add(kind, key, s.rule, s.value, s.text, s.latex, [s.text], extra, s.inputs, i)
     last = next((s for s in reversed(variant.steps) if not is_worded(s)), variant.steps[-1])
     add("conclude", "conclude", CONCLUDE_RULE, last.value, last.text, last.latex, [last.text],

@@ -14,5 +14,5 @@ class Worked(ChainStyle):
 
     def write(self, problem: Problem, variant: Variant, seed: int, *, concepts_in_words: bool = False,
               declared: tuple[Declared, ...] | None = None,
-              concepts: Mapping[int, MethodWords] | None = None) -> Chain | None:
+              concepts: Mapping[int, MethodWords] | None = None, named: bool = False) -> Chain | None:
         return None  # the lines stay as verified; write_contents only sets math and spans
