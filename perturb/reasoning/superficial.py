@@ -299,11 +299,17 @@ class IrrelevantInfo(Injector):
     subtype = "irrelevant_info"
     # v2: varied facts, phrasings (bare in 40 %) and places; the remark is known by its rule, not a "Note:" prefix
     # v3: the remark is a side calculation without words (in brackets or not)
-    version = 3
+    # v4: also about whole numbers the figure gives
+    version = 4
 
     @staticmethod
     def _facts(problem: Problem) -> list[str]:
-        numbers = sorted({abs(v) for _, v in _copied_numbers(problem.params, problem.question_text)})
+        # numbers the question writes out, and whole numbers it gives in its figure (a bar's height, a point's
+        # coordinate): a figure problem gets side calculations as often as a worded one, so the control is no
+        # rarer among figure problems (whose chains say they read a figure) than among the others
+        shown = {int(m[1]) for g in problem.givens if (m := re.fullmatch(r"[−-]?(\d{1,4})", g.value))}
+        numbers = sorted({abs(v) for _, v in _copied_numbers(problem.params, problem.question_text)}
+                         | {n for n in shown if n >= 2})
         facts = []
         for n in numbers:
             divisor = next((d for d in range(2, int(n**0.5) + 1) if n % d == 0), None)
