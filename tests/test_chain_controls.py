@@ -88,3 +88,14 @@ def test_a_declared_rename_says_what_clean_chains_say_when_they_name_the_unknown
         (_, clean), = write_contents(problem, contents, style, seed, concepts_in_words=True).contents
         said.append(f" {old} " in clean.steps[0].text.split(":")[0] or f" {old}." in clean.steps[0].text)
     assert any(said) and not all(said)
+
+
+def test_a_rename_takes_a_letter_its_kind_of_family_uses() -> None:
+    letters = set()
+    for seed in range(4):
+        problem = _problem("calculus.derivative.power_rule", seed)
+        for attempt in range(6):
+            variant = inject(problem, "variable_rename", stage_rng(attempt, "test_chain_controls_letters"))
+            if variant is not None:
+                letters.add(variant.control.edit["to"])
+    assert letters and letters <= {"x", "t", "u"}

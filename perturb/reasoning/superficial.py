@@ -17,9 +17,11 @@ from synth.presentation import read_line, with_label, with_unit
 from synth.records import Problem, Step
 from synth.verifier import DECLARE_RULE, REMARK_RULE, same_value
 
-# The letters a renamed unknown takes: the families' own (synth.generators._equation, _intpoly), so the new
-# letter is no rarer in a control than in clean work.
-_RENAME_LETTERS = ("x", "y", "n", "a", "t", "m", "u")
+# The letters a renamed unknown takes: those of the problem's own kind of family (synth.generators._intpoly for
+# calculus, _equation otherwise), so the new letter is no rarer in a control than in clean work of its kind (a
+# calculus working renamed into ``m``, a letter no clean calculus working uses, marked the control).
+_CALCULUS_LETTERS = ("x", "t", "u")
+_EQUATION_LETTERS = ("x", "y", "n", "a", "t", "m")
 
 
 class StepOmission(Injector):
@@ -84,8 +86,8 @@ class VariableRename(Injector):
 
     subtype = "variable_rename"
     # v2: the rename is declared on a line of its own before the first line using the new letter, in one of
-    # the families' own letters
-    version = 2
+    # the families' own letters; v3: the letters of the problem's kind of family
+    version = 3
 
     def applies(self, family: Family, problem: Problem) -> bool:
         return isinstance(problem.params.get("var"), str)
@@ -93,8 +95,9 @@ class VariableRename(Injector):
     def propose(self, family: Family, problem: Problem, rng: np.random.Generator,
                 placement: str | int) -> ControlAttempt | Skip:
         old = problem.params["var"]
-        choices = [v for v in _RENAME_LETTERS if v != old and not re.search(rf"(?<![A-Za-z]){v}(?![A-Za-z])",
-                                                                         problem.question_text)]
+        pool = _CALCULUS_LETTERS if problem.family.startswith("calculus.") else _EQUATION_LETTERS
+        choices = [v for v in pool if v != old and not re.search(rf"(?<![A-Za-z]){v}(?![A-Za-z])",
+                                                                 problem.question_text)]
         if not choices:
             return Skip("no_free_letter")
         new = choices[int(rng.integers(len(choices)))]
