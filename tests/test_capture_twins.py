@@ -115,13 +115,21 @@ def test_twins_get_the_same_sampled_params_and_the_same_file_format(twin_rows: l
 
 
 def test_content_reading_ops_keep_the_same_draws_on_the_page_s_own_content() -> None:
-    rows = _rows(degrade={"ops": [{"subtype": op, "severities": [2]} for op in sorted(FITTED)]})
+    rows = _rows(degrade={"ops": [{"subtype": op, "severities": [2, 3]} for op in sorted(FITTED)]})
     by_id = {r["id"]: r for r in rows}
-    for photo in (r for r in rows if r["capture_twin"]):
+    twins = [r for r in rows if r["capture_twin"]]
+    other_shadow = 0
+    for photo in twins:
         mine, theirs = photo["degradations"][0]["params"], by_id[photo["capture_twin"]]["degradations"][0]["params"]
-        fitted = FITTED[photo["degradations"][0]["subtype"]]
-        assert {k: v for k, v in mine.items() if k not in fitted} == \
-            {k: v for k, v in theirs.items() if k not in fitted}, photo["id"]
+        subtype = photo["degradations"][0]["subtype"]
+        if subtype == "shadow" and mine["shape_try"] != theirs["shape_try"]:
+            # The twin's shadow missed this page's bins (its content differs): another shadow, and the record says
+            # which, so the pair is not silently unpaired.
+            other_shadow += 1
+            continue
+        assert {k: v for k, v in mine.items() if k not in FITTED[subtype]} == \
+            {k: v for k, v in theirs.items() if k not in FITTED[subtype]}, photo["id"]
+    assert other_shadow <= len(twins) // 10
 
 
 def test_apply_to_clean_photographs_only_the_clean_control() -> None:

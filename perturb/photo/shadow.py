@@ -58,6 +58,9 @@ class Shadow(LightOp):
         for k in range(_TRIES):
             params, miss = self._fit(np.random.default_rng([shapes, k]), severity, quantile, page, xs, ys, mask,
                                      visible)
+            # Which shadow was cast: a capture twin (same base, same capture, other content) casts the same one
+            # unless that shadow misses its own page's bins; the record says so instead of hiding it.
+            params["shape_try"] = k
             if best is None or miss < best[0]:
                 best = (miss, params)
             if miss == 0.0:
