@@ -627,6 +627,7 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
         said = {next((i for i, j in enumerate(aligned, start=1) if j is not None and j >= c), c): w
                 for c, w in concepts.items()}
     letter = str(problem.params.get("var")) if named else ""
+    what = "the variable" if problem.family.startswith("calculus.") else "the unknown"  # what the letter stands for
     if letter and any(s.rule == DECLARE_RULE for s in variant.steps):
         letter = ""  # the declaration names it
     for i, (s, (kind, key)) in enumerate(zip(variant.steps, keys), start=1):
@@ -636,8 +637,8 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             if s.rule == REMARK_RULE:
                 text, spans = phrase(style, "compute", "compute|remark", seed, {**ctx, "math": mark(0)}, [s.math])
             else:
-                new_letter = s.math.split(" = ")[0]
-                text, spans = phrase(style, "name", "name", seed, {**ctx, "letter": mark(0)}, [new_letter])
+                named_ctx = {**ctx, "letter": mark(0), "what": what}
+                text, spans = phrase(style, "name", "name", seed, named_ctx, [s.math.split(" = ")[0]])
             text, spans = opened(text, spans)
             steps.append(replace(s, index=len(steps) + 1, text=text, spans=spans))
             origin.append(i)
@@ -656,7 +657,7 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
             kind, key = said[i].bank, f"concept|{i if aligned is None else aligned[i - 1]}"
         if letter and re.search(rf"(?<![A-Za-z\\]){re.escape(letter)}(?![A-Za-z])", s.text):
             # the chain names its unknown before the first line using it, as a rename's declaration stands there
-            lead, _ = opened(*phrase(style, "name", "name", seed, {**ctx, "letter": mark(0)}, [letter]))
+            lead, _ = opened(*phrase(style, "name", "name", seed, {**ctx, "letter": mark(0), "what": what}, [letter]))
             letter = ""
             text, spans = phrase(style, kind, key, seed, {**ctx, **extra}, [s.text])
             shift = len(lead) + 1
