@@ -20,7 +20,7 @@ from perturb.reasoning.base import (
 )
 from perturb.reasoning.conventions import dressed, drifts, unlike_family, without_repeats
 from synth.generators import REGISTRY as FAMILIES
-from synth.generators.base import Family, MalRule, StepDraft
+from synth.generators.base import Family, MalRule, StepDraft, derive_mal_memo
 from synth.records import Problem
 from synth.verifier import same_value
 
@@ -70,7 +70,7 @@ class MalRuleInjector(Injector):
         """Some rule of this subtype has its preconditions met by this problem (derive_mal is deterministic)."""
         for rule in self.rules(family):
             try:
-                if family.derive_mal(problem.params, rule.id):
+                if derive_mal_memo(family, problem.params, rule.id):
                     return True
             except (ArithmeticError, ValueError, TypeError, KeyError):
                 continue
@@ -105,7 +105,7 @@ class MalRuleInjector(Injector):
     def _attempt(self, family: Family, problem: Problem, rule: MalRule, placement: str | int) -> Attempt | Skip:
         """``rule``'s working for ``problem``, or why it does not fit (same answer, unlike the family's forms)."""
         try:
-            drafts = family.derive_mal(problem.params, rule.id)
+            drafts = derive_mal_memo(family, problem.params, rule.id)
         except (ArithmeticError, ValueError, TypeError, KeyError):
             return Skip("mal_rule_failed")  # a family's bug: counted in the funnel, never kept
         if not drafts:

@@ -16,7 +16,7 @@ from perturb.reasoning.conventions import drifts, unlike_family
 from synth.generators._figure_words import RELATION_WORDS as _RELATION_WORDS
 from synth.generators._figure_words import element_words
 from synth.generators._readings import figure_readings
-from synth.generators.base import Family, Reading, StepDraft
+from synth.generators.base import Family, Reading, StepDraft, derive_memo
 from synth.records import Problem
 
 VISUAL = ("misread_value", "misread_label", "misread_scale", "miscount", "misread_relation")
@@ -25,7 +25,7 @@ VISUAL = ("misread_value", "misread_label", "misread_scale", "miscount", "misrea
 def derive_with(family: Family, problem: Problem, changes: dict[str, Any]) -> list[StepDraft] | Skip:
     """The clean solution re-derived with some parameters replaced, or a Skip if the family cannot."""
     try:
-        return family.derive({**problem.params, **changes})
+        return derive_memo(family, {**problem.params, **changes})
     except (ArithmeticError, ValueError, TypeError, KeyError, IndexError):
         return Skip("derive_failed")
 
@@ -45,6 +45,8 @@ class Misread(Injector):
 
     def readings(self, family: Family, problem: Problem) -> list[Reading]:
         """The readings of this kind, each with only the misreads of values the figure alone tells."""
+        if _text_tells_all(problem):  # figure_only refuses every misread: no need to derive them
+            return []
         out = []
         for r in figure_readings(family, problem):
             if r.kind != self.subtype or not r.misreads:
@@ -130,6 +132,11 @@ def stated_numbers(problem: Problem) -> frozenset[Fraction]:
     return frozenset(found)
 
 
+def _text_tells_all(problem: Problem) -> bool:
+    """The question text states every given (``figure_only`` is False for every misread of such a problem)."""
+    return bool(problem.givens) and all(g.source == "text" for g in problem.givens)
+
+
 def figure_only(problem: Problem, reading: Reading, wrong: Any) -> bool:
     """Whether every value the misread replaces is one only the figure tells (not stated in the question text).
 
@@ -140,7 +147,7 @@ def figure_only(problem: Problem, reading: Reading, wrong: Any) -> bool:
         changes = reading.changes(wrong)
     except ValueError:
         return False
-    if problem.givens and all(g.source == "text" for g in problem.givens):
+    if _text_tells_all(problem):
         return False
     stated = stated_numbers(problem)
     return not any(v in stated for key, value in changes.items()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -341,6 +342,72 @@ def latex_number(value: sympy.Basic) -> str:
 # Exceptions a family's derivation raises on params it cannot work from (treated as "not offered").
 _DERIVE_ERRORS = (ArithmeticError, ValueError, TypeError, KeyError, IndexError)
 
+# -- memoised derivations ----------------------------------------------------------------------------------
+# A family's derive(params) and derive_mal(params, rule) are pure functions of the params (JSON values): the
+# quota planner's applies() checks, effective_readings, the visual injector's attempts and the mal-rule injectors
+# ask for the same derivations of one problem again and again. The last results are remembered, keyed by the
+# method itself (a patched method is another key) and a repr of params that tells every JSON type apart; params
+# holding anything else, and derivations that raise, are not remembered. Steps are immutable: callers get a new
+# list each time.
+_PLAIN = (int, float, str, bool, type(None))
+_DERIVED: OrderedDict[tuple[Any, ...], tuple[StepDraft, ...] | None] = OrderedDict()
+_DERIVED_KEPT = 2048
+
+
+def _plain(value: Any) -> bool:
+    if type(value) in _PLAIN:
+        return True
+    if type(value) in (list, tuple):
+        return all(_plain(v) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    return False
+
+
+def params_key(params: Mapping[str, Any]) -> str | None:
+    """A key equal for equal JSON params (``repr`` tells int, float, bool, str, list and tuple apart), or None when
+    ``params`` holds a value of another type (one whose repr might not tell it from another)."""
+    return repr(params) if type(params) is dict and _plain(params) else None
+
+
+def _memo(key: tuple[Any, ...] | None, compute: Any) -> Any:
+    if key is None:
+        return compute()
+    try:
+        return _DERIVED[key]
+    except KeyError:
+        pass
+    out = compute()
+    _DERIVED[key] = out
+    if len(_DERIVED) > _DERIVED_KEPT:
+        _DERIVED.popitem(last=False)
+    return out
+
+
+def _method(family: Family, name: str) -> Any:
+    bound = getattr(family, name)
+    return getattr(bound, "__func__", bound)
+
+
+def derive_memo(family: Family, params: dict[str, Any]) -> list[StepDraft]:
+    """``family.derive(params)``, remembered for the last derivations (same result, new list)."""
+    key = params_key(params)
+    func = _method(family, "derive")
+    return list(_memo(None if key is None else (func, type(family), key), lambda: tuple(family.derive(params))))
+
+
+def derive_mal_memo(family: Family, params: dict[str, Any], rule: str) -> list[StepDraft] | None:
+    """``family.derive_mal(params, rule)``, remembered for the last derivations (same result, new list or None)."""
+    key = params_key(params)
+    func = _method(family, "derive_mal")
+
+    def compute() -> tuple[StepDraft, ...] | list[StepDraft] | None:
+        drafts = family.derive_mal(params, rule)
+        return drafts if drafts is None else tuple(drafts)
+
+    out = _memo(None if key is None else (func, type(family), rule, key), compute)
+    return None if out is None else list(out)
+
 
 def _misread_working(family: Family, misread: dict[str, Any], truth: sympy.Basic) -> tuple[str, ...] | None:
     """The step texts of the solution worked correctly from ``misread``, or None when that is no error
@@ -348,7 +415,7 @@ def _misread_working(family: Family, misread: dict[str, Any], truth: sympy.Basic
     if not family.valid(misread):
         return None
     try:
-        drafts = family.derive(misread)
+        drafts = derive_memo(family, misread)
         if equal_answers(family.answer_of(drafts[-1].value), truth):
             return None
     except _DERIVE_ERRORS:
@@ -361,7 +428,7 @@ def _mal_workings(family: Family, params: dict[str, Any]) -> frozenset[tuple[str
     out = set()
     for rule in family.malrules:
         try:
-            drafts = family.derive_mal(params, rule.id)
+            drafts = derive_mal_memo(family, params, rule.id)
         except _DERIVE_ERRORS:
             continue
         if drafts:

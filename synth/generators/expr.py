@@ -27,6 +27,48 @@ _LATEX = {"+": "+", "-": "-", "*": r"\times", "/": r"\div"}
 
 def value(node: Node) -> Fraction:
     """Exact value of a displayed tree."""
+    if type(node) is list:  # the same value as the general path below, with ints kept as ints inside
+        out = _exact(node)
+        return out if type(out) is Fraction else Fraction(out)
+    return _value(node)
+
+
+# Written decimals ("2.40") parsed once: Fraction(str) is the slow part of evaluating a data family's tree.
+_DECIMALS: dict[str, Fraction] = {}
+
+
+def _exact(node: Node) -> int | Fraction:
+    """``value(node)`` as an int where it is a whole number built from ints by + − × (exact either way), else the
+    Fraction; every other case is ``value``'s own code."""
+    t = type(node)
+    if t is int:
+        return node
+    if t is str:
+        hit = _DECIMALS.get(node)
+        if hit is None:
+            hit = Fraction(node)
+            if len(_DECIMALS) > 4096:
+                _DECIMALS.clear()
+            _DECIMALS[node] = hit
+        return hit
+    if t is not list or len(node) != 3 or type(node[0]) is not str or node[0] not in _INT_SAFE:
+        return _value(node)
+    op, a, b = node
+    x, y = _exact(a), _exact(b)
+    if op == "+":
+        return x + y
+    if op == "-":
+        return x - y
+    if op == "*":
+        return x * y
+    # "/" and "frac": Fraction division, as value() does it (int / int would be a float)
+    return (x if type(x) is Fraction else Fraction(x)) / (y if type(y) is Fraction else Fraction(y))
+
+
+_INT_SAFE = frozenset(("+", "-", "*", "/", "frac"))
+
+
+def _value(node: Node) -> Fraction:
     if isinstance(node, bool):
         raise TypeError("booleans are not numbers here")
     if isinstance(node, int):
@@ -110,7 +152,13 @@ def _is_leaf(node: Node) -> bool:
 
 
 def _negative_leaf(node: Node) -> bool:
-    return _is_leaf(node) and value(node) < 0
+    return _is_leaf(node) and _leaf_value(node) < 0
+
+
+def _leaf_value(node: Node) -> int | Fraction:
+    """``value(node)`` of a leaf, for comparing with 0 (an int leaf is its own value)."""
+    t = type(node)
+    return node if t is int else _exact(node) if t is str else value(node)
 
 
 def _leaf_text(node: Node, minus: str) -> str:
@@ -123,7 +171,7 @@ def _write(node: Node, latex: bool, leftmost: bool = True) -> str:
     minus = "-" if latex else "−"
     if _is_leaf(node):
         body = _leaf_text(node, minus)
-        return body if leftmost or value(node) >= 0 else _paren(body, latex)
+        return body if leftmost or _leaf_value(node) >= 0 else _paren(body, latex)
     op, *args = node
     if op == "group":
         return _paren(_write(args[0], latex, True), latex)
