@@ -53,12 +53,16 @@ def _candidates(node: E.Node, depth: int = 0, path: tuple[int, ...] = ()) -> lis
     op, *args = node
     if op == "group":
         return _candidates(args[0], depth + 1, path + (1,))
-    found = []
+    found: list[Candidate] = []
+    leaves = True  # every operand is a number: this node is a candidate itself
     for i, child in enumerate(args, start=1):
-        wrapped = isinstance(child, list) and not _leaf_like(child) and child[0] != "group" and (
+        if _leaf_like(child):  # a number has no candidates
+            continue
+        leaves = False
+        wrapped = child[0] != "group" and (
             op == "frac" or _PREC[child[0]] < _PREC[op] or (i == 2 and _PREC[child[0]] == _PREC[op]))
         found += _candidates(child, depth + wrapped, path + (i,))
-    if all(_leaf_like(a) for a in args):
+    if leaves:
         found.append(((depth, _PREC[op]), path))
     return found
 
@@ -83,7 +87,7 @@ def _unwrap(node: E.Node) -> E.Node:
         return node
     if node[0] == "group" and _leaf_like(node[1]):
         return node[1]
-    return [node[0], *(_unwrap(a) for a in node[1:])]
+    return [node[0], *[_unwrap(a) if isinstance(a, list) else a for a in node[1:]]]
 
 
 def reduce_steps(d: Derivation, tree: E.Node, *, first_rule: str, decimal: bool = False,
@@ -93,21 +97,27 @@ def reduce_steps(d: Derivation, tree: E.Node, *, first_rule: str, decimal: bool 
     Each operation's result goes through ``d.compute`` so an injector can slip it and the later
     steps carry the slip. With ``lhs`` (a variable name) every step is written ``lhs = tree``.
     """
-    _show(d, first_rule, tree, None, lhs)
+    total = E.sym(tree)
+    _show(d, first_rule, tree, None, lhs, total)
     while not _leaf_like(tree):
         _, path = max(_candidates(tree), key=lambda c: c[0])
         node = _get(tree, path)
-        result = d.compute(E.sym(node))
+        true = E.sym(node)
+        result = d.compute(true)
         tree = _unwrap(_put(tree, path, E.leaf(result, decimal=decimal)))
-        _show(d, _RULES[node[0]], tree, result, lhs)
+        if result is not true:  # an override: the tree's value changes (else a node became its own value)
+            total = E.sym(tree)
+        _show(d, _RULES[node[0]], tree, result, lhs, total)
     return tree
 
 
-def _show(d: Derivation, rule: str, tree: E.Node, result: sympy.Basic | None, lhs: str | None) -> None:
+def _show(d: Derivation, rule: str, tree: E.Node, result: sympy.Basic | None, lhs: str | None,
+          total: sympy.Basic) -> None:
+    """Add ``tree`` as a step; ``total`` is ``E.sym(tree)`` (what ``E.add_step`` would compute)."""
     if lhs is None:
-        E.add_step(d, rule, tree, result)
+        d.add(StepDraft(rule=rule, value=total, text=E.text(tree), latex=E.latex(tree), result=result))
         return
-    value = sympy.Eq(sympy.Symbol(lhs), E.sym(tree), evaluate=False)
+    value = sympy.Eq(sympy.Symbol(lhs), total, evaluate=False)
     d.add(StepDraft(rule=rule, value=value, text=f"{lhs} = {E.text(tree)}", latex=f"{lhs} = {E.latex(tree)}",
                     result=result))
 

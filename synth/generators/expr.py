@@ -51,6 +51,8 @@ def _exact(node: Node) -> int | Fraction:
                 _DECIMALS.clear()
             _DECIMALS[node] = hit
         return hit
+    if t is list and len(node) == 2 and node[0] == "group":
+        return _exact(node[1])
     if t is not list or len(node) != 3 or type(node[0]) is not str or node[0] not in _INT_SAFE:
         return _value(node)
     op, a, b = node
@@ -168,9 +170,8 @@ def _leaf_text(node: Node, minus: str) -> str:
 
 
 def _write(node: Node, latex: bool, leftmost: bool = True) -> str:
-    minus = "-" if latex else "−"
-    if _is_leaf(node):
-        body = _leaf_text(node, minus)
+    if not isinstance(node, list):  # a leaf: _leaf_text inlined (the hot path of every displayed tree)
+        body = (node if isinstance(node, str) else str(node)).replace("-", "-" if latex else "−")
         return body if leftmost or _leaf_value(node) >= 0 else _paren(body, latex)
     op, *args = node
     if op == "group":
@@ -184,12 +185,15 @@ def _write(node: Node, latex: bool, leftmost: bool = True) -> str:
             body = rf"\frac{{{_write(num, True)}}}{{{_write(den, True)}}}"
             neg = _negative_leaf(num)
             return _paren(body, True) if neg and not leftmost else body
-        n_txt = _write(num, False, leftmost)
-        d_txt = _write(den, False, False)
+        # each side written once, bracketed or not (the same text as writing it both ways and keeping one)
         if not _is_leaf(num) or (_negative_leaf(num) and not leftmost):
             n_txt = _paren(_write(num, False, True), False)
+        else:
+            n_txt = _write(num, False, leftmost)
         if not _is_leaf(den) or _negative_leaf(den):
             d_txt = _paren(_write(den, False, True), False)
+        else:
+            d_txt = _write(den, False, False)
         return f"{n_txt}/{d_txt}"
     if op == "pow":
         base, exp = args
@@ -199,13 +203,15 @@ def _write(node: Node, latex: bool, leftmost: bool = True) -> str:
         e_txt = _write(exp, latex, True)
         return f"{b_txt}^{{{e_txt}}}" if latex else f"{b_txt}^{e_txt}"
     a, b = args
-    left = _write(a, latex, leftmost)
-    right = _write(b, latex, False)
-    if not _is_leaf(a) and _PREC[a[0]] < _PREC[op]:
+    if isinstance(a, list) and _PREC[a[0]] < _PREC[op]:
         left = _paren(_write(a, latex, True), latex)
-    if not _is_leaf(b) and (_PREC[b[0]] < _PREC[op] or (_PREC[b[0]] == _PREC[op] and b[0] != "frac")
-                            or (b[0] == "frac" and op == "/" and not latex)):
+    else:
+        left = _write(a, latex, leftmost)
+    if isinstance(b, list) and (_PREC[b[0]] < _PREC[op] or (_PREC[b[0]] == _PREC[op] and b[0] != "frac")
+                                or (b[0] == "frac" and op == "/" and not latex)):
         right = _paren(_write(b, latex, True), latex)
+    else:
+        right = _write(b, latex, False)
     ops = _LATEX if latex else _TEXT
     return f"{left} {ops[op]} {right}"
 
