@@ -102,9 +102,11 @@ def reduce_steps(d: Derivation, tree: E.Node, *, first_rule: str, decimal: bool 
     while not _leaf_like(tree):
         _, path = max(_candidates(tree), key=lambda c: c[0])
         node = _get(tree, path)
-        true = E.sym(node)
+        exact = E.value(node)
+        true = sympy.Rational(exact.numerator, exact.denominator)  # E.sym(node)
         result = d.compute(true)
-        tree = _unwrap(_put(tree, path, E.leaf(result, decimal=decimal)))
+        # the leaf of the node's own value is built from the Fraction (the same leaf as from its SymPy copy)
+        tree = _unwrap(_put(tree, path, E.leaf(exact if result is true else result, decimal=decimal)))
         if result is not true:  # an override: the tree's value changes (else a node became its own value)
             total = E.sym(tree)
         _show(d, _RULES[node[0]], tree, result, lhs, total)

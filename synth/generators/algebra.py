@@ -32,6 +32,26 @@ def _num(value: sympy.Basic, latex: bool = False) -> str:
     return latex_number(value) if latex else format_number(value)
 
 
+def _unknown_term(e: sympy.Basic) -> bool:
+    """``x`` or ``n*x``: a symbol without assumptions (any complex number), times a nonzero integer."""
+    if e.is_Mul and len(e.args) == 2 and e.args[0].is_Integer and e.args[0] != 0:
+        e = e.args[1]
+    return bool(e.is_Symbol) and e.assumptions0 == {"commutative": True}
+
+
+def _eq(lhs: sympy.Basic, rhs: sympy.Basic) -> sympy.Basic:
+    """``sympy.Eq(lhs, rhs)``. SymPy first tries to decide an equation; for ``n*x`` or ``n*x + k`` (integers,
+    n nonzero, x without assumptions) against a rational it cannot (x could be anything), and returns the
+    equation unevaluated: such an equation is built unevaluated straight away (the same object, without the slow
+    attempt). Anything else goes through SymPy."""
+    args = lhs.args
+    linear = _unknown_term(lhs) or (lhs.is_Add and len(args) == 2 and (
+        (args[0].is_Integer and _unknown_term(args[1])) or (args[1].is_Integer and _unknown_term(args[0]))))
+    if linear and isinstance(rhs, sympy.Rational):
+        return sympy.Eq(lhs, rhs, evaluate=False)
+    return sympy.Eq(lhs, rhs)
+
+
 @dataclass(frozen=True)
 class _Level:
     a_top: int  # the coefficient is 2 to a_top − 1
@@ -82,21 +102,21 @@ class LinearTwoStep(Family):
         undo = "subtract" if b > 0 else "add"
         inverse = _signed(-b)
         steps.append(StepDraft(
-            rule=f"{undo}_both_sides", value=sympy.Eq(a * v, c - b),
+            rule=f"{undo}_both_sides", value=_eq(a * v, c - b),
             text=f"{_term(a, name)} {_signed(b)} {inverse} = {_num(c)} {inverse}",
             latex=(f"{_term(a, name, True)} {_signed(b, True)} {_signed(-b, True)}"
                    f" = {_num(c, True)} {_signed(-b, True)}"),
         ))
         d = overrides.get(2, c - b)
-        steps.append(StepDraft(rule="simplify", value=sympy.Eq(a * v, d), result=d,
+        steps.append(StepDraft(rule="simplify", value=_eq(a * v, d), result=d,
                                text=f"{_term(a, name)} = {_num(d)}", latex=f"{_term(a, name, True)} = {_num(d, True)}"))
         steps.append(StepDraft(
-            rule="divide_both_sides", value=sympy.Eq(v, d / a),
+            rule="divide_both_sides", value=_eq(v, d / a),
             text=f"{name} = {_num(d)} ÷ {'(' + _num(sympy.Integer(a)) + ')' if a < 0 else a}",
             latex=rf"{name} = \frac{{{_num(d, True)}}}{{{a}}}",
         ))
         s = overrides.get(4, d / sympy.Integer(a))
-        steps.append(StepDraft(rule="simplify", value=sympy.Eq(v, s), result=s,
+        steps.append(StepDraft(rule="simplify", value=_eq(v, s), result=s,
                                text=f"{name} = {_num(s)}", latex=f"{name} = {_num(s, True)}"))
         return steps
 
@@ -107,7 +127,7 @@ class LinearTwoStep(Family):
 
         def line(rule_id: str, left: tuple[sympy.Basic, str, str], right: tuple[sympy.Basic, str, str],
                  result: sympy.Basic | None = None) -> StepDraft:
-            return StepDraft(rule=rule_id, value=sympy.Eq(left[0], right[0]), text=f"{left[1]} = {right[1]}",
+            return StepDraft(rule=rule_id, value=_eq(left[0], right[0]), text=f"{left[1]} = {right[1]}",
                              latex=f"{left[2]} = {right[2]}", result=result)
 
         def num(value: sympy.Basic) -> tuple[sympy.Basic, str, str]:
@@ -138,9 +158,14 @@ class LinearTwoStep(Family):
 
     def initial(self, params: dict[str, Any]) -> sympy.Basic:
         v = sympy.Symbol(params["var"])
+        if type(params["c"]) is int:  # Eq sympifies c to this Integer
+            return _eq(params["a"] * v + params["b"], sympy.Integer(params["c"]))
         return sympy.Eq(params["a"] * v + params["b"], params["c"])
 
     def target(self, params: dict[str, Any]) -> sympy.Basic:
+        a, b, c = params["a"], params["b"], params["c"]
+        if type(a) is int and type(b) is int and type(c) is int and a != 0:
+            return sympy.Rational(c - b, a)  # the one root, exactly as sympy.solve gives it
         v = sympy.Symbol(params["var"])
         (solution,) = sympy.solve(sympy.Eq(params["a"] * v + params["b"], params["c"]), v)
         return solution
