@@ -117,7 +117,8 @@ def _show(d: Derivation, rule: str, tree: E.Node, result: sympy.Basic | None, lh
           total: sympy.Basic) -> None:
     """Add ``tree`` as a step; ``total`` is ``E.sym(tree)`` (what ``E.add_step`` would compute)."""
     if lhs is None:
-        d.add(StepDraft(rule=rule, value=total, text=E.text(tree), latex=E.latex(tree), result=result))
+        text, latex = E.text_and_latex(tree)
+        d.add(StepDraft(rule=rule, value=total, text=text, latex=latex, result=result))
         return
     value = sympy.Eq(sympy.Symbol(lhs), total, evaluate=False)
     d.add(StepDraft(rule=rule, value=value, text=f"{lhs} = {E.text(tree)}", latex=f"{lhs} = {E.latex(tree)}",

@@ -216,6 +216,47 @@ def _write(node: Node, latex: bool, leftmost: bool = True) -> str:
     return f"{left} {ops[op]} {right}"
 
 
+def _write_both(node: Node, leftmost: bool = True) -> tuple[str, str]:
+    """``(_write(node, False, leftmost), _write(node, True, leftmost))`` in one walk where the two agree on the
+    brackets (numbers, ``group`` and the four operators); elsewhere each is written on its own."""
+    if not isinstance(node, list):
+        body = node if isinstance(node, str) else str(node)
+        if leftmost or _leaf_value(node) >= 0:
+            return body.replace("-", "−"), body
+        return f"({body.replace('-', '−')})", rf"\left({body}\right)"
+    op = node[0]
+    if op == "group" and len(node) >= 2:
+        t, la = _write_both(node[1], True)
+        return f"({t})", rf"\left({la}\right)"
+    if len(node) != 3 or op not in _TEXT:
+        return _write(node, False, leftmost), _write(node, True, leftmost)
+    a, b = node[1], node[2]
+    if isinstance(a, list) and _PREC[a[0]] < _PREC[op]:
+        t, la = _write_both(a, True)
+        left = f"({t})", rf"\left({la}\right)"
+    else:
+        left = _write_both(a, leftmost)
+    if isinstance(b, list):
+        same = _PREC[b[0]] < _PREC[op] or (_PREC[b[0]] == _PREC[op] and b[0] != "frac")
+        text_paren, latex_paren = same or (b[0] == "frac" and op == "/"), same
+    else:
+        text_paren = latex_paren = False
+    if text_paren and latex_paren:
+        t, la = _write_both(b, True)
+        right = f"({t})", rf"\left({la}\right)"
+    elif not text_paren and not latex_paren:
+        right = _write_both(b, False)
+    else:  # a fraction after ÷: bracketed in text, not in LaTeX
+        right = (_paren(_write(b, False, True), False) if text_paren else _write(b, False, False),
+                 _paren(_write(b, True, True), True) if latex_paren else _write(b, True, False))
+    return f"{left[0]} {_TEXT[op]} {right[0]}", f"{left[1]} {_LATEX[op]} {right[1]}"
+
+
+def text_and_latex(node: Node) -> tuple[str, str]:
+    """``(text(node), latex(node))``, written in one walk."""
+    return _write_both(node)
+
+
 def _paren(body: str, latex: bool) -> str:
     return rf"\left({body}\right)" if latex else f"({body})"
 
