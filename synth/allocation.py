@@ -29,12 +29,13 @@ from synth.quotas import joint_counts, largest_remainder
 from synth.seeding import stage_rng
 
 # Re-exported: the planner's building blocks, where callers of the plan look for them.
-__all__ = ["DIFFICULTIES", "MIN_PLAN_BASES", "Allocation", "BasePlan", "allocate", "degradation_slots",
+__all__ = ["DIFFICULTIES", "MIN_PLAN_BASES", "Allocation", "BasePlan", "allocate", "degradation_slots", "family_plan",
            "joint_counts", "largest_remainder", "plan_base", "subtype_fit", "subtype_kept"]
 
 # Runs smaller than this use the first ``count`` bases of a plan this size: a handful of bases cannot
 # hold every share exactly (a subtype may need a family that got no base), and a preview run with
-# --limit should still work. At and above it, every share is exact within rounding.
+# --limit should still work. At and above it, every share is exact within rounding. Either way a run of at
+# least as many bases as families has every family (``_every_family_once``, ``_families_first``).
 MIN_PLAN_BASES = 100
 
 
@@ -91,6 +92,45 @@ def _deal(values: list[str], bases: list[int], per_base: int, rng: np.random.Gen
     return shuffled
 
 
+def _every_family_once(counts: dict[str, int], count: int) -> dict[str, int]:
+    """``counts`` (bases per family in the plan) with every family at least once when the run has as many bases
+    as families: a family its weight rounds to 0 takes a base from the family with the most (the first by name
+    among equals). Shorter runs keep the plan as it was."""
+    out = dict(counts)
+    if count < len(out):
+        return out
+    for family in sorted(f for f, c in out.items() if c == 0):
+        donor = min(out, key=lambda f: (-out[f], f))
+        out[donor] -= 1
+        out[family] += 1
+    return out
+
+
+def _families_first(count: int, family_of: list[str]) -> list[str]:
+    """``family_of`` (a plan's families in base order) with every family among the first ``count`` bases, the
+    ones a run of ``count`` takes from a larger plan, when there are as many bases as families.
+
+    A family missing there trades its first base after them with the last of the first ``count`` bases of the
+    family they hold most often (the first by name among equals): the plan's family counts stay as they are,
+    and a run whose first bases already hold every family keeps its plan. Deterministic (a pure function of the
+    plan and ``count``); a run whose first bases need no trade keeps exactly the plan it had."""
+    families = sorted(set(family_of))
+    if count >= len(family_of) or count < len(families):
+        return family_of
+    out = list(family_of)
+    held = Counter(out[:count])
+    for family in families:
+        if held[family]:
+            continue
+        donor = min(held, key=lambda f: (-held[f], f))
+        i = max(k for k in range(count) if out[k] == donor)
+        j = next(k for k in range(count, len(out)) if out[k] == family)
+        out[i], out[j] = out[j], out[i]
+        held[donor] -= 1
+        held[family] += 1
+    return out
+
+
 @dataclass(frozen=True)
 class Allocation:
     plans: tuple[BasePlan, ...]
@@ -111,13 +151,20 @@ class Allocation:
         return out
 
 
+def family_plan(config: RunConfig) -> list[str]:
+    """The family of every base of the plan (``max(count, MIN_PLAN_BASES)`` bases; a run takes the first
+    ``count``), the first dimension ``allocate`` deals."""
+    n = max(config.count, MIN_PLAN_BASES)
+    fam_counts = _every_family_once(largest_remainder(config.generate.families, n), config.count)
+    order = [f for f in sorted(fam_counts) for _ in range(fam_counts[f])]
+    perm = stage_rng(config.seed, "allocation:families").permutation(n)
+    return _families_first(config.count, [order[int(i)] for i in perm])
+
+
 def allocate(config: RunConfig) -> Allocation:
     """The plan of every base of a quota run (``generate.allocation: quota``), in base order."""
     gen, n, seed = config.generate, max(config.count, MIN_PLAN_BASES), config.seed
-    fam_counts = largest_remainder(gen.families, n)
-    order = [f for f in sorted(fam_counts) for _ in range(fam_counts[f])]
-    perm = stage_rng(seed, "allocation:families").permutation(n)
-    family_of = [order[int(i)] for i in perm]
+    family_of = family_plan(config)
     diff_counts = largest_remainder(_weights(gen.difficulties), n)
     diffs = [d for d in sorted(diff_counts) for _ in range(diff_counts[d])]
     diff_perm = stage_rng(seed, "allocation:difficulties").permutation(n)
