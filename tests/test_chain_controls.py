@@ -99,3 +99,20 @@ def test_a_rename_takes_a_letter_its_kind_of_family_uses() -> None:
             if variant is not None:
                 letters.add(variant.control.edit["to"])
     assert letters and letters <= {"x", "t", "u"}
+
+
+def test_two_conceptual_errors_at_one_line_in_other_frames_add_no_sentence_the_twin_lacks() -> None:
+    from synth.chains._base import said_words
+    from synth.generators._method_words import method_words
+
+    problem = _problem("solid.cone.volume")
+    variant = next(v for a in range(20) if (v := inject(problem, "formula_misuse", stage_rng(a, "t_concepts")))
+                   and method_words(problem.family, v.error.edit["rule"]) is not None)
+    line, own = said_words(problem.family, variant.error, {})
+    other = method_words(problem.family, "slant_as_height")
+    assert own.frame != other.frame
+    # another error of the base says its words at that line in another frame: the twin says those, so this
+    # error says none of its own (no sentence the twin lacks) ...
+    assert said_words(problem.family, variant.error, {line: other}) is None
+    # ... while one in the same frame still says its method in the twin's sentence
+    assert said_words(problem.family, variant.error, {line: own}) == (line, own)

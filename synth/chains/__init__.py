@@ -29,11 +29,11 @@ from synth.chains._base import (
     bank,
     compose,
     concept_lines,
-    concept_words,
     declared_readings,
     disagreement,
     names_unknown,
     rule_kind,
+    said_words,
     usual_concept,
     worked_chain,
 )
@@ -114,17 +114,17 @@ def write_contents(problem: Problem, contents: list[tuple[str, Variant]], style:
             rejected[reason] += 1
             continue
         if concepts_in_words and style != "worked":
-            styled = _said(problem.family, styled)
+            styled = _said(problem.family, styled, concepts)
         out.append((item_id, styled))
     return Styled(style, out, rejected)
 
 
-def _said(family: str, variant: Variant) -> Variant:
+def _said(family: str, variant: Variant, concepts: Mapping[int, MethodWords]) -> Variant:
     """A conceptual error said in words records them in its edit: what its chain says at the mal-rule's line and
     what its twin says there instead (the textual part of the edit; the verifier proves the math part)."""
     if variant.error is None:
         return variant
-    words = concept_words(family, variant.error)
+    words = said_words(family, variant.error, concepts)
     if words is None:
         return variant
     edit = {**variant.error.edit, "said": words[1].wrong, "instead_of": words[1].right}

@@ -473,6 +473,18 @@ def concept_words(family: str, label: ErrorLabel | None) -> tuple[int, MethodWor
     return (step, words) if words is not None else None
 
 
+def said_words(family: str, label: ErrorLabel | None,
+               concepts: Mapping[int, MethodWords] | None) -> tuple[int, MethodWords] | None:
+    """:func:`concept_words`, unless the base's chains say another method at that line in another frame (two
+    conceptual errors of one base at one line): the twin cannot say both, and a sentence its twin lacks would mark
+    the error, so this error is left in its math under the twin's sentence (its label then records no words)."""
+    said = concept_words(family, label)
+    if said is None or concepts is None:
+        return said
+    there = concepts.get(said[0])
+    return None if there is not None and there.frame != said[1].frame else said
+
+
 def concept_lines(family: str, variants: Sequence[Variant]) -> dict[int, MethodWords]:
     """The worked lines where the base's conceptual errors apply their method, with the words said there: every
     chain of the base (the clean twin too) says in words, at each such line, the method it uses. Where two
@@ -615,7 +627,7 @@ def compose(style: str, problem: Problem, variant: Variant, seed: int, *,
     if concepts is None:
         concepts = concept_lines(problem.family, [variant])
     concepts = concepts if concepts_in_words else {}
-    mine = concept_words(problem.family, variant.error) if concepts_in_words else None
+    mine = said_words(problem.family, variant.error, concepts) if concepts_in_words else None
     aligned = clean_lines(variant)
     if aligned is None:
         keys = _occurrence_keys(variant.steps, problem.steps)
