@@ -115,6 +115,12 @@ class BarChartMean(Family):
         mean = Fraction(sum(values), len(values))
         return rational(max(values) - mean if params["ask"] == "above_mean" else mean)
 
+    def working_head(self, params: dict[str, Any]) -> tuple[sympy.Basic, str]:
+        """The value of the tree ``derive`` reduces (its last step keeps the tree's exact value), and the tree's
+        text (its first step)."""
+        tree = self._tree(params)
+        return rational(E.value(tree)), E.text_and_latex(tree)[0]
+
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         return data_answer(answer)
 

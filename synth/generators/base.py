@@ -142,6 +142,13 @@ class Family:
         """The answer by an independent route (not the step chain)."""
         raise NotImplementedError
 
+    def working_head(self, params: dict[str, Any]) -> tuple[sympy.Basic, str] | None:
+        """``(answer_of(steps[-1].value), steps[0].text)`` of ``derive(params)`` found without writing every step,
+        or None (not known: derive). A family that overrides it must return exactly those whenever it returns a
+        pair, and derive(params) must then succeed. ``effective_readings`` uses it to pass over a misread that ends
+        at the true answer, and to tell a working new (its first line is no other's) without deriving it."""
+        return None
+
     def answer_of(self, value: sympy.Basic) -> sympy.Basic:
         """The final answer a step value states (the number, or the solution of ``x = n``)."""
         return value.rhs if isinstance(value, sympy.Eq) else value
@@ -449,15 +456,49 @@ def effective_readings(family: Family, params: dict[str, Any], readings: Sequenc
     truth = family.target(params)
     mal = _mal_workings(family, params)
     offered: set[tuple[str, ...]] = set()
+    # A family with a working_head: a misread's working is derived only when its first line is that of a
+    # mal-rule's or of an offered working (only then can the whole working be one of theirs).
+    firsts: set[str | None] = {_first(w) for w in mal}
+    pending: dict[str | None, dict[str, Any]] = {}  # first line -> the offered misread's params, not yet derived
     out = []
     for reading in readings:
         kept = []
         for wrong in reading.misreads:
-            working = _misread_working(family, reading.apply(params, wrong), truth)
-            if working is None or working in mal or working in offered:
+            misread = reading.apply(params, wrong)
+            head = _working_head(family, misread)
+            if head is not None:
+                answer, first = head
+                if equal_answers(answer, truth):
+                    continue
+                if first not in firsts:
+                    firsts.add(first)
+                    pending[first] = misread
+                    kept.append(wrong)
+                    continue
+            working = _misread_working(family, misread, truth)
+            if working is None or working in mal:
+                continue
+            earlier = pending.pop(_first(working), None)
+            if earlier is not None:  # a possible collision: derive the earlier working now
+                offered.add(_misread_working(family, earlier, truth) or ())  # never None: its head was an error
+            if working in offered:
                 continue
             offered.add(working)
+            firsts.add(_first(working))
             kept.append(wrong)
         if kept:
             out.append(replace(reading, misreads=tuple(kept)))
     return tuple(out)
+
+
+def _first(working: tuple[str, ...]) -> str | None:
+    return working[0] if working else None
+
+
+def _working_head(family: Family, misread: dict[str, Any]) -> tuple[sympy.Basic, str] | None:
+    if not family.valid(misread):
+        return None
+    try:
+        return family.working_head(misread)
+    except _DERIVE_ERRORS:
+        return None
