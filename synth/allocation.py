@@ -27,6 +27,7 @@ from synth.errors import ConfigError
 from synth.generators import REGISTRY as FAMILIES
 from synth.quotas import joint_counts, largest_remainder
 from synth.seeding import stage_rng
+from synth.taxonomy import SUBTYPES
 
 # Re-exported: the planner's building blocks, where callers of the plan look for them.
 __all__ = ["DIFFICULTIES", "MIN_PLAN_BASES", "Allocation", "BasePlan", "allocate", "degradation_slots", "family_plan",
@@ -134,6 +135,8 @@ def _families_first(count: int, family_of: list[str]) -> list[str]:
 @dataclass(frozen=True)
 class Allocation:
     plans: tuple[BasePlan, ...]
+    # What the plan could not do as asked, one sentence each (e.g. the control share not equal per cell).
+    notes: tuple[str, ...] = ()
 
     def shares(self) -> dict[str, Counter[str]]:
         """Planned counts per dimension (family, difficulty, question_type, image_role, subtype, degradation)."""
@@ -177,9 +180,22 @@ def allocate(config: RunConfig) -> Allocation:
     cells = sorted(bases_of)
     names = {cell: f"{cell[0]}|{cell[1]}" for cell in cells}
     cell_of = {name: cell for cell, name in names.items()}
+    notes: list[str] = []
+
+    def solve(dim: str, supply: dict[str, int], demand: dict[str, int], prior: Callable[[str, str], float],
+              cap: dict[str, int] | None) -> dict[tuple[str, str], int]:
+        try:
+            return joint_counts(supply, demand, prior, what=dim, cap=cap)
+        except ConfigError:
+            if cap is None:
+                raise
+            # Some value fits fewer bases than it is asked for: it must come twice on some bases, where the
+            # inject stage redraws the problem until the two read differently (or counts the slot unfilled).
+            return joint_counts(supply, demand, prior, what=dim)
 
     def per_cell(dim: str, weights: dict[str, float], per_base: int,
-                 fits: Callable[[str, str, str], float], *, once_per_base: bool = False) -> dict[int, list[str]]:
+                 fits: Callable[[str, str, str], float], *, once_per_base: bool = False,
+                 control: Callable[[str], bool] | None = None) -> dict[int, list[str]]:
         demand = largest_remainder(weights, n * per_base)
         supply = {names[c]: len(bases_of[c]) * per_base for c in cells}
         # once_per_base: no cell holds a value more often than it has bases, so _deal gives each base distinct
@@ -189,27 +205,53 @@ def allocate(config: RunConfig) -> Allocation:
         def prior(row: str, v: str) -> float:
             return fits(*cell_of[row], v) * weights[v]
 
-        try:
-            table = joint_counts(supply, demand, prior, what=dim, cap=cap)
-        except ConfigError:
-            if cap is None:
-                raise
-            # Some value fits fewer bases than it is asked for: it must come twice on some bases, where the
-            # inject stage redraws the problem until the two read differently (or counts the slot unfilled).
-            table = joint_counts(supply, demand, prior, what=dim)
+        table = by_class(dim, supply, demand, prior, cap, control) if control is not None else None
+        if table is None:
+            table = solve(dim, supply, demand, prior, cap)
         out: dict[int, list[str]] = {}
         for k, cell in enumerate(cells):
             values = [v for (row, v), c in sorted(table.items()) if row == names[cell] for _ in range(c)]
             out.update(_deal(values, bases_of[cell], per_base, stage_rng(seed, f"allocation:{dim}", k)))
         return out
 
+    def by_class(dim: str, supply: dict[str, int], demand: dict[str, int], prior: Callable[[str, str], float],
+                 cap: dict[str, int] | None, control: Callable[[str], bool]) -> dict[tuple[str, str], int] | None:
+        """The table with the same control share in every cell that can take both classes, or None.
+
+        One joint table lets the values that fit few cells (figure misreads) take those cells' slots first
+        and pushes the controls elsewhere, so a cell's family would say error vs no error. Here each cell's
+        slots are split first, by largest remainder, in the run's control share; then each class is fitted
+        within its slots. None when there is nothing to split or the split cannot be filled (a note says so,
+        and the caller plans one joint table as before)."""
+        ctrl = {v: c for v, c in demand.items() if c and control(v)}
+        err = {v: c for v, c in demand.items() if c and not control(v)}
+        if not ctrl or not err:
+            return None
+        rows = sorted(r for r in supply if supply[r])
+        takes_ctrl = {r for r in rows if any(prior(r, v) > 0 for v in ctrl)}
+        takes_err = {r for r in rows if any(prior(r, v) > 0 for v in err)}
+        flex = [r for r in rows if r in takes_ctrl and r in takes_err]
+        ctrl_slots = {r: supply[r] for r in rows if r in takes_ctrl and r not in takes_err}
+        left = sum(ctrl.values()) - sum(ctrl_slots.values())
+        try:
+            if not set(rows) <= takes_ctrl | takes_err or not 0 <= left <= sum(supply[r] for r in flex):
+                raise ConfigError(f"{dim}: the control share cannot be met in the cells that take controls")
+            if flex:
+                ctrl_slots.update(largest_remainder({r: supply[r] for r in flex}, left))
+            err_slots = {r: supply[r] - ctrl_slots.get(r, 0) for r in rows}
+            return (solve(dim, ctrl_slots, ctrl, prior, cap) | solve(dim, err_slots, err, prior, cap))
+        except ConfigError as exc:
+            notes.append(f"{dim}: the control share is not the same in every family and difficulty ({exc});"
+                         " planned as one joint table")
+            return None
+
     qtypes = per_cell("generate.question_types", _weights(gen.question_types), 1,
                       lambda f, d, q: float(q in FAMILIES[f].question_types))
     roles = (per_cell("generate.image_roles", dict(gen.image_roles), 1,
                       lambda f, d, r: float(r in FAMILIES[f].image_roles)) if gen.image_roles else None)
     v = config.inject.variants_per_base
-    subtypes = (per_cell("inject.subtypes", dict(config.inject.subtypes), v, subtype_fit, once_per_base=True)
-                if v else None)
+    subtypes = (per_cell("inject.subtypes", dict(config.inject.subtypes), v, subtype_fit, once_per_base=True,
+                         control=lambda s: not SUBTYPES[s].is_error) if v else None)
     slots = degradation_slots(config)
     per_base = config.degrade.per_base
     degr = None
@@ -221,7 +263,7 @@ def allocate(config: RunConfig) -> Allocation:
         family=family_of[i], difficulty=difficulty_of[i], question_type=qtypes[i][0],
         image_role=roles[i][0] if roles else None, subtypes=tuple(subtypes[i]) if subtypes else (),
         degradations=frozenset(int(p) for p in degr[i]) if degr else None) for i in range(config.count))
-    return Allocation(plans)
+    return Allocation(plans, tuple(notes))
 
 
 @lru_cache(maxsize=4)
