@@ -1,5 +1,6 @@
-"""A family's ``working_head`` (the shortcut ``effective_readings`` takes instead of deriving every misread's
-working) is exact: the answer and first line its derivation has, and the same readings kept as without it."""
+"""A family's ``working_head`` (the shortcut ``effective_readings`` and the visual injectors take instead of deriving
+every misread's working) is exact: the answer, first and last line its derivation has, the same readings kept as
+without it, and a misread passed over underived is one whose attempt the injector would have refused."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from perturb.reasoning.base import Attempt
+from perturb.reasoning.conventions import unlike_family
+from perturb.reasoning.visual import VISUAL, Misread
 from synth.generators import get_family
 from synth.generators.base import Family, Reading, effective_readings
 
@@ -45,7 +49,8 @@ def test_working_head_is_the_answer_and_first_line_of_the_derivation(family_id: 
             if not family.valid(p):
                 continue
             drafts = family.derive(p)  # must succeed wherever working_head answers
-            assert family.working_head(p) == (family.answer_of(drafts[-1].value), drafts[0].text), p
+            expected = (family.answer_of(drafts[-1].value), drafts[0].text, drafts[-1].text)
+            assert family.working_head(p) == expected, p
             checked += 1
     assert checked > 500
 
@@ -58,3 +63,23 @@ def test_effective_readings_keep_the_same_misreads_with_and_without_the_shortcut
     for params in _problems(family, 20):
         readings = _all_readings(family, params)
         assert effective_readings(family, params, readings) == effective_readings(slow, params, readings), params
+
+
+@pytest.mark.parametrize("family_id", FAMILIES)
+def test_a_misread_passed_over_underived_is_one_whose_attempt_ends_unlike_the_family(family_id: str) -> None:
+    family = get_family(family_id)
+    passed_over = 0
+    for seed in range(45):
+        problem = family.build(np.random.default_rng(seed), difficulty=("easy", "medium", "hard")[seed % 3],
+                               question_type="free", problem_id=f"{family_id}-{seed}")
+        for subtype in VISUAL:
+            injector = Misread(subtype)
+            for reading in injector.readings(family, problem):
+                for wrong in reading.misreads:
+                    if not injector._ends_unlike_family(family, problem, reading, wrong):
+                        continue
+                    attempt = injector._attempt(family, problem, reading, wrong)
+                    assert isinstance(attempt, Attempt), (problem.params, wrong)
+                    assert unlike_family(family_id, attempt.steps[-1].text, clean_text=problem.steps[-1].text)
+                    passed_over += 1
+    assert passed_over > 20

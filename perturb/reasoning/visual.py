@@ -16,7 +16,7 @@ from perturb.reasoning.conventions import drifts, unlike_family
 from synth.generators._figure_words import RELATION_WORDS as _RELATION_WORDS
 from synth.generators._figure_words import element_words
 from synth.generators._readings import figure_readings
-from synth.generators.base import Family, Reading, StepDraft, derive_memo
+from synth.generators.base import Family, Reading, StepDraft, derive_memo, working_head
 from synth.records import Problem
 
 VISUAL = ("misread_value", "misread_label", "misread_scale", "miscount", "misread_relation")
@@ -73,6 +73,9 @@ class Misread(Injector):
         fallback: Attempt | Skip | None = None
         for i in order:
             reading, wrong = pairs[int(i)]
+            if self._ends_unlike_family(family, problem, reading, wrong):  # what the attempt would show, underived
+                fallback = fallback if isinstance(fallback, Attempt) else Skip("unlike_family_form", final=tried_all)
+                continue
             attempt = self._attempt(family, problem, reading, wrong)
             if isinstance(attempt, Skip):
                 fallback = fallback or Skip(attempt.reason, final=tried_all)
@@ -84,6 +87,21 @@ class Misread(Injector):
                 return attempt
             fallback = fallback if isinstance(fallback, Attempt) else attempt
         return fallback or Skip("no_reading", final=tried_all)
+
+    @staticmethod
+    def _ends_unlike_family(family: Family, problem: Problem, reading: Reading, wrong: Any) -> bool:
+        """Whether ``_attempt`` would give an Attempt whose last line ``unlike_family`` refuses, told from the
+        family's ``working_head`` without deriving the working (False where that cannot be told)."""
+        try:
+            changes = reading.changes(wrong)
+        except ValueError:
+            return False  # _attempt skips it as malformed
+        if all(problem.params.get(key) == value for key, value in changes.items()):
+            return False  # _attempt skips it as equal to the truth
+        head = working_head(family, {**problem.params, **changes})
+        if head is None or head[2] == problem.steps[-1].text:  # unknown, or maybe no visible change
+            return False
+        return unlike_family(problem.family, head[2], clean_text=problem.steps[-1].text)
 
     def _attempt(self, family: Family, problem: Problem, reading: Reading, wrong: Any) -> Attempt | Skip:
         """The solution worked correctly from ``reading`` misread as ``wrong``."""

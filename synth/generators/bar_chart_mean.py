@@ -115,11 +115,12 @@ class BarChartMean(Family):
         mean = Fraction(sum(values), len(values))
         return rational(max(values) - mean if params["ask"] == "above_mean" else mean)
 
-    def working_head(self, params: dict[str, Any]) -> tuple[sympy.Basic, str]:
-        """The value of the tree ``derive`` reduces (its last step keeps the tree's exact value), and the tree's
-        text (its first step)."""
+    def working_head(self, params: dict[str, Any]) -> tuple[sympy.Basic, str, str]:
+        """The value of the tree ``derive`` reduces (its last step keeps the tree's exact value), the tree's text
+        (its first step) and the text of that value as a decimal where it ends (its last step)."""
         tree = self._tree(params)
-        return rational(E.value(tree)), E.text_and_latex(tree)[0]
+        value = E.value(tree)
+        return rational(value), E.text_and_latex(tree)[0], E.text_and_latex(E.leaf(value, decimal=True))[0]
 
     def answer_text(self, params: dict[str, Any], answer: sympy.Basic) -> tuple[str, str]:
         return data_answer(answer)

@@ -142,11 +142,13 @@ class Family:
         """The answer by an independent route (not the step chain)."""
         raise NotImplementedError
 
-    def working_head(self, params: dict[str, Any]) -> tuple[sympy.Basic, str] | None:
-        """``(answer_of(steps[-1].value), steps[0].text)`` of ``derive(params)`` found without writing every step,
-        or None (not known: derive). A family that overrides it must return exactly those whenever it returns a
-        pair, and derive(params) must then succeed. ``effective_readings`` uses it to pass over a misread that ends
-        at the true answer, and to tell a working new (its first line is no other's) without deriving it."""
+    def working_head(self, params: dict[str, Any]) -> tuple[sympy.Basic, str, str] | None:
+        """``(answer_of(steps[-1].value), steps[0].text, steps[-1].text)`` of ``derive(params)`` found without
+        writing every step, or None (not known: derive). A family that overrides it must return exactly those
+        whenever it returns a triple, and derive(params) must then succeed. ``effective_readings`` uses it to
+        pass over a misread that ends at the true answer, and to tell a working new (its first line is no
+        other's) without deriving it; the visual injectors, to pass over a misread whose last line ends in a
+        form the family never writes."""
         return None
 
     def answer_of(self, value: sympy.Basic) -> sympy.Basic:
@@ -467,7 +469,7 @@ def effective_readings(family: Family, params: dict[str, Any], readings: Sequenc
             misread = reading.apply(params, wrong)
             head = _working_head(family, misread)
             if head is not None:
-                answer, first = head
+                answer, first, _ = head
                 if equal_answers(answer, truth):
                     continue
                 if first not in firsts:
@@ -495,10 +497,15 @@ def _first(working: tuple[str, ...]) -> str | None:
     return working[0] if working else None
 
 
-def _working_head(family: Family, misread: dict[str, Any]) -> tuple[sympy.Basic, str] | None:
+def _working_head(family: Family, misread: dict[str, Any]) -> tuple[sympy.Basic, str, str] | None:
     if not family.valid(misread):
         return None
+    return working_head(family, misread)
+
+
+def working_head(family: Family, params: dict[str, Any]) -> tuple[sympy.Basic, str, str] | None:
+    """``family.working_head(params)``, None where it fails (then derive decides)."""
     try:
-        return family.working_head(misread)
+        return family.working_head(params)
     except _DERIVE_ERRORS:
         return None
