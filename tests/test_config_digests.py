@@ -3,7 +3,9 @@
 The digests in data/config_digests.json were first recorded with the code at commit aa30462 (before the
 architecture refactor of issue 17), and re-recorded on 2026-11-26 after issues 18, 19 and 20 changed what
 the configs produce on purpose (photos of error variants, quota allocation, new injector versions, solution
-styles, the camera scene); each config is cut to its first two base problems: the manifest rows (without
+styles, the camera scene), and again at the end of round 3 (conceptual errors said in words, chains' controls
+worded like their twins, the quota plan's equal control share and family coverage, paired severities, photo speed
+paths); each config is cut to its first two base problems: the manifest rows (without
 their `versions` field) and every image, byte for byte. A refactor that changes what a config produces
 fails here; a deliberate change of output re-records the file and says why in its commit.
 """
