@@ -2,7 +2,7 @@
 chain of thought, printed and handwritten.
 
     python docs/chain_styles.py [--out docs/images/chain_styles.png] [--family statistics.mean.bar_chart]
-        [--subtype misread_value] [--index 2] [--dpi 100]
+        [--subtype misread_value] [--index 4] [--dpi 100]
 
 Each column is one style (``synth.chains``), written as the pipeline writes it (the same base seed for the
 clean twin and the variant); row 1 is printed, row 2 handwritten. The page is cut below its last step.
@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "chain_styles.png")
     parser.add_argument("--family", default="statistics.mean.bar_chart")
     parser.add_argument("--subtype", default="misread_value")
-    parser.add_argument("--index", type=int, default=2, help="which problem (its seed)")
+    parser.add_argument("--index", type=int, default=4, help="which problem (its seed)")
     parser.add_argument("--dpi", type=int, default=100)
     args = parser.parse_args()
     problem = get_family(args.family).build(np.random.default_rng(args.index), difficulty="easy",
