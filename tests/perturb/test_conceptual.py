@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from perturb.reasoning import inject
-from perturb.reasoning.base import DUPLICATE, Funnel, shown_key
+from perturb.reasoning.base import Funnel
 from perturb.reasoning.conceptual import CONCEPTUAL, mal_step
 from synth.generators import get_family
 from synth.generators.base import finalize
@@ -119,20 +119,3 @@ def test_non_propagated_form_keeps_the_final_answer() -> None:
         assert v.shown_answer == problem.answer_value
         assert verify(problem, v.steps).first_error_step == v.error.first_error_step
     assert kept >= 3
-
-
-def test_a_working_a_sibling_already_shows_is_not_proposed_again() -> None:
-    # arithmetic.units.conversion has one unit_conversion rule that fits a given problem: once a sibling
-    # variant shows its working, the injector has nothing new and says so at once (no run of duplicates).
-    family = get_family("arithmetic.units.conversion")
-    problem = family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="p")
-    funnel = Funnel()
-    first = inject(problem, "unit_conversion", np.random.default_rng(1), funnel=funnel,
-                   avoid={shown_key(problem.steps)})
-    assert first is not None
-    again = inject(problem, "unit_conversion", np.random.default_rng(2), funnel=funnel,
-                   avoid={shown_key(problem.steps), shown_key(first.steps)})
-    assert again is None
-    rejected = funnel.rejected.get(first.error.injector, {})
-    assert rejected.get(DUPLICATE, 0) == 0 and rejected.get("not_applicable") == 1
-    assert funnel.attempted[first.error.injector] == 1

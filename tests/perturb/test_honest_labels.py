@@ -255,6 +255,27 @@ def test_an_attempt_that_reads_like_a_sibling_is_redrawn_and_counted() -> None:
     assert funnel.rejected[INJECTORS["final_number"].id][DUPLICATE] == funnel.duplicates_rejected
 
 
+@pytest.mark.parametrize(("family", "subtype"), [
+    # one unit_conversion rule fits a given problem; a decimal asked for as a decimal has one other form
+    ("arithmetic.units.conversion", "unit_conversion"),
+    ("arithmetic.decimals.operations", "format_ignored"),
+])
+def test_an_injector_with_nothing_new_for_a_base_says_so_at_once(family: str, subtype: str) -> None:
+    # Once a sibling variant shows the only working the injector has for this problem, it is not offered again:
+    # no run of duplicate attempts.
+    fam = generators.get_family(family)
+    problem = fam.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="p")
+    funnel = Funnel()
+    first = inject(problem, subtype, np.random.default_rng(1), funnel=funnel, avoid={shown_key(problem.steps)})
+    assert first is not None
+    again = inject(problem, subtype, np.random.default_rng(2), funnel=funnel,
+                   avoid={shown_key(problem.steps), shown_key(first.steps)})
+    assert again is None
+    rejected = funnel.rejected.get(first.error.injector, {})
+    assert rejected.get(DUPLICATE, 0) == 0 and rejected.get("not_applicable") == 1
+    assert funnel.attempted[first.error.injector] == 1
+
+
 def test_a_mal_rule_a_sibling_shows_is_passed_over_not_redrawn() -> None:
     problem = next(p for p in _problems("arithmetic.fractions.multiply_divide", range(12))
                    if INJECTORS["incorrect_fact"].applies(generators.get_family(p.family), p))

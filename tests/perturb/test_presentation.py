@@ -10,7 +10,7 @@ import pytest
 import sympy
 
 from perturb.reasoning import REGISTRY, inject
-from perturb.reasoning.base import DUPLICATE, Funnel, shown_key
+from perturb.reasoning.base import Funnel
 from synth.generators import REGISTRY as FAMILY_REGISTRY
 from synth.generators import get_family
 from synth.presentation import (
@@ -324,18 +324,3 @@ def test_a_conversion_mal_rule_shows_the_wrong_factor_in_the_working(family_id: 
     assert drafts is not None and drafts[0].rule == f"mal:{rule}" and drafts[0].text.endswith(shown)
     assert read_line(drafts[-1].text).unit == problem.params["answer_unit"]
     assert not same_value(parse_step(drafts[-1].text), family.target(problem.params))
-
-
-def test_format_ignored_does_not_repeat_a_form_a_sibling_shows() -> None:
-    # A decimal answer asked for as a decimal has one other form (the fraction): once a sibling variant
-    # shows it, the injector is not offered again on that base rather than proposing the same page 8 times.
-    family = get_family("arithmetic.decimals.operations")
-    problem = family.build(np.random.default_rng(0), difficulty="easy", question_type="free", problem_id="p")
-    funnel = Funnel()
-    first = inject(problem, "format_ignored", np.random.default_rng(1), funnel=funnel,
-                   avoid={shown_key(problem.steps)})
-    assert first is not None
-    assert inject(problem, "format_ignored", np.random.default_rng(2), funnel=funnel,
-                  avoid={shown_key(problem.steps), shown_key(first.steps)}) is None
-    rejected = funnel.rejected.get(first.error.injector, {})
-    assert rejected.get(DUPLICATE, 0) == 0 and funnel.attempted[first.error.injector] == 1
