@@ -31,7 +31,7 @@ from synth.taxonomy import SUBTYPES
 
 # Re-exported: the planner's building blocks, where callers of the plan look for them.
 __all__ = ["DIFFICULTIES", "MIN_PLAN_BASES", "Allocation", "BasePlan", "allocate", "degradation_slots", "family_plan",
-           "joint_counts", "largest_remainder", "plan_base", "subtype_fit", "subtype_kept"]
+           "joint_counts", "largest_remainder", "plan_base", "plan_notes", "subtype_fit", "subtype_kept"]
 
 # Runs smaller than this use the first ``count`` bases of a plan this size: a handful of bases cannot
 # hold every share exactly (a subtype may need a family that got no base), and a preview run with
@@ -269,6 +269,11 @@ def allocate(config: RunConfig) -> Allocation:
 @lru_cache(maxsize=4)
 def _allocation_of(config_json: str) -> Allocation:
     return allocate(validate_config(json.loads(config_json)))
+
+
+def plan_notes(config: RunConfig) -> tuple[str, ...]:
+    """What a quota run's plan could not do as asked (``Allocation.notes``); nothing for a weighted run."""
+    return _allocation_of(config.model_dump_json()).notes if config.generate.allocation == "quota" else ()
 
 
 def plan_base(config: RunConfig, index: int) -> BasePlan | None:

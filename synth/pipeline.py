@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from synth.allocation import plan_notes
 from synth.config import RunConfig
 from synth.distributed import Dask
 from synth.errors import ConfigError, ResumableError
@@ -103,6 +104,8 @@ def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> i
         "counts": {k: dict(sorted(v.items())) for k, v in total.items() if k != "generate_rejected"},
         # Attempts redrawn because they read exactly like another variant of their base (funnel reason "duplicate").
         "duplicates_rejected": sum(f["rejected"].get("duplicate", 0) for f in funnel.values()),
+        # What the quota plan could not do as asked (e.g. the control share not equal in every cell), or [].
+        "allocation_notes": list(plan_notes(config)),
         "rejections": {"generate": dict(sorted(total["generate_rejected"].items())),
                        "inject": {k: {**v, "rejected": dict(sorted(v["rejected"].items()))}
                                   for k, v in sorted(funnel.items())}},

@@ -8,7 +8,9 @@ in the run's control share first.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from perturb.reasoning.fit import DIFFICULTIES, subtype_fit
 from synth.allocation import allocate, largest_remainder
 from synth.config import validate_config
 from synth.generators import REGISTRY as FAMILIES
+from synth.pipeline import run
 from synth.taxonomy import SUBTYPES
 
 
@@ -64,7 +67,7 @@ def test_figure_and_letter_families_get_the_same_control_share_in_an_800_base_pl
     assert allocate(config).plans == plans  # deterministic
 
 
-def test_a_split_that_cannot_be_filled_falls_back_to_one_joint_table_and_says_so() -> None:
+def test_a_split_that_cannot_be_filled_falls_back_to_one_joint_table_and_says_so(tmp_path: Path) -> None:
     # Half the slots must be a clock misread and a quarter controls: the clock bases (half the run) cannot keep a
     # quarter of their slots for controls and still hold every misread.
     data = {"name": "fallback", "seed": 7, "count": 100,
@@ -81,3 +84,6 @@ def test_a_split_that_cannot_be_filled_falls_back_to_one_joint_table_and_says_so
     assert sum(got.values()) == 100 and Counter(s for (_, s), c in got.items() for _ in range(c)) == Counter(
         {"misread_value": 50, "final_number": 25, "irrelevant_info": 25})
     assert allocate(validate_config(data)) == allocation
+    # ... and the run says so in stats.json, where a user looks for what the plan could not do
+    run(validate_config(data), tmp_path / "run")
+    assert json.loads((tmp_path / "run" / "stats.json").read_text())["allocation_notes"] == list(allocation.notes)
