@@ -559,7 +559,7 @@ def photos(config: ExternalConfig, entry: Entry, seed: int, pixels: np.ndarray, 
     pair in config order, applied or skipped, so one image's skip never renumbers another's items.
     """
     n = 0
-    for op in config.degrade.ops:
+    for entry, op in enumerate(config.degrade.ops):
         for severity in op.severities:
             n += 1
             why = _skip_reason(op.subtype, page, text) if severity else None
@@ -567,7 +567,9 @@ def photos(config: ExternalConfig, entry: Entry, seed: int, pixels: np.ndarray, 
                 stats.skipped[f"{op.subtype}:{severity}"] += 1
                 stats.reasons[op.subtype] = why
                 continue
-            rng = stage_rng(seed, f"degrade:{op.subtype}", severity, n)
+            # Keyed by the op's entry, not its severity (as the pipeline's captures): an image's severities of
+            # one op are one scene made worse, so a severity ablation is paired.
+            rng = stage_rng(seed, f"degrade:{op.subtype}", entry)
             yield f"d{n}", degrade_photo(pixels, page, op.subtype, severity, rng, text=text), None
     for k, profile in enumerate(config.degrade.profiles, start=1):
         if any(_skip_reason(s.subtype, page, text) for s in profile.ops):

@@ -265,3 +265,15 @@ def test_a_degraded_external_set_exports_to_hugging_face_with_its_own_labels(pho
     assert family.names[:len(class_names()["family"])] == list(class_names()["family"])
     assert {family.int2str(v) for v in clean["family"]} == {r["family"] for r in rows(tmp_path / "out")}
     assert len(clean) == 3 and sum(len(split) for split in data.values()) == len(rows(tmp_path / "out"))
+
+
+def test_an_images_severities_of_one_op_are_one_scene_made_worse(photos: Path, tmp_path: Path) -> None:
+    """`--ops tilt` (every severity) ablations are paired, as the pipeline's are: the severities of one op entry
+    share the op's structure (the turn's direction, the desk) and the camera's base layer."""
+    degrade_external(photos, tmp_path / "out", load_external_config(None, ops="tilt"))
+    for base in {r["base_id"] for r in rows(tmp_path / "out")}:
+        shots = [r["degradations"][0] for r in rows(tmp_path / "out") if r["base_id"] == base and r["degradations"]]
+        assert [d["severity"] for d in shots] == [1, 2, 3]
+        assert len({d["params"]["camera_seed"] for d in shots}) == 1
+        assert len({d["params"]["desk_seed"] for d in shots}) == 1
+        assert len({np.sign(d["params"]["angle_deg"]) for d in shots}) == 1

@@ -18,7 +18,8 @@ light on desk and sheet, and on the sheet only its own shading and paper texture
 (shadow, glare) compose into one ``Light`` on the photo, applied in one pass. Each op is still measured
 from pixels: the run is replayed stage by stage on every other pixel of every other row
 (``measure.half``). Every photo gets the base layer, and its grain (before a jpeg) unless an op is the
-sensor's noise itself (noise, exposure); the base layer's params follow from the first op's params.
+sensor's noise itself (noise, exposure); the base layer's seed is drawn from the capture's own generator (never from a
+severity) and recorded with the first op's params.
 
 Measuring is off the pixels' path: each op's effect is measured on a worker thread (``worker``) while the
 next op applies (measures are pure functions of the op's input, output and params, and OpenCV and numpy release
@@ -29,6 +30,7 @@ same bytes as measuring inline; a capture just finishes sooner.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -135,7 +137,11 @@ def degrade_photo(image: np.ndarray, page: RenderedPage, subtype: str, severity:
     require_applicable(op, page)
     if params is None and op.samples_on_photo:
         return capture(image, page, [(subtype, severity)], rng, reverse=reverse, text=text)
-    params = params if params is not None else sample(op, rng, severity, page, text)
+    if params is None:
+        # The op draws from ``rng`` itself; the base layer's seed is the one a capture of this rng would draw
+        # (from a copy, so the op's draws are untouched), never from the severity.
+        camera = int(op_rng(copy.deepcopy(rng), [BASE])[BASE].integers(2**63 - 1))
+        params = {**sample(op, rng, severity, page, text), CAMERA_SEED: camera}
     return capture(image, page, [(subtype, severity)], None, params=[params], reverse=reverse, text=text)
 
 
@@ -164,16 +170,14 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     rngs = op_rng(rng, [s for s, _ in ordered] + [BASE]) if params is None else {}
     given: list[dict[str, Any] | None] = list(params) if params is not None else [None] * len(ordered)
     scene = Scene(page, (), page_outline(page))
-    seeding = given[0] if ordered else None
     if ordered and given[0] is None:
         first = get_op(ordered[0][0])
-        if first.samples_on_photo and not isinstance(first, (LightOp, GeometricOp)):
-            # It aims at the photo the base layer makes (exposure): the base layer follows from what it draws
-            # before looking (a copy of its generator), and it samples for real when it applies.
-            seeding = first.sample_params(copy.deepcopy(rngs[first.subtype]), ordered[0][1], page)
-        else:
-            given[0] = seeding = _sample(first, ordered[0][1], rngs, page, scene, text, image)
-    base = sample_base(np.random.default_rng(_base_seed(ordered, seeding, rngs)))
+        # An op that aims at the photo the base layer makes (exposure) samples when it applies; the others
+        # sample the flat page here.
+        if not (first.samples_on_photo and not isinstance(first, (LightOp, GeometricOp))):
+            given[0] = _sample(first, ordered[0][1], rngs, page, scene, text, image)
+    seed = base_seed(ordered, given[0] if ordered else None, rngs)
+    base = sample_base(np.random.default_rng(seed))
     noisy = any(get_op(s).adds_sensor_noise for s, _ in ordered)
     measured: list[Future[list[DegradationRecord]]] = []  # one per run of ops, in applied order
     encoded: bytes | None = None
@@ -208,7 +212,12 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
         image = Light(base_gain(scene, page, base)).apply(image)
     if not (noisy or grained):
         image, encoded = grain(image, base), None
-    return Photo(image, page, tuple(r for recs in measured for r in recs.result()), encoded, base)
+    records = [r for recs in measured for r in recs.result()]
+    # The base layer's seed rides on the first op's record, so replaying the records reproduces it.
+    for k, rec in enumerate(records):
+        if ordered and rec.subtype == ordered[0][0]:
+            records[k] = dataclasses.replace(rec, params={**rec.params, CAMERA_SEED: seed})
+    return Photo(image, page, tuple(records), encoded, base)
 
 
 PROBE = 4  # an exposure joining the light pass reads the lit photo at every PROBE-th pixel of every PROBE-th row
@@ -229,16 +238,27 @@ def _sample(op: Op, severity: int, rngs: dict[str, np.random.Generator], page: R
     return sample(op, rng, severity, page, text)
 
 
-def _base_seed(ordered: Sequence[Step], seeding: dict[str, Any] | None, rngs: dict[str, np.random.Generator]) -> int:
-    """The base layer's seed: from the first op's recorded params (so replaying the records reproduces it, and
-    the photos of one base's contents, which share their params, share it), or drawn for an op-free capture."""
+CAMERA_SEED = "camera_seed"  # the base layer's seed, recorded with the first op's params
+
+
+def base_seed(ordered: Sequence[Step], seeding: dict[str, Any] | None,
+              rngs: dict[str, np.random.Generator]) -> int:
+    """The base layer's seed: the one the first op's record carries (replaying), else the capture's own base
+    generator's first draw. That generator is keyed by the capture, never by the ops' severities, so a page's
+    severities of one op share the room light, paper texture and grain (common random numbers: the severities
+    differ only by the op). Records written before the seed was recorded get it from the first op's params,
+    as they were made."""
+    if seeding is not None and CAMERA_SEED in seeding:
+        return int(seeding[CAMERA_SEED])
+    if BASE in rngs:
+        return int(rngs[BASE].integers(2**63 - 1))
     if ordered:
         # Leaving out which reverse page an op shows (added to its record when applied: base.with_reverse) and
         # what an op aimed at by looking at the photo (``Op.photo_keys``).
         skip = ("source", "reverse_ref", *get_op(ordered[0][0]).photo_keys)
         first = {k: v for k, v in strip_private(seeding or {}).items() if k not in skip}
         return stable_hash(json.dumps([ordered[0][0], first], sort_keys=True, default=str))
-    return int(rngs[BASE].integers(2**63 - 1)) if BASE in rngs else 0
+    return 0
 
 
 def camera_base(image: np.ndarray, page: RenderedPage, records: Sequence[DegradationRecord]) -> np.ndarray:
@@ -254,7 +274,7 @@ def camera_base(image: np.ndarray, page: RenderedPage, records: Sequence[Degrada
     ordered = physical_order(steps)
     by = {r.subtype: r.params for r in records}
     seeding = by[ordered[0][0]] if ordered else None
-    base = sample_base(np.random.default_rng(_base_seed(ordered, seeding, {})))
+    base = sample_base(np.random.default_rng(base_seed(ordered, seeding, {})))
     out = Light(base_gain(Scene(page, (), page_outline(page)), page, base)).apply(image)
     if any(get_op(s).adds_sensor_noise for s, _ in ordered):
         return out

@@ -75,3 +75,36 @@ def test_shadow_severities_are_one_shadow_cast_deeper_and_further() -> None:
         depth = [p["depth"] for p in drawn]
         cover = [p["target_content_coverage"] for p in drawn]
         assert depth[0] < depth[1] < depth[2] and cover[0] < cover[1] < cover[2], (seed, depth, cover)
+
+
+@pytest.mark.parametrize("op", ["blur", "exposure", "glare", "shadow", "bleed_through", "tilt", "paper_warp"])
+def test_a_pages_severities_share_the_camera_base_layer(op: str) -> None:
+    """The room light, paper texture and grain come from the capture's own generator, never from the severity:
+    a page's severities of one op differ by the op alone, and the record carries the seed for replaying."""
+    from perturb.photo.profile import CAMERA_SEED, camera_base
+
+    for seed in range(4):
+        img, page = pages()[seed % 3]
+        if not get_op(op).applies(page):
+            continue
+        recs = [degrade(img, page, op, s, np.random.default_rng(seed))[2] for s in (1, 2, 3)]
+        assert len({r.params[CAMERA_SEED] for r in recs}) == 1, seed
+        if get_op(op).family != "perspective" and op != "paper_warp":
+            bases = [camera_base(img, page, [r]) for r in recs]
+            assert all(np.array_equal(bases[0], b) for b in bases[1:]), seed
+    other = degrade(img, page, op, 1, np.random.default_rng(99))[2]
+    assert other.params[CAMERA_SEED] != recs[0].params[CAMERA_SEED]  # another capture, another room
+
+
+def test_replaying_a_record_without_its_camera_seed_still_reproduces_the_photo() -> None:
+    """Manifests written before the seed was recorded replay as they were made (the seed from the op's params)."""
+    from perturb.photo.profile import CAMERA_SEED
+
+    img, page = pages()[0]
+    rec = degrade(img, page, "blur", 2, np.random.default_rng(5))[2]
+    legacy = {k: v for k, v in rec.params.items() if k != CAMERA_SEED}
+    a = degrade(img, page, "blur", 2, np.random.default_rng(0), params=legacy)[0]
+    b = degrade(img, page, "blur", 2, np.random.default_rng(1), params=dict(legacy))[0]
+    assert np.array_equal(a, b)
+    replayed = degrade(img, page, "blur", 2, np.random.default_rng(0), params=rec.params)[0]
+    assert np.array_equal(replayed, degrade(img, page, "blur", 2, np.random.default_rng(5))[0])
