@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -10,8 +11,8 @@ import numpy as np
 from perturb.photo import register
 from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import add_noise
-from perturb.photo.functional.lighting import Light, bloom, expose, exposure_light
-from perturb.photo.measure import content_mask, median_u8, sparse_luma, text_ink
+from perturb.photo.functional.lighting import Light, bloom_rows, expose, exposure_light
+from perturb.photo.measure import content_mask, local_paper, median_u8, sparse_luma, text_ink
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -52,8 +53,9 @@ def _levels(image: np.ndarray, page: RenderedPage, probe: int = 1) -> tuple[np.n
     b = sparse_luma(image, 4 // probe)
     # Ink and paper by their local contrast (a pen's blue is ink, paper in a shadow or a bend is paper), both
     # inside the printed content's boxes (never the desk around a photographed sheet).
-    dark = text_ink(b)
-    local = cv2.dilate(b, np.ones((9, 9), np.uint8)).astype(np.float32)
+    around = local_paper(b)
+    dark = text_ink(b, around)
+    local = around.astype(np.float32)
     light = b.astype(np.float32) >= 0.9 * local
     # Only where the sheet is well lit: in a bend's deep shade print and paper are too close to grade contrast on.
     lit = local >= 0.6 * float(np.percentile(local, 95))
@@ -108,6 +110,13 @@ class Exposure(Op):
         fourth pixel of every fourth row of the photo (the capture lights only those before aiming)."""
         params = self.sample_params(rng, severity, page)
         seen = _levels(image, page, probe)
+        # The levels just read are the ones the measure reads (the same photo before the exposure): kept for it
+        # under a key that is never recorded (``_seen``), so they are found once.
+        aimed = self._aim(params, seen, image, probe)
+        return {**aimed, "_seen": seen}
+
+    def _aim(self, params: dict[str, Any], seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+             image: np.ndarray, probe: int) -> dict[str, Any]:
         if seen is None:
             return params
         b, ink, paper = seen
@@ -129,21 +138,23 @@ class Exposure(Op):
         exposed, table = expose(image, params, page.width, page.height)
         return add_noise(exposed, params, table), page
 
-    def as_light(self, params: dict[str, Any], page: RenderedPage,
-                 image: np.ndarray) -> tuple[np.ndarray, Light, np.ndarray, np.ndarray]:
-        """The exposure as part of the pass that lights the scene (``profile``): the photo with its bloom, the
-        vignette as lighting, the tone curve looked up after it, and the noise spread per output level."""
+    def as_light(self, params: dict[str, Any], page: RenderedPage, image: np.ndarray,
+                 ) -> tuple[Callable[[slice], np.ndarray] | None, Light, np.ndarray, np.ndarray]:
+        """The exposure as part of the pass that lights the scene (``profile``): the photo with its bloom band by
+        band (``Light.apply``'s ``source``; None without bloom), the vignette as lighting, the tone curve looked up
+        after it, and the noise spread per output level."""
         light, curve, table = exposure_light(params, page.width, page.height)
-        return bloom(image, params), light, curve, table
+        return bloom_rows(image, params), light, curve, table
 
     def measure_probe(self, probe: np.ndarray, after: np.ndarray, params: dict[str, Any],
                       page: RenderedPage) -> dict[str, Any]:
-        """``measure`` with the photo before the exposure known at every fourth pixel of every fourth row."""
-        return self._measure(_levels(probe, page, 4), after, params)
+        """``measure`` with the photo before the exposure known at every fourth pixel of every fourth row (the
+        levels ``sample_in_photo`` read there, when it sampled these params on it)."""
+        return self._measure(params["_seen"] if "_seen" in params else _levels(probe, page, 4), after, params)
 
     def measure(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                 page: RenderedPage) -> dict[str, Any]:
-        return self._measure(_levels(before, page), after, params)
+        return self._measure(params["_seen"] if "_seen" in params else _levels(before, page), after, params)
 
     def _measure(self, seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None, after: np.ndarray,
                  params: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from perturb.photo.base import Rubric
 from perturb.photo.functional.geometric import Warp, bent_sheet_warp, forward_map, max_amplitude
 from perturb.photo.functional.lighting import grid
 from perturb.photo.fusion import GeometricOp, sample_desk
-from perturb.photo.measure import line_bow, text_line_bow
+from perturb.photo.measure import line_bow, text_line_bow, text_lines
 from synth.records import RenderedPage
 
 # Largest deviation of a text line (a text box's middle row) from straight, as a fraction of page width:
@@ -28,15 +28,15 @@ _KIND_WEIGHTS = {"bend": 0.45, "fold": 0.3, "curl": 0.25}
 _WAVES = {"bend": (1.0, 0.7, 0.5, 0.35), "fold": (1.0,), "curl": (1.0,)}
 
 
-def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float) -> float:
+def _amplitude_for(params: dict[str, Any], page: RenderedPage, target: float, lines: np.ndarray) -> float:
     """The amplitude whose text-line bow is ``target``, by regula falsi (Illinois) on the bracket from 0 to the
-    amplitude that lifts the sheet MAX_LIFT (``max_amplitude``).
+    amplitude that lifts the sheet MAX_LIFT (``max_amplitude``); ``lines`` is ``text_lines(page)``.
 
     The bow grows with the amplitude and almost in proportion, so this takes 4-8 evaluations of the map
     where bisection to the same 1e-6 took 20; the bracket is kept, so it cannot diverge.
     """
     def excess(amplitude: float) -> float:
-        return text_line_bow(forward_map({**params, "amplitude": amplitude}, page)[0], page) - target
+        return text_line_bow(forward_map({**params, "amplitude": amplitude}, page)[0], page, lines=lines) - target
 
     top = max_amplitude(params, page)
     a, fa, b, fb = 0.0, -target, top, excess(top)
@@ -100,7 +100,10 @@ class PaperWarp(GeometricOp):
         # the most bowing turn when none can.
         # A sheet lifts MAX_LIFT at most, so a bend that cannot bow the writing enough that way is bent in shorter
         # waves (the same lift, more of it along each line) before the most bowing turn is taken.
-        found: list[tuple[dict[str, Any], float, float]] = []  # (params, text bow, text bow / sheet bow)
+        # (params, text bow, text bow / sheet bow); the ratio is only compared among the turns that reach, so it
+        # is found for those alone.
+        found: list[tuple[dict[str, Any], float, float | None]] = []
+        lines = text_lines(page)  # the page's text lines, mapped by every turn tried
         shapes = [kind] + [k for k in _KINDS[severity] if k != kind]
         for shape, period in ((k, params["period"] * f) for k in shapes for f in _WAVES[k]):
             if any(bow >= 1.05 * reach for _, bow, _ in found):
@@ -111,11 +114,11 @@ class PaperWarp(GeometricOp):
                 trial = {**params, "kind": shape, "s0": start, "axis_deg": round(turn + axis - turns[0], 3),
                          "period": round(period, 4)}
                 forward = forward_map({**trial, "amplitude": max_amplitude(trial, page)}, page)[0]
-                bow = text_line_bow(forward, page)
-                found.append((trial, bow, bow / max(line_bow(forward, page), 1e-9)))
+                bow = text_line_bow(forward, page, lines=lines)
+                found.append((trial, bow, bow / max(line_bow(forward, page), 1e-9) if bow >= 1.05 * reach else None))
         reaching = [f for f in found if f[1] >= 1.05 * reach]
         params = max(reaching, key=lambda f: f[2])[0] if reaching else max(found, key=lambda f: f[1])[0]
-        params["amplitude"] = round(_amplitude_for(params, page, target), 6)
+        params["amplitude"] = round(_amplitude_for(params, page, target, lines), 6)
         if params["kind"] == "curl":  # a lifted edge turns away from overhead light, so it darkens
             params["light_slant"] = round(abs(params["light_slant"]) + 0.1, 4)
         # Zoom out until the warped outline fits the frame with a small desk margin.

@@ -69,7 +69,7 @@ from perturb.photo.functional.geometric import (
 )
 from perturb.photo.functional.lighting import Light, sample_base
 from perturb.photo.fusion import GeometricOp, desk_of
-from perturb.photo.measure import half
+from perturb.photo.measure import every, half
 from perturb.photo.worker import done, later
 from synth.records import DegradationRecord, RenderedPage
 from synth.seeding import stable_hash
@@ -344,16 +344,15 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         (subtype, severity), p = exposure
         op = get_op(subtype)
         require_applicable(op, page)
-        h, w = image.shape[:2]
-        probe = light.apply(np.ascontiguousarray(image[:h - h % PROBE:PROBE, :w - w % PROBE:PROBE]))
+        probe = light.apply(every(image, PROBE))
         if p is None:
             p = op.sample_in_photo(rngs[subtype], severity, page, probe, probe=PROBE)  # type: ignore[attr-defined]
         with replayable(op):
             bloomed, vignette, curve, table = op.as_light(p, page, image)  # type: ignore[attr-defined]
         if float(p["chroma_frac"]) == 0:  # its sensor noise grains each band of the lit photo as it is lit
-            out = light.then(vignette).apply(bloomed, curve, then=grain_band(p, table))
+            out = light.then(vignette).apply(image, curve, then=grain_band(p, table), source=bloomed)
         else:
-            out = add_noise(light.then(vignette).apply(bloomed, curve), p, table)
+            out = add_noise(light.then(vignette).apply(image, curve, source=bloomed), p, table)
         exposed.append((op, severity, p, probe))
     elif fuse:
         out = light.apply(image)

@@ -48,6 +48,19 @@ def later(work: Callable[..., T], *args: Any) -> Future[T]:
     return _pool(os.getpid(), "side").submit(work, *args)
 
 
+def worth_halving(height: int) -> bool:
+    """Whether an image this many rows tall is worth splitting between two threads (``in_halves``, ``beside``)."""
+    return height >= 2 * _MIN_ROWS
+
+
+def beside(work: Callable[..., T], *args: Any) -> Future[T]:
+    """Run ``work(*args)`` on the halves worker while the caller does other work, for a result it needs before
+    its next ``in_halves`` (whose other half would queue behind it); called on a worker, run it here and now."""
+    if getattr(_here, "worker", False):
+        return done(work(*args))
+    return _pool(os.getpid(), "halves").submit(work, *args)
+
+
 def done(value: T) -> Future[T]:
     """A future that already holds ``value``."""
     future: Future[T] = Future()
@@ -63,7 +76,7 @@ def in_halves(work: Callable[[slice], None], height: int) -> None:
     halves depend on the height alone (on a worker both run here, one after the other), so work that
     seeds a generator per band gives the same bytes on any thread.
     """
-    if height < 2 * _MIN_ROWS:
+    if not worth_halving(height):
         work(slice(0, height))
         return
     top, bottom = slice(0, height // 2), slice(height // 2, height)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from perturb.photo.functional.camera import add_noise, grain_band
 from perturb.photo.functional.geometric import lay_on_desk
-from perturb.photo.functional.lighting import Light, wrap
+from perturb.photo.functional.lighting import Light, bloom, bloom_rows, wrap
+from perturb.photo.measure import every
 
 
 def _page(h: int = 600, w: int = 400) -> np.ndarray:
@@ -60,3 +62,43 @@ def test_wrap_folds_like_mod() -> None:
         assert folded.min() >= 0 and folded.max() <= period
         assert np.allclose(np.cos(2 * np.pi * folded / period), np.cos(2 * np.pi * np.mod(x, period) / period),
                            atol=1e-3)
+
+
+@pytest.mark.parametrize("shape", [(600, 400), (601, 403), (602, 405), (603, 406)])
+def test_every_reads_the_same_pixels_as_a_strided_copy(shape: tuple[int, int]) -> None:
+    img = np.random.default_rng(4).integers(0, 256, (*shape, 3), np.uint8)
+    h, w = shape
+    for step, offset in ((4, 0), (4, 2), (2, 0), (3, 1)):
+        strided = img[offset::step, offset::step][:h // step, :w // step]
+        assert np.array_equal(every(img, step, offset), strided)
+
+
+def test_an_over_exposure_bloomed_band_by_band_in_the_light_pass_is_the_photo_bloomed_then_lit() -> None:
+    img = _page()
+    params = {"kind": "over", "bloom": 0.3, "bloom_px": 3.0}
+    # The obvious computation: the whole photo bloomed (its brightness spread at half size), then lit.
+    small = cv2.cvtColor(cv2.resize(img, (200, 300), interpolation=cv2.INTER_AREA), cv2.COLOR_RGB2GRAY)
+    spread = cv2.cvtColor(cv2.resize(cv2.GaussianBlur(small, (0, 0), 1.5), (400, 600)), cv2.COLOR_GRAY2RGB)
+    bloomed = cv2.max(img, cv2.addWeighted(img, 0.7, spread, 0.3, 0.0))
+    light = Light(np.random.default_rng(2).uniform(0.8, 1.0, (8, 6)).astype(np.float32))
+    curve = np.clip(np.arange(256) * 1.2, 0, 255).astype(np.uint8)
+    fused = light.apply(img, curve, source=bloom_rows(img, params))
+    assert np.array_equal(fused, light.apply(bloomed, curve))
+    assert np.array_equal(bloom(img, params), bloomed)
+    assert bloom_rows(img, {**params, "kind": "under"}) is None
+
+
+def test_an_exposure_measured_on_the_levels_it_aimed_at_records_what_measuring_afresh_records() -> None:
+    from perturb.photo import REGISTRY
+    from perturb.photo.base import strip_private
+    from synth.records import Box, RenderedPage
+
+    img = _page()
+    page = RenderedPage(style="printed", font="f", paper="plain", ink="black", dpi=150, width=400, height=600,
+                        layout=(Box("step", "l0", 40.0, 90.0, 360.0, 120.0),))
+    op = REGISTRY["exposure"]
+    for seed in range(4):
+        params = op.sample_in_photo(np.random.default_rng(seed), 2, page, img)
+        assert "_seen" in params and "_seen" not in strip_private(params)
+        after, _ = op.apply(img, params, page)
+        assert op.measure(img, after, params, page) == op.measure(img, after, strip_private(params), page)

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from perturb.photo.base import DegradationError
+from perturb.photo.measure import every
 from perturb.photo.worker import in_halves
 
 # ------------------------------------------------------------------------------ blur
@@ -156,7 +157,7 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
             col = np.empty((qh, qw, 3), np.float32)
             cv2.randn(col, (0.0, 0.0, 0.0), (spread, spread, spread))
         # The spread at each blotch's centre: the table at the grey level of every fourth pixel of every fourth row.
-        centres = cv2.cvtColor(np.ascontiguousarray(image[2::4, 2::4][:qh, :qw]), cv2.COLOR_RGB2GRAY)
+        centres = cv2.cvtColor(every(image, 4, 2)[:qh, :qw], cv2.COLOR_RGB2GRAY)
         col *= cv2.LUT(centres, table)[..., None]
         # Offset by 128 in bytes (blotches beyond +-127 levels clip; their spread is a few levels). Upsampled with
         # the bit-exact bilinear kernel: OpenCV's fast 8-bit one rounds down on average (about -0.11 levels).

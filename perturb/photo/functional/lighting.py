@@ -13,7 +13,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from perturb.photo.worker import in_halves
+from perturb.photo.worker import beside, in_halves, worth_halving
 
 # Lighting varies slowly across a page, so fields are built on a grid this many times coarser.
 FIELD_STEP = 8
@@ -79,32 +79,52 @@ class Light:
         return self.then(Light(g, 1.0 - g))
 
     def apply(self, image: np.ndarray, curve: np.ndarray | None = None,
-              then: Callable[[np.ndarray, slice], None] | None = None) -> np.ndarray:
+              then: Callable[[np.ndarray, slice], None] | None = None,
+              source: Callable[[slice], np.ndarray] | None = None) -> np.ndarray:
         """The lit image: the fields upsampled to it in 8-bit (see ``gain_u8``), one multiply and one add.
 
         ``curve`` (256 uint8 levels) is a tone curve looked up after the lighting (exposure's). ``then(out, rows)``
         works on each band of rows of the lit image in place as soon as it is lit, on the same thread (the sensor's
-        noise: ``camera.grain_band``), while the band is still in the cache.
+        noise: ``camera.grain_band``), while the band is still in the cache. ``source(rows)`` gives the band of
+        pixels to light in place of ``image[rows]`` (``image`` still gives the size): per-pixel work on the photo
+        before the light, done band by band with it (over-exposure's bloom: ``bloom_rows``).
         """
         h, w = image.shape[:2]
+        band = (lambda r: image[r]) if source is None else source
         if self.gain is None and self.lift is None:
-            if then is None:
+            if then is None and source is None:
                 return image if curve is None else cv2.LUT(image, curve)
-            out = image.copy() if curve is None else cv2.LUT(image, curve)
-            in_halves(lambda r: then(out, r), h)
+            out = np.empty_like(image)
+
+            def unlit(r: slice) -> None:
+                if curve is None:
+                    out[r] = band(r)
+                else:
+                    cv2.LUT(band(r), curve, dst=out[r])
+                if then is not None:
+                    then(out, r)
+
+            in_halves(unlit, h)
             return out
         gain, scale = (None, 1.0) if self.gain is None else gain_u8(self.gain)
-        gain = None if gain is None else _full(gain, h, w)
-        lift = None if self.lift is None else _full(np.clip(self.lift * 255.0 + 0.5, 0, 255).astype(np.uint8), h, w)
+        lift = None if self.lift is None else np.clip(self.lift * 255.0 + 0.5, 0, 255).astype(np.uint8)
+        if gain is not None and lift is not None and worth_halving(h):
+            # Two fields to upsample (OpenCV's resize runs on one core): the lift beside, the gain here.
+            pending = beside(_full, lift, h, w)
+            gain, lift = _full(gain, h, w), pending.result()
+        else:
+            gain = None if gain is None else _full(gain, h, w)
+            lift = None if lift is None else _full(lift, h, w)
         out = np.empty_like(image)
 
         def rows(r: slice) -> None:  # the per-pixel arithmetic is serial in OpenCV: two halves side by side
+            pixels = band(r)
             if gain is None:
-                cv2.add(image[r], lift[r], dst=out[r])
+                cv2.add(pixels, lift[r], dst=out[r])
             elif lift is None:
-                cv2.multiply(image[r], gain[r], dst=out[r], scale=scale)
+                cv2.multiply(pixels, gain[r], dst=out[r], scale=scale)
             else:
-                cv2.add(cv2.multiply(image[r], gain[r], scale=scale), lift[r], dst=out[r])
+                cv2.add(cv2.multiply(pixels, gain[r], scale=scale), lift[r], dst=out[r])
             if curve is not None:
                 cv2.LUT(out[r], curve, dst=out[r])
             if then is not None:
@@ -274,9 +294,17 @@ def exposure_light(params: dict[str, Any], width: int, height: int) -> tuple[Lig
 def bloom(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
     """Over-exposure's bloom on a photo: each pixel's darkness falls towards the blurred light around it (never
     rises), so hairlines wash out before bold strokes do; the image itself when there is none."""
+    rows = bloom_rows(image, params)
+    return image if rows is None else rows(slice(0, image.shape[0]))
+
+
+def bloom_rows(image: np.ndarray, params: dict[str, Any]) -> Callable[[slice], np.ndarray] | None:
+    """``bloom`` band by band: the light's spread found once (at half size, upsampled), then each band of rows of
+    the bloomed photo when asked for (``Light.apply(..., source=)``: in the pass that lights it, on two threads);
+    None when there is no bloom. Per pixel the same arithmetic as ``bloom``, so the same bytes."""
     amount = float(params.get("bloom", 0.0)) if params["kind"] == "over" else 0.0
     if amount <= 0:
-        return image
+        return None
     h, w = image.shape[:2]
     hh, hw = max(1, h // 2), max(1, w // 2)  # an even crop: OpenCV's fast path for halving (see ``expose``)
     small = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
@@ -286,10 +314,15 @@ def bloom(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
         small = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
     spread = cv2.resize(cv2.GaussianBlur(small, (0, 0), float(params["bloom_px"]) / 2), (w, h),
                         interpolation=cv2.INTER_LINEAR)
-    if image.ndim == 3:
-        spread = cv2.cvtColor(spread, cv2.COLOR_GRAY2RGB)
-    # In brightness: v -> max(v, (1 - b) v + b spread), the darkness version's min.
-    return cv2.max(image, cv2.addWeighted(image, 1.0 - amount, spread, amount, 0.0))
+
+    def rows(r: slice) -> np.ndarray:
+        band, light = image[r], spread[r]
+        if image.ndim == 3:
+            light = cv2.cvtColor(light, cv2.COLOR_GRAY2RGB)
+        # In brightness: v -> max(v, (1 - b) v + b spread), the darkness version's min.
+        return cv2.max(band, cv2.addWeighted(band, 1.0 - amount, light, amount, 0.0))
+
+    return rows
 
 
 def exposure_noise(params: dict[str, Any], curve: np.ndarray) -> np.ndarray:
