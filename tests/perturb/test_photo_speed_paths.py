@@ -102,3 +102,24 @@ def test_an_exposure_measured_on_the_levels_it_aimed_at_records_what_measuring_a
         assert "_seen" in params and "_seen" not in strip_private(params)
         after, _ = op.apply(img, params, page)
         assert op.measure(img, after, params, page) == op.measure(img, after, strip_private(params), page)
+
+
+def test_colour_noise_upsampled_beside_the_luminance_grain_is_the_grain_made_band_by_band() -> None:
+    from perturb.photo.functional import camera
+
+    img = _page(700, 500)
+    params = {"sigma_paper": 5.0, "chroma_frac": 0.3, "noise_seed": 11}
+    out = add_noise(img, params)
+    # The obvious computation: the blotches upsampled first, then each of in_halves's bands grained in turn.
+    table = (5.0 * np.sqrt(0.3 + 0.7 * np.arange(256, dtype=np.float32) / camera.NOISE_PAPER)).astype(np.float32)
+    grabbed: list[np.ndarray] = []
+    upsample = camera._upsample_colour
+    camera._upsample_colour = lambda *a: grabbed.append(upsample(*a)) or grabbed[-1]
+    try:
+        add_noise(img, params)
+    finally:
+        camera._upsample_colour = upsample
+    slow = np.empty_like(img)
+    for rows in (slice(0, 350), slice(350, 700)):
+        camera._grain(img, table, grabbed[0], slow, rows, 11, float(np.sqrt(1 - 0.3**2)))
+    assert np.array_equal(out, slow)

@@ -11,7 +11,7 @@ import numpy as np
 
 from perturb.photo.base import DegradationError
 from perturb.photo.measure import every
-from perturb.photo.worker import in_halves
+from perturb.photo.worker import beside, in_halves, worth_halving
 
 # ------------------------------------------------------------------------------ blur
 
@@ -96,6 +96,11 @@ def _grain(image: np.ndarray, table: np.ndarray, colour: np.ndarray | None, out:
            luma_share: float) -> None:
     """``rows`` of the noisy image into ``out``: luminance grain of spread ``table[grey level]`` plus ``colour``
     (offset by 128)."""
+    _add_grain(image, _luma_grain(image, table, rows, seed, luma_share), colour, out, rows)
+
+
+def _luma_grain(image: np.ndarray, table: np.ndarray, rows: slice, seed: int, luma_share: float) -> np.ndarray:
+    """The luminance grain of ``rows``, offset by 128 in bytes, on three channels."""
     # The grain is a slice of a bank of normal draws made once per process, at an offset from the recorded
     # noise_seed and the band: no generator on the pixels' path, and the grain depends on the params alone.
     n, w = rows.stop - rows.start, image.shape[1]
@@ -113,7 +118,11 @@ def _grain(image: np.ndarray, table: np.ndarray, colour: np.ndarray | None, out:
     # third of the traffic of int16 planes.
     scale = cv2.LUT(cv2.cvtColor(image[rows], cv2.COLOR_RGB2GRAY), table)  # the spread at each pixel, per band
     grain = cv2.multiply(lum, scale, scale=luma_share, dtype=cv2.CV_16S)
-    lum3 = cv2.cvtColor(cv2.add(grain, 128, dtype=cv2.CV_8U), cv2.COLOR_GRAY2RGB)
+    return cv2.cvtColor(cv2.add(grain, 128, dtype=cv2.CV_8U), cv2.COLOR_GRAY2RGB)
+
+
+def _add_grain(image: np.ndarray, lum3: np.ndarray, colour: np.ndarray | None, out: np.ndarray, rows: slice) -> None:
+    """``rows`` of ``image`` plus their luminance grain ``lum3`` and ``colour`` (both offset by 128) into ``out``."""
     if colour is not None:  # luminance and colour grain, both offset by 128: their sum offset by 128
         cv2.addWeighted(lum3, 1.0, colour[rows], 1.0, -128.0, dst=lum3)
     cv2.addWeighted(image[rows], 1.0, lum3, 1.0, -128.0, dst=out[rows])
@@ -144,7 +153,7 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
     # Colour noise is demosaiced and smoothed by the phone's noise reduction, so it comes in blotches
     # a few pixels across: drawn (and scaled) at quarter resolution and upsampled.
     seed = int(params["noise_seed"])
-    colour = None  # no colour noise (chroma_frac 0): luminance grain only, two passes fewer
+    blotches = None  # no colour noise (chroma_frac 0): luminance grain only, two passes fewer
     if chroma > 0:
         qh, qw = max(1, h // 4), max(1, w // 4)
         spread = chroma * 1.52  # bilinear 4x upsampling keeps 1/1.52 of the std
@@ -159,16 +168,33 @@ def add_noise(image: np.ndarray, params: dict[str, Any], table: np.ndarray | Non
         # The spread at each blotch's centre: the table at the grey level of every fourth pixel of every fourth row.
         centres = cv2.cvtColor(every(image, 4, 2)[:qh, :qw], cv2.COLOR_RGB2GRAY)
         col *= cv2.LUT(centres, table)[..., None]
-        # Offset by 128 in bytes (blotches beyond +-127 levels clip; their spread is a few levels). Upsampled with
-        # the bit-exact bilinear kernel: OpenCV's fast 8-bit one rounds down on average (about -0.11 levels).
-        colour = cv2.resize(np.clip(np.rint(col) + 128.0, 0, 255).astype(np.uint8), (w, h),
-                            interpolation=cv2.INTER_LINEAR_EXACT)
+        # Offset by 128 in bytes (blotches beyond +-127 levels clip; their spread is a few levels), upsampled below.
+        blotches = np.clip(np.rint(col) + 128.0, 0, 255).astype(np.uint8)
     # The per-pixel grain is OpenCV's serial generator and arithmetic: the top and bottom halves of the
     # page are grained on two threads, each generator seeded from noise_seed and its half.
     out = np.empty_like(image)
     luma_share = float(np.sqrt(1 - chroma**2))
-    in_halves(lambda rows: _grain(image, table, colour, out, rows, seed, luma_share), h)
+    if blotches is None or not worth_halving(h):
+        colour = None if blotches is None else _upsample_colour(blotches, w, h)
+        in_halves(lambda rows: _grain(image, table, colour, out, rows, seed, luma_share), h)
+        return out
+    # With colour noise the blotches' upsampling (one core, a fifth of the work) runs on the other thread while
+    # this one makes both halves' luminance grain; then each thread adds its half. The bands are ``in_halves``'s,
+    # so the bytes are the same as graining band by band in one go.
+    pending = beside(_upsample_colour, blotches, w, h)
+    top, bottom = slice(0, h // 2), slice(h // 2, h)
+    lum_top, lum_bottom = (_luma_grain(image, table, r, seed, luma_share) for r in (top, bottom))
+    colour = pending.result()
+    first = beside(_add_grain, image, lum_top, colour, out, top)
+    _add_grain(image, lum_bottom, colour, out, bottom)
+    first.result()
     return out
+
+
+def _upsample_colour(blotches: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The colour blotches (offset by 128) at full size, with the bit-exact bilinear kernel: OpenCV's fast 8-bit one
+    rounds down on average (about -0.11 levels)."""
+    return cv2.resize(blotches, (width, height), interpolation=cv2.INTER_LINEAR_EXACT)
 
 
 # ------------------------------------------------------------------------------ jpeg

@@ -284,11 +284,16 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
     flat = sheet_shading(page, warps)
     if texture is not None:
         flat = flat.times(page_texture(page, texture))
-    image = antialias(flat.apply(image), print_scale(page, warps))
+    minify = print_scale(page, warps)
     # With a desk, the page is warped with an alpha channel (premultiplied: a transparent black border), so at
     # the sheet's anti-aliased edge "page over desk" is rgb + (1 - alpha) desk (``lay_on_desk``).
-    src, border = (image, cv2.BORDER_REPLICATE) if desk is None else \
-        (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
+    if desk is not None and minify >= MINIFY_BLUR_BELOW:  # no low-pass: each band gets its alpha as it is lit
+        src, border = np.empty((h, w, 4), np.uint8), cv2.BORDER_CONSTANT
+        flat.apply(image, then=lambda lit, rows: cv2.cvtColor(lit[rows], cv2.COLOR_RGB2RGBA, dst=src[rows]))
+    else:
+        image = antialias(flat.apply(image), minify)
+        src, border = (image, cv2.BORDER_REPLICATE) if desk is None else \
+            (cv2.cvtColor(image, cv2.COLOR_RGB2RGBA), cv2.BORDER_CONSTANT)
     if maps is None:
         warped = _warp_homographies(src, warps, scale, out_w, out_h, border)
     else:
