@@ -8,6 +8,7 @@ draws random numbers or changes an image.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import cv2
 import numpy as np
@@ -85,12 +86,26 @@ def local_paper(gray: np.ndarray) -> np.ndarray:
     return cv2.dilate(gray, np.ones((9, 9), np.uint8))
 
 
+INK_SHARE = 0.7  # ink is darker than this share of the paper around it
+
+
+@cache
+def _ink_below() -> np.ndarray:
+    """For each paper level p (uint8), the first grey level that is not ink on it: gray < 0.7 p in float32 (as
+    ``text_ink`` compares) holds exactly for the grey levels below it."""
+    bound = np.float32(INK_SHARE) * np.arange(256, dtype=np.float32)  # the float32 products the comparison makes
+    return np.minimum(np.ceil(bound), 255).astype(np.uint8)
+
+
 def text_ink(gray: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
     """Ink: pixels clearly darker than the paper around them (the brightest pixel within 4 pixels), so printed
     black and a pen's blue count alike (a ballpoint's stroke sits near 150 on paper at 225), and paper in a
-    shadow does not. ``paper`` is ``local_paper(gray)`` when the caller has it already."""
+    shadow does not. ``paper`` is ``local_paper(gray)`` when the caller has it already.
+
+    ``gray < 0.7 * paper`` in float32, on bytes: each paper level's bound looked up (``_ink_below``) and compared,
+    two byte passes for four float32 ones."""
     paper = local_paper(gray) if paper is None else paper
-    return gray.astype(np.float32) < 0.7 * paper.astype(np.float32)
+    return gray < cv2.LUT(paper, _ink_below())
 
 
 def psnr(before: np.ndarray, after: np.ndarray) -> float:

@@ -123,3 +123,14 @@ def test_colour_noise_upsampled_beside_the_luminance_grain_is_the_grain_made_ban
     for rows in (slice(0, 350), slice(350, 700)):
         camera._grain(img, table, grabbed[0], slow, rows, 11, float(np.sqrt(1 - 0.3**2)))
     assert np.array_equal(out, slow)
+
+
+def test_text_ink_on_bytes_marks_exactly_what_the_float32_comparison_marks() -> None:
+    from perturb.photo.measure import text_ink
+
+    gray = np.repeat(np.arange(256, dtype=np.uint8), 256).reshape(256, 256)  # every (grey, paper) pair
+    paper = np.ascontiguousarray(gray.T)
+    ink = text_ink(gray, paper)
+    assert ink.dtype == bool and np.array_equal(ink, gray.astype(np.float32) < 0.7 * paper.astype(np.float32))
+    page = _page()[..., 0]
+    assert np.array_equal(text_ink(page), page.astype(np.float32) < 0.7 * cv2.dilate(page, np.ones((9, 9), np.uint8)))
