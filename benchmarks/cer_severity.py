@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks._results import before  # noqa: E402
 from perturb.photo import REGISTRY, degrade  # noqa: E402
 from perturb.photo.base import ReversePage  # noqa: E402
+from perturb.photo.profile import capture  # noqa: E402
 from perturb.reasoning.base import clean_variant  # noqa: E402
 from render import render_page  # noqa: E402
 from render.handwriting import sample_writer  # noqa: E402
@@ -164,6 +165,28 @@ def non_decreasing_share(per_sev: list[list[float]]) -> float:
     return 100.0 * ok / len(pages) if pages else float("nan")
 
 
+def largest_drop(per_sev: list[list[float]], page: int) -> float:
+    """How far a page's CER falls at its worst step from severity 1 to 3 (0 when it never falls)."""
+    vals = [round(per_sev[s][page], 3) for s in SEVERITIES]
+    return max([0.0] + [a - b for a, b in zip(vals, vals[1:])])
+
+
+def noise_table(results: dict[str, list[list[float]]], base_cer: list[float]) -> list[str]:
+    """Per op: the pages whose CER falls somewhere from severity 1 to 3, and how many of those falls are no larger
+    than what the camera's base layer alone (room light, paper texture, grain: the same layer that page's photos
+    share at every severity) costs the reader on that page."""
+    body = ["| op | pages that fall | of which the fall <= the base layer's own CER on that page | largest fall |",
+            "|---|---:|---:|---:|"]
+    for op, per_sev in results.items():
+        if op not in LEGIBILITY or len(per_sev[1]) != len(base_cer):
+            continue
+        falls = [(largest_drop(per_sev, i), base_cer[i]) for i in range(len(base_cer))]
+        failing = [(d, b) for d, b in falls if d > 0]
+        within = sum(d <= round(b, 3) for d, b in failing)
+        body.append(f"| {op} | {len(failing)} | {within} | {max([0.0] + [d for d, _ in failing]):.3f} |")
+    return body
+
+
 def parse_list(text: str, known, what: str) -> list[str]:
     items = [o.strip() for o in text.split(",") if o.strip()]
     unknown = [o for o in items if o not in known]
@@ -280,6 +303,12 @@ def main() -> None:
     clean = {e: [readers[e](r.pixels) for r, *_ in pages] for e in engines}
     clean_truth = {e: [cer(text, truth) for text, (_, truth, *_) in zip(clean[e], pages, strict=True)]
                    for e in engines}
+    # The camera's base layer alone, as each page's non-geometric photos get it at every severity (an op-free
+    # capture of the same generator draws the same base seed): how much the reading moves when nothing but the
+    # camera's mild light, texture and grain changes. A severity-to-severity fall no larger than this is within
+    # the reader's own noise on that page.
+    based = [capture(r.pixels, r.page, [], np.random.default_rng(i)).pixels for i, (r, *_) in enumerate(pages)]
+    base_cer = {e: [cer(readers[e](b), clean[e][i]) for i, b in enumerate(based)] for e in engines}
     vs_clean: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
     vs_truth: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
     skipped: dict[str, int] = {}
@@ -364,6 +393,20 @@ def main() -> None:
                   f"What the degradation costs {e}: the reference is {e}'s reading of the same page undegraded, so"
                   " severity 0 is 0 by construction. \"mean rises\": mean s0 <= s1 <= s2 <= s3 and s3 > s0.", "",
                   *table(vs_clean[e], True, styles), ""]
+    lines += ["## Reader noise: the camera's base layer alone", "",
+              "Every photo of a page shares one camera base layer at every severity (room light, paper texture, mild"
+              " grain; recorded as `camera_seed`), so the severities differ by the op alone. The base layer by itself"
+              " already moves a reader's output: below, the CER of each page's base-layer-only photo against the"
+              " clean reading, and per op how many of the pages whose CER falls from one severity to the next fall by"
+              " no more than that (a fall the reader makes when nothing but mild grain and light changes).", ""]
+    for e in engines:
+        b = base_cer[e]
+        lines += [f"- {e}: base layer alone, CER against the clean reading: mean {statistics.fmean(b):.3f}, median"
+                  f" {statistics.median(b):.3f}, max {max(b):.3f}; {sum(x > 0 for x in b)} of {len(b)} pages read"
+                  " differently from the clean page."]
+    for e in engines:
+        lines += ["", f"{e}:", "", *noise_table(vs_clean[e], base_cer[e])]
+    lines += [""]
     for e in engines:
         lines += [f"## {e}: against the problem text", "",
                   "The same readings scored against the page's text (question, 'Solution', numbered steps,"
@@ -371,7 +414,8 @@ def main() -> None:
                   " clean pages (maths layout, handwriting).", "", *table(vs_truth[e], False), ""]
     args.out.write_text("\n".join(lines))
     if args.pages_json is not None:
-        args.pages_json.write_text(json.dumps({"dpi": args.dpi, "vs_clean": vs_clean, "styles": styles}, indent=1))
+        args.pages_json.write_text(json.dumps({"dpi": args.dpi, "vs_clean": vs_clean, "styles": styles,
+                                               "base_layer_vs_clean": base_cer}, indent=1))
 
 
 if __name__ == "__main__":
