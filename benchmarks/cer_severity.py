@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks._results import before  # noqa: E402
 from perturb.photo import REGISTRY, degrade  # noqa: E402
 from perturb.photo.base import ReversePage  # noqa: E402
-from perturb.photo.profile import capture  # noqa: E402
+from perturb.photo.profile import CAMERA_SEED, capture  # noqa: E402
 from perturb.reasoning.base import clean_variant  # noqa: E402
 from render import render_page  # noqa: E402
 from render.handwriting import sample_writer  # noqa: E402
@@ -60,6 +60,7 @@ from synth.evaluate.ocr import (  # noqa: E402
 )
 from synth.evaluate.textdist import cer  # noqa: E402
 from synth.generators import get_family  # noqa: E402
+from synth.seeding import stable_hash  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(__file__).with_name("results_cer.md")
@@ -237,6 +238,12 @@ def table(results: dict[str, list[list[float]]], acceptance: bool, styles: list[
 _STATE: dict = {}  # the pages and clean readings, set before the workers fork (they inherit them)
 
 
+def camera_draw(page: int, draw: int) -> int:
+    """The camera base layer's seed of a page's ``draw``-th extra photo (``--draws``): the same at every severity and
+    for every op, so the draws stay paired."""
+    return stable_hash(f"cer_severity:camera:{page}:{draw}")
+
+
 def one_op(op: str) -> tuple[int, dict[str, tuple[list[list[float]], list[list[float]]]], dict[str, tuple]]:
     """One op at severities 1-3 on every page it applies to, read by each engine: (pages skipped, per engine the
     CERs against the clean reading and against the text, one list per severity 0-3, fresh readings and seconds)."""
@@ -253,11 +260,14 @@ def one_op(op: str) -> tuple[int, dict[str, tuple[list[list[float]], list[list[f
         for i in live:
             r = pages[i][0]
             back = ReversePage(sheets[i + 1][0].pixels, f"cer{i + 1}")  # the next worksheet is the reverse side
-            out, _, _ = degrade(r.pixels, r.page, op, s, np.random.default_rng(i), reverse=back)
+            out, _, rec = degrade(r.pixels, r.page, op, s, np.random.default_rng(i), reverse=back)
+            photos = [out] + [degrade(r.pixels, r.page, op, s, np.random.default_rng(i), reverse=back,
+                                      params={**rec.params, CAMERA_SEED: camera_draw(i, d)})[0]
+                              for d in range(1, st["draws"])]
             for e in engines:
-                text = readers[e](out)
-                got[e][0].append(cer(text, st["clean"][e][i]))
-                got[e][1].append(cer(text, pages[i][1]))
+                texts = [readers[e](photo) for photo in photos]
+                got[e][0].append(statistics.fmean(cer(t, st["clean"][e][i]) for t in texts))
+                got[e][1].append(statistics.fmean(cer(t, pages[i][1]) for t in texts))
         for e in engines:
             out_clean[e].append(got[e][0])
             out_truth[e].append(got[e][1])
@@ -285,6 +295,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the Markdown table")
     parser.add_argument("--pages-json", type=Path, default=None,
                         help="also write every page's CER per engine, op and severity (for looking at failing pages)")
+    parser.add_argument("--draws", type=int, default=1,
+                        help="photos per page and severity that differ only in the camera base layer (the op's"
+                             " params replayed with another camera_seed); each page's CER is their mean, which"
+                             " averages out the readers' response to grain (not the acceptance run unless 1)")
     parser.add_argument("--rapidocr-det-side", type=int, default=None,
                         help="what-if: rapidocr's detection at this many px on the long side instead of the"
                              " evaluator's (the results then say so; the acceptance is measured without it)")
@@ -312,7 +326,9 @@ def main() -> None:
     vs_clean: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
     vs_truth: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
     skipped: dict[str, int] = {}
-    _STATE.update(sheets=sheets, clean=clean, clean_truth=clean_truth, engines=engines, t0=t0,
+    if args.draws < 1:
+        raise SystemExit(f"--draws must be at least 1, got {args.draws}")
+    _STATE.update(draws=args.draws, sheets=sheets, clean=clean, clean_truth=clean_truth, engines=engines, t0=t0,
                   readers=readers if args.workers == 1 else None)
     if args.workers > 1:
         with multiprocessing.get_context("fork").Pool(args.workers) as pool:
@@ -374,7 +390,11 @@ def main() -> None:
         f"Re-run: `python benchmarks/cer_severity.py --pages {args.pages} --dpi {args.dpi}"
         + ("" if ops == list(LEGIBILITY + MARKS) else f" --ops {','.join(ops)}")
         + ("" if engines == list(ENGINES) else f" --engines {','.join(engines)}")
-        + ("" if args.rapidocr_det_side is None else f" --rapidocr-det-side {args.rapidocr_det_side}") + "`.",
+        + ("" if args.rapidocr_det_side is None else f" --rapidocr-det-side {args.rapidocr_det_side}")
+        + ("" if args.draws == 1 else f" --draws {args.draws}") + "`."
+        + ("" if args.draws == 1 else
+           f" WHAT-IF: each page's CER is the mean over {args.draws} photos per severity that differ only in the"
+           " camera base layer (the op's params replayed with another `camera_seed`); not the acceptance run."),
         "",
         "## Acceptance (issue 20)",
         "",
