@@ -3,7 +3,8 @@
 ``get_model("openai:gpt-4o-mini", base_url=...)`` splits the spec at the first ``:`` and calls the factory
 registered as ``openai`` with ``"gpt-4o-mini"`` and the CLI's options (``base_url``, ``seed``,
 ``max_retries``, ``timeout``, ``deadline``, ``price_in``, ``price_out``, ``temperature``, ``max_tokens``,
-``max_tokens_param``, ``top_p``, ``extra_body``; a factory ignores those it does not use). Adding an adapter is adding one file here (names starting with ``_`` are shared helpers)::
+``max_tokens_param``, ``top_p``, ``extra_body``; a factory ignores those it does not use). Adding an adapter is
+adding one file here (names starting with ``_`` are shared helpers)::
 
     # synth/evaluate/models/echo.py
     from synth.evaluate.models import Adapter, register_model
