@@ -383,9 +383,20 @@ def _noise(rng: np.random.Generator, x: np.ndarray, y: np.ndarray, cells: int = 
                      cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
 
 
-def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def resolved(width: float, texel: float) -> float:
+    """How much of a pattern's contrast survives being drawn on texels ``texel`` wide (both in page widths), for
+    detail ``width`` wide (a dark band's width, a noise cell): all of it from two texels up, none below half a texel.
+    A point sample of finer detail aliases into speckle (a plank's grain lines drawn as rows of dots); a camera
+    averages it away, so it fades to its mean instead."""
+    if texel <= 0.0:
+        return 1.0
+    return float(np.clip((width / texel - 0.5) / 1.5, 0.0, 1.0))
+
+
+def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray, texel: float = 0.0) -> np.ndarray:
     """The desk's colour (h, w, 3 float32, 0-255) at desk points (x, y) in page widths: wood planks with
-    rings and streaks, laminate with fine speckle, or woven cloth (plain or checked)."""
+    grain and streaks, laminate with fine speckle, or woven cloth (plain or checked). ``texel`` (page widths) is
+    the spacing of the points: detail finer than it fades to its mean (``resolved``) instead of aliasing."""
     rng = np.random.default_rng(int(params["desk_seed"]))
     kind = params.get("desk_kind", "wood")
     a = float(np.deg2rad(float(params.get("desk_grain_angle_deg", 0.0))))
@@ -398,13 +409,21 @@ def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.nda
         offsets, tones = rng.uniform(0, 50, 97).astype(np.float32), rng.uniform(0.9, 1.08, 97).astype(np.float32)
         idx = plank.astype(np.int64) % 97
         bend = _noise(rng, u * 2.0, v * 9.0)
-        rings = wrap(v * float(rng.uniform(30, 55)) + offsets[idx] + 0.9 * bend, 1.0)
-        late = np.exp(-(((rings - 0.75) / 0.09) ** 2))
-        streak = _noise(rng, u * 4.0, v * 150.0)
-        tone = tones[idx] * (1.0 - 0.13 * late + 0.035 * streak + 0.03 * _noise(rng, u * 3, v * 3))
+        # Flat-sawn grain: soft late-wood bands 8-17 mm apart on an A4 sheet's scale, wavering along the plank.
+        spacing = 1.0 / float(rng.uniform(12, 26))
+        rings = wrap(v / spacing + offsets[idx] + 0.9 * bend, 1.0)
+        late = np.exp(-(((rings - 0.7) / 0.14) ** 2))
+        ring_contrast = 0.12 * resolved(0.25 * spacing, texel)
+        late_mean = 0.14 * float(np.sqrt(np.pi))  # the band's mean over a period: what an unresolved grain shows
+        streak = _noise(rng, u * 4.0, v * 70.0)  # fine streaks along the grain, cells 1/70 of a page across
+        tone = tones[idx] * (1.0 - ring_contrast * (late - late_mean) - 0.12 * late_mean
+                             + 0.035 * resolved(1 / 70, texel) * streak + 0.03 * _noise(rng, u * 3, v * 3))
         across = wrap(v, plank_w)
         edge = np.minimum(across, plank_w - across)
-        tone = tone * (1.0 - 0.4 * np.exp(-((edge / 0.0025) ** 2)))
+        # The joint between planks: a dark line 0.5 mm wide, drawn at least a texel wide and fainter by as much
+        # (the same darkness over the line, as a camera that cannot resolve it sees it).
+        joint = max(0.0025, texel)
+        tone = tone * (1.0 - 0.4 * (0.0025 / joint) * np.exp(-((edge / joint) ** 2)))
         # Darker wood is more saturated: blue falls faster than red (a linear stand-in for tone ** (0.85, 1, 1.2)).
         colour = rgb[None, None, :] * (tone[..., None] * np.array([0.85, 1.0, 1.2], np.float32)
                                        + np.array([0.15, 0.0, -0.2], np.float32))
@@ -412,15 +431,20 @@ def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.nda
         p = float(rng.uniform(0.012, 0.02))  # a coarse weave (tablecloth, burlap): resolved at the desk's resolution
         over = np.sin(np.pi * u / p) * np.sin(np.pi * v / p) > 0
         weave = np.where(over, np.sin(2 * np.pi * u / p), np.sin(2 * np.pi * v / p))
-        tone = 1.0 + 0.07 * weave + 0.04 * _noise(rng, u * 4, v * 4) + 0.03 * _noise(rng, u * 300, v * 300)
+        tone = (1.0 + 0.07 * resolved(p / 2, texel) * weave + 0.04 * _noise(rng, u * 4, v * 4)
+                + 0.03 * resolved(1 / 300, texel) * _noise(rng, u * 300, v * 300))
         colour = rgb[None, None, :] * tone[..., None]
         if rng.random() < 0.4:  # a checked tablecloth: every other band of each direction paler
             q = float(rng.uniform(0.04, 0.08))
-            bands = (wrap(np.floor(u / q), 2) + wrap(np.floor(v / q), 2)).astype(np.float32)
+            # Each direction's bands as a square wave whose steps are a texel wide (a point-sampled hard step
+            # draws a staircase): 1 on every other band, 0 between.
+            sharp = 2 * q / (np.pi * texel) if texel > 0 else 1e6
+            bands = (1.0 - 0.5 * np.clip(sharp * np.sin(np.pi * u / q), -1, 1)
+                     - 0.5 * np.clip(sharp * np.sin(np.pi * v / q), -1, 1)).astype(np.float32)
             colour = colour + (235.0 - colour) * (0.45 * bands)[..., None]
     else:  # laminate: flat colour, broad sheen, fine speckle
         fine = _noise(rng, x * 400, y * 400)
-        tone = 1.0 + 0.025 * _noise(rng, x * 3, y * 3) + 0.012 * fine - 0.06 * (fine > 2.2)
+        tone = 1.0 + 0.025 * _noise(rng, x * 3, y * 3) + resolved(1 / 400, texel) * (0.012 * fine - 0.06 * (fine > 2.2))
         colour = rgb[None, None, :] * tone[..., None]
     return colour.astype(np.float32)
 
@@ -476,7 +500,7 @@ def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.nda
     xs = (lo[0] + (np.arange(tw, dtype=np.float32) + 0.5) * texel) / page_width
     ys = (lo[1] + (np.arange(th, dtype=np.float32) + 0.5) * texel) / page_width
     x, y = np.meshgrid(xs, ys)
-    tex = desk_texture(params, x, y)
+    tex = desk_texture(params, x, y, texel / page_width)
     to_tex_from_desk = np.array([[1 / texel, 0, -lo[0] / texel], [0, 1 / texel, -lo[1] / texel], [0, 0, 1]])
     if params.get("clutter"):
         _clutter(params, tex, to_tex_from_desk @ np.linalg.inv(to_photo), (width, height), texel / page_width)
