@@ -19,10 +19,12 @@ from synth.records import RenderedPage
 # warp; 3 severe bending or curling.
 BINS = {1: (0.002, 0.01), 2: (0.01, 0.03), 3: (0.03, 0.15)}
 _TARGET = {1: (0.003, 0.008), 2: (0.013, 0.026), 3: (0.036, 0.07)}
-_KINDS = {1: ("fold", "bend"), 2: ("fold", "bend", "curl"), 3: ("bend", "curl")}
+_KINDS = {1: ("fold", "bend"), 2: ("bend", "curl"), 3: ("bend", "curl")}
 # The sheet's shape is drawn once per page, whatever the severity (common random numbers: severity 3 is the same
 # sheet as severity 1, bent further): a kind the severity's rubric does not have becomes a bend (a curl is not a
-# minor fold, a fold is not severe bending).
+# minor fold, a fold is not severe bending). A fold is minor only: from severity 2 the page is bent, as at 3, so a
+# page's severities 2 and 3 are always one shape (a fold at 2 and a bend at 3 framed the sheet at different
+# sizes, and a reader read the severer photo better: benchmarks/results_cer.md).
 _KIND_WEIGHTS = {"bend": 0.45, "fold": 0.3, "curl": 0.25}
 # A bend's period as sampled, then shortened in turn if need be.
 _WAVES = {"bend": (1.0, 0.7, 0.5, 0.35), "fold": (1.0,), "curl": (1.0,)}
@@ -62,6 +64,11 @@ def _kind_at(kind: str, severity: int) -> str:
     return kind if kind in _KINDS[severity] else "bend"
 
 
+def _start(kind: str, u: float) -> float:
+    """Where a sheet's bend starts (``s0``) at quantile ``u``: a fold's crease near the middle, a bend off it."""
+    return round(-0.15 + 0.3 * u if kind == "fold" else 0.05 + 0.25 * u, 4)
+
+
 def _quantile(bounds: tuple[float, float], u: float) -> float:
     return bounds[0] + (bounds[1] - bounds[0]) * u
 
@@ -82,7 +89,7 @@ class PaperWarp(GeometricOp):
         u_s0 = float(rng.random())
         params: dict[str, Any] = {
             "kind": kind, "axis_deg": round(axis, 3),
-            "s0": round(-0.15 + 0.3 * u_s0 if kind == "fold" else 0.05 + 0.25 * u_s0, 4),
+            "s0": _start(kind, u_s0),
             "period": round(float(rng.uniform(1.0, 2.2)), 4), "phase": round(float(rng.uniform(-0.6, 0.6)), 4),
             "ridge": 1.0 if rng.random() < 0.5 else -1.0,
             "light_slant": round(float(rng.uniform(-0.35, 0.35)), 4),
@@ -90,33 +97,39 @@ class PaperWarp(GeometricOp):
         }
         u_target = float(rng.random())
         target = _quantile(_TARGET[severity], u_target)
-        # The turn and wave are chosen for the strongest bow this page's sheet is asked for at any severity that has
-        # its drawn kind (or at this one), so they do not change with the severity; only the amplitude does (below).
-        reach = max([_quantile(_TARGET[s], u_target) for s in _TARGET if drawn in _KINDS[s]] + [target])
+        # The turn and wave of a kind are chosen for the strongest bow this page's sheet is asked for at any severity
+        # that has the kind, so a page bent (or curled) at several severities has one turn and wave at all of them,
+        # whichever kind was drawn and whichever kinds the writing made it fall back on; only the amplitude changes.
+
+        def reach_of(shape: str) -> float:
+            return max(_quantile(_TARGET[s], u_target) for s in _TARGET if shape in _KINDS[s])
+
         # A sheet bent about an axis along the writing shifts its lines without bowing them, and a curl that
         # lifts only a margin bends no writing: of the four turns (and, for a curl, starts nearer the middle),
         # take the one whose text lines bow most for how much the whole sheet bows, among those that can reach
-        # ``reach``. A page whose writing the drawn kind cannot reach takes the severity's other kinds in turn;
-        # the most bowing turn when none can.
+        # the kind's ``reach_of``. A page whose writing the drawn kind cannot reach takes the severity's other kinds
+        # in turn; the most bowing turn when none can.
         # A sheet lifts MAX_LIFT at most, so a bend that cannot bow the writing enough that way is bent in shorter
         # waves (the same lift, more of it along each line) before the most bowing turn is taken.
-        # (params, text bow, text bow / sheet bow); the ratio is only compared among the turns that reach, so it
-        # is found for those alone.
-        found: list[tuple[dict[str, Any], float, float | None]] = []
+        # (params, text bow, text bow / sheet bow, the bow its kind must reach); the ratio is only compared among the
+        # turns that reach, so it is found for those alone.
+        found: list[tuple[dict[str, Any], float, float | None, float]] = []
         lines = text_lines(page)  # the page's text lines, mapped by every turn tried
         shapes = [kind] + [k for k in _KINDS[severity] if k != kind]
         for shape, period in ((k, params["period"] * f) for k in shapes for f in _WAVES[k]):
-            if any(bow >= 1.05 * reach for _, bow, _ in found):
+            if any(bow >= 1.05 * r for _, bow, _, r in found):
                 break
-            s0 = params["s0"] if shape == kind else round(float(np.clip(params["s0"], 0.05, 0.3)), 4)
+            reach = reach_of(shape)
+            s0 = _start(shape, u_s0)  # where this kind starts, from the page's one draw: as the severities of that kind
             starts = [s0] + ([round(s0 - d, 4) for d in (0.2, 0.4, 0.6)] if shape == "curl" else [])
             for start, turn in ((st, t) for st in starts for t in turns):
                 trial = {**params, "kind": shape, "s0": start, "axis_deg": round(turn + axis - turns[0], 3),
                          "period": round(period, 4)}
                 forward = forward_map({**trial, "amplitude": max_amplitude(trial, page)}, page)[0]
                 bow = text_line_bow(forward, page, lines=lines)
-                found.append((trial, bow, bow / max(line_bow(forward, page), 1e-9) if bow >= 1.05 * reach else None))
-        reaching = [f for f in found if f[1] >= 1.05 * reach]
+                found.append((trial, bow, bow / max(line_bow(forward, page), 1e-9) if bow >= 1.05 * reach else None,
+                              reach))
+        reaching = [f for f in found if f[1] >= 1.05 * f[3]]
         params = max(reaching, key=lambda f: f[2])[0] if reaching else max(found, key=lambda f: f[1])[0]
         params["amplitude"] = round(_amplitude_for(params, page, target, lines), 6)
         if params["kind"] == "curl":  # a lifted edge turns away from overhead light, so it darkens
