@@ -22,10 +22,10 @@ Optional (``generate.paraphrase``), in the write-up stage after :func:`synth.cha
   scripts), no word that judges a step or speaks of the task (``judgement_words``: "wrong", "mistake", "ignore
   the instructions"), a length near the original's (``length``); then the verifier's verdict on every chain must
   equal the verdict before (``labels_changed``).
-- Replies are cached in the run folder (``paraphrase/<sha256>.json``, keyed by model, sampling fields and prompt),
-  written as they arrive, so a resumed or repeated run reads them back and gives the same bytes. Failed calls are
-  not cached (a re-run asks again). The API key is read from the environment when the stage starts, sent only as
-  the client's header, and scrubbed from every reply before it is used or stored.
+- Replies are cached in the run folder (``paraphrase/<sha256>.json``, keyed by model, endpoint, sampling fields
+  and prompt), written as they arrive, so a resumed or repeated run reads them back and gives the same bytes.
+  Failed calls are not cached (a re-run asks again). The API key is read from the environment when the stage
+  starts, sent only as the client's header, and scrubbed from every reply before it is used or stored.
 """
 
 from __future__ import annotations
@@ -391,7 +391,11 @@ class Paraphraser:
         self.fields = fields
 
     def cache_key(self, prompt: str) -> str:
-        return hashlib.sha256(json.dumps([self.cfg.model, self.fields, prompt], sort_keys=True).encode()).hexdigest()
+        """The reply's key: model, sampling fields and prompt, and the endpoint when it is not OpenAI's (two servers
+        serving one model name are two models). Keys made for OpenAI's endpoint are those of earlier versions, so
+        their caches stay valid."""
+        head = [self.cfg.model] if self.cfg.base_url is None else [self.cfg.model, self.cfg.base_url.rstrip("/")]
+        return hashlib.sha256(json.dumps([*head, self.fields, prompt], sort_keys=True).encode()).hexdigest()
 
     def wanted(self, style: str, rng: np.random.Generator) -> bool:
         """Whether a base in ``style`` is paraphrased (its own draw: the share)."""

@@ -394,3 +394,22 @@ def test_words_that_carry_math_are_markers_too_so_a_method_step_reuses_its_twins
     assert text == "We take 2πr here, giving 2π × 19." and [text[a:b] for a, b in spans] == ["2π × 19"]
     with pytest.raises(Rejected, match="claim_lost"):
         reworded_words("We take the area formula, giving [[2]].", twin, 1, frozenset())
+
+
+def test_replies_from_one_endpoint_are_never_read_back_for_another(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two servers that serve one model name are two models: a resumed run pointed at another endpoint asks it
+    instead of reusing the first one's replies; OpenAI's own endpoint keeps the keys earlier versions wrote."""
+    from synth.config import ParaphraseConfig
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    keys = {url: paraphrase.Paraphraser(ParaphraseConfig(model=MODEL, base_url=url), tmp_path).cache_key("p")
+            for url in (None, "http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1")}
+    assert len(set(keys.values())) == 3
+    slash = paraphrase.Paraphraser(ParaphraseConfig(model=MODEL, base_url="http://127.0.0.1:8000/v1/"), tmp_path)
+    assert slash.cache_key("p") == keys["http://127.0.0.1:8000/v1"]
+    import hashlib
+
+    earlier = hashlib.sha256(json.dumps([MODEL, {"temperature": 0.0, "max_tokens": 2048}, "p"],
+                                        sort_keys=True).encode()).hexdigest()
+    assert keys[None] == earlier
