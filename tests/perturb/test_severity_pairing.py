@@ -77,6 +77,22 @@ def test_paper_warp_severities_2_and_3_are_always_one_shape() -> None:
         assert r2.params["zoom"] >= r3.params["zoom"], seed
 
 
+def test_bleed_through_severities_show_one_reverse_page_the_same_way_round() -> None:
+    """The sheet is printed one way (long or short edge) whatever the severity: a page's severities show the same
+    reverse text, more of it (chosen per severity, 8 of 24 bench pages flipped between severities 1 and 2)."""
+    from perturb.photo.base import ReversePage
+
+    for seed in range(12):
+        img, page = pages()[seed % 3]
+        back = ReversePage(pages()[(seed + 1) % 3][0], f"p{(seed + 1) % 3}")
+        recs = [degrade(img, page, "bleed_through", s, np.random.default_rng(seed), reverse=back)[2]
+                for s in (1, 2, 3)]
+        duplex = {r.measured["duplex"] for r in recs}
+        assert len(duplex) == 1, (seed, duplex)
+        shown = [r.measured["text_obscured"] for r in recs]
+        assert shown[0] <= shown[1] <= shown[2], (seed, shown)
+
+
 def test_shadow_severities_are_one_shadow_cast_deeper_and_further() -> None:
     # Without a layout the content is the whole page, so the first shadow drawn fits every severity's bins.
     op = get_op("shadow")
