@@ -1,6 +1,7 @@
 """The README picture of the capture profiles: one page clean and through each profile, printed and handwritten.
 
     python docs/profiles_side_by_side.py [--out docs/images/profiles_side_by_side.png] [--index 3] [--dpi 110]
+    python docs/profiles_side_by_side.py --profile desk_lamp_tilted --out docs/images/profile_desk_lamp.png
 
 Row 1 is a printed page, row 2 the same problem handwritten; column 1 is the clean page and the others
 are the profiles of configs/capture_profiles.yaml in order, each applied as the pipeline applies it
@@ -68,8 +69,25 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "profiles_side_by_side.png")
     parser.add_argument("--index", type=int, default=3, help="which problem (its seed)")
     parser.add_argument("--dpi", type=int, default=110)
+    parser.add_argument("--profile", default=None,
+                        help="write only this profile's photo of the printed page, 600 px wide (the README's"
+                             " docs/images/profile_desk_lamp.png is --profile desk_lamp_tilted)")
     args = parser.parse_args()
     profiles = load_config(ROOT / "configs" / "capture_profiles.yaml").degrade.profiles
+    if args.profile is not None:
+        chosen = [p for p in profiles if p.name == args.profile]
+        if not chosen:
+            raise SystemExit(f"--profile: no {args.profile!r} in configs/capture_profiles.yaml;"
+                             f" choose from {[p.name for p in profiles]}")
+        _, drawn, text, back = pages(args.index, args.dpi)[0]
+        steps = [(s.subtype, s.severity) for s in chosen[0].ops]
+        photo = capture(drawn.pixels, drawn.page, steps, stage_rng(args.index, f"profile:{args.profile}"),
+                        reverse=back, text=text)
+        img = Image.fromarray(photo.pixels)
+        img.thumbnail((600, 900), Image.Resampling.LANCZOS)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        img.save(args.out, optimize=True)
+        return
     columns = ["clean", *[p.name for p in profiles]]
     width = SIDE + len(columns) * (CELL[0] + GAP)
     rows = pages(args.index, args.dpi)
