@@ -12,7 +12,7 @@ from perturb.photo import register
 from perturb.photo.base import Op, Rubric
 from perturb.photo.functional.camera import add_noise
 from perturb.photo.functional.lighting import Light, bloom_rows, expose, exposure_light
-from perturb.photo.measure import content_mask, local_paper, median_u8, sparse_luma, text_ink
+from perturb.photo.measure import content_mask, local_paper, median_u8, percentile_u8, sparse_luma, text_ink
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -58,7 +58,7 @@ def _levels(image: np.ndarray, page: RenderedPage, probe: int = 1) -> tuple[np.n
     local = around.astype(np.float32)
     light = b.astype(np.float32) >= 0.9 * local
     # Only where the sheet is well lit: in a bend's deep shade print and paper are too close to grade contrast on.
-    lit = local >= 0.6 * float(np.percentile(local, 95))
+    lit = local >= 0.6 * percentile_u8(around, 95)
     dark, light = dark & lit, light & lit
     if page.layout:
         inside = content_mask(page, *b.shape)

@@ -138,6 +138,20 @@ def median_u8(values: np.ndarray, mask: np.ndarray | None = None) -> float:
     return float(np.searchsorted(np.cumsum(counts), (int(counts.sum()) + 1) // 2))
 
 
+def percentile_u8(values: np.ndarray, q: float) -> float:
+    """``float(np.percentile(values.astype(np.float32), q))`` of uint8 values, from their histogram: the two order
+    statistics around the percentile's position found in the cumulative counts (no sort, no float copy), then
+    numpy's own linear interpolation between them, in the same float32 arithmetic (so the same float)."""
+    counts = cv2.calcHist([np.ascontiguousarray(values)], [0], None, [256], [0, 256]).ravel()
+    cumulative = np.cumsum(counts.astype(np.int64))
+    n = int(cumulative[-1])
+    index = (n - 1) * (q / 100)
+    below = int(np.floor(index))
+    t = index - below
+    a, b = (np.float32(np.searchsorted(cumulative, k, side="right")) for k in (below, min(below + 1, n - 1)))
+    return float(b - (b - a) * (1 - t)) if t >= 0.5 else float(a + (b - a) * t)
+
+
 PEN_LUMA = 13  # a pixel got pen ink when it got at least this much darker
 
 
