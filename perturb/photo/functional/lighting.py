@@ -161,10 +161,13 @@ def shadow_parts(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: 
                   height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The parts of the shadow that do not move with its offset: position across the edge (before the
     offset), penumbra width, and the light leak. Sampling slides the offset over them many times."""
-    a = np.deg2rad(float(params["direction_deg"]))
+    a = float(np.deg2rad(float(params["direction_deg"])))
+    # Python floats, so float32 grids stay float32 (numpy scalars would promote every plane to float64: the
+    # edge's sines alone cost twice as much there).
+    c, s = float(np.cos(a)), float(np.sin(a))
     u, v = xs / width - 0.5, ys / width - 0.5 * height / width  # width-relative coordinates
-    along = u * np.cos(a) + v * np.sin(a)
-    across = -u * np.sin(a) + v * np.cos(a)
+    along = u * c + v * s
+    across = -u * s + v * c
     edge = sum(amp * np.sin(freq * across + phase) for amp, freq, phase in params["edge_waves"])
     # The penumbra widens from the end of the edge nearest the occluder to the far end.
     reach = 0.5 * float(np.hypot(1.0, height / width))  # half the diagonal: |across| stays below it on the page
