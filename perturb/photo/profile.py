@@ -23,8 +23,10 @@ severity) and recorded with the first op's params.
 
 Measuring is off the pixels' path: each op's effect is measured on a worker thread (``worker``) while the
 next op applies (measures are pure functions of the op's input, output and params, and OpenCV and numpy release
-the GIL), and the records are collected in applied order at the end. The photo and its records are the
-same bytes as measuring inline; a capture just finishes sooner.
+the GIL), and the records are collected in applied order at the end. When the capture ends with an encoding op
+(jpeg), the measures of the ops before it are held back and handed to the worker as it starts (``Deferred``): the
+codec keeps one core and the ops before it use two. The photo and its records are the same bytes as measuring
+inline; a capture just finishes sooner.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +72,7 @@ from perturb.photo.functional.geometric import (
 from perturb.photo.functional.lighting import Light, sample_base
 from perturb.photo.fusion import GeometricOp, desk_of
 from perturb.photo.measure import every, half
-from perturb.photo.worker import done, later
+from perturb.photo.worker import Deferred, done, later
 from synth.records import DegradationRecord, RenderedPage
 from synth.seeding import stable_hash
 
@@ -180,6 +182,10 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     base = sample_base(np.random.default_rng(seed))
     noisy = any(get_op(s).adds_sensor_noise for s, _ in ordered)
     measured: list[Future[list[DegradationRecord]]] = []  # one per run of ops, in applied order
+    # The measures of the ops before the last one that encodes (jpeg) are held back until it starts: its codec runs
+    # on one core, and the ops before it use both (``in_halves``). The same records, measured at another time.
+    encoder = max((k for k, (s, _) in enumerate(ordered) if get_op(s).encodes), default=-1)
+    held = Deferred()
     encoded: bytes | None = None
     lit = grained = False
     i = 0
@@ -192,7 +198,7 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
             # An exposure right after the light (its vignette and tone curve are lighting too) joins its pass.
             exposing = fuse and j < len(ordered) and hasattr(get_op(ordered[j][0]), "as_light")
             image, recs = _lighting(image, page, ordered[i:j], rngs, given[i:j], scene, base, fuse,
-                                    (ordered[j], given[j]) if exposing else None)
+                                    (ordered[j], given[j]) if exposing else None, held if i < encoder else later)
             measured.append(recs)
             lit, encoded, i = True, None, j + exposing
             continue
@@ -204,8 +210,10 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
             recs, encoded = done(geometric), None
         else:
             j = i + 1
+            if i == encoder:
+                held.flush()
             image, page, recs, encoded = _single(op, image, page, severity, rngs.get(subtype), given[i], reverse,
-                                                 text)
+                                                 text, held if i < encoder else later)
         measured.append(recs)
         i = j
     if not lit:
@@ -293,6 +301,7 @@ def grain(image: np.ndarray, base: dict[str, Any]) -> np.ndarray:
 
 def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: np.random.Generator | None,
             params: dict[str, Any] | None, reverse: ReversePage | None, text: PageText | None = None,
+            submit: Callable[[Callable[[], list[DegradationRecord]]], Future[list[DegradationRecord]]] = later,
             ) -> tuple[np.ndarray, RenderedPage, Future[list[DegradationRecord]], bytes | None]:
     require_applicable(op, page)
     if params is not None:
@@ -304,7 +313,7 @@ def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: n
     p = with_reverse(op, p, reverse)
     with replayable(op):
         out, new_page, encoded = op.apply_encoded(image, p, page)
-    return out, new_page, later(lambda: [DegradationRecord(op.subtype, op.family, severity, strip_private(p),
+    return out, new_page, submit(lambda: [DegradationRecord(op.subtype, op.family, severity, strip_private(p),
                                                             op.measure(image, out, p, page))]), encoded
 
 
@@ -319,6 +328,7 @@ def _run_end(ordered: Sequence[Step], i: int, kind: type) -> int:
 def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
               given: Sequence[dict[str, Any] | None], scene: Scene, base: dict[str, Any], fuse: bool,
               exposure: tuple[Step, dict[str, Any] | None] | None = None,
+              submit: Callable[[Callable[[], list[DegradationRecord]]], Future[list[DegradationRecord]]] = later,
               ) -> tuple[np.ndarray, Future[list[DegradationRecord]]]:
     """The base layer's light and a run of lighting ops (maybe none) composed into one ``Light`` on the photo,
     applied in one pass; each op is measured on the half-size photo, stage by stage, knowing where the sheet is.
@@ -373,7 +383,7 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
                                              op.measure_probe(probe, out, p, page)))  # type: ignore[attr-defined]
         return records
 
-    return out, later(measure)
+    return out, submit(measure)
 
 
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],

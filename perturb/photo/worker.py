@@ -61,6 +61,33 @@ def beside(work: Callable[..., T], *args: Any) -> Future[T]:
     return _pool(os.getpid(), "halves").submit(work, *args)
 
 
+class Deferred:
+    """Work for the side worker held back until ``flush``: ``deferred(work)`` returns a future at once, and the work
+    is handed to ``later`` when flushed (in the order given). A capture holds its measures back while the ops after
+    them can use both cores (their ``in_halves``), and flushes them when the main thread starts work the other core
+    cannot share (a JPEG codec), so the measures fill that core's idle time instead of competing for it."""
+
+    def __init__(self) -> None:
+        self._held: list[tuple[Future[Any], Callable[[], Any]]] = []
+
+    def __call__(self, work: Callable[[], T]) -> Future[T]:
+        future: Future[T] = Future()
+        self._held.append((future, work))
+        return future
+
+    def flush(self) -> None:
+        held, self._held = self._held, []
+        for future, work in held:
+            later(_settle, future, work)
+
+
+def _settle(future: Future[Any], work: Callable[[], Any]) -> None:
+    try:
+        future.set_result(work())
+    except BaseException as error:  # noqa: BLE001 - handed to whoever waits on the future, as a pool would
+        future.set_exception(error)
+
+
 def done(value: T) -> Future[T]:
     """A future that already holds ``value``."""
     future: Future[T] = Future()
