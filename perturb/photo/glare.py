@@ -88,8 +88,9 @@ class Glare(LightOp):
 
     def measure_half(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                      page: RenderedPage) -> dict[str, Any]:
-        # Every other pixel of every other row: a quarter of the work; the shares move by up to ~0.02 against
-        # full resolution, well inside the rubric bins' margins (bins re-checked on 200 pages).
+        # The sparse photo (``fields.sparse``: every fourth pixel of every fourth row of a photo 1000 px wide or more,
+        # the grid the sampler aims on; else every other): the shares move by a few hundredths against full
+        # resolution, inside the rubric bins' margins (bins re-checked with benchmarks/degrade.py).
         b, a = luma(before), luma(after)
         ink = text_ink(b) & content_mask(page, *b.shape)
         bi, ai = b[ink].astype(np.float32), a[ink].astype(np.float32)

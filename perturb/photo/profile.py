@@ -16,8 +16,8 @@ drawn in the sheet's plane and warped by the same homography.
 Light falls on the photographed scene after the geometry: the camera's base layer (the room's uneven
 light on desk and sheet, and on the sheet only its own shading and paper texture) and the lighting ops
 (shadow, glare) compose into one ``Light`` on the photo, applied in one pass. Each op is still measured
-from pixels: the run is replayed stage by stage on every other pixel of every other row
-(``measure.half``). Every photo gets the base layer, and its grain (before a jpeg) unless an op is the
+from pixels: the run is replayed stage by stage on a sparse grid of the photo's pixels
+(``fields.sparse``). Every photo gets the base layer, and its grain (before a jpeg) unless an op is the
 sensor's noise itself (noise, exposure); the base layer's seed is drawn from the capture's own generator (never from a
 severity) and recorded with the first op's params.
 
@@ -58,7 +58,7 @@ from perturb.photo.base import (
     strip_private,
     with_reverse,
 )
-from perturb.photo.fields import LightOp
+from perturb.photo.fields import LightOp, sparse
 from perturb.photo.functional.camera import add_noise, grain_band
 from perturb.photo.functional.geometric import (
     Warp,
@@ -71,7 +71,7 @@ from perturb.photo.functional.geometric import (
 )
 from perturb.photo.functional.lighting import Light, sample_base
 from perturb.photo.fusion import GeometricOp, desk_of
-from perturb.photo.measure import every, half
+from perturb.photo.measure import every
 from perturb.photo.worker import Deferred, done, later
 from synth.records import DegradationRecord, RenderedPage
 from synth.seeding import stable_hash
@@ -331,7 +331,8 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
               submit: Callable[[Callable[[], list[DegradationRecord]]], Future[list[DegradationRecord]]] = later,
               ) -> tuple[np.ndarray, Future[list[DegradationRecord]]]:
     """The base layer's light and a run of lighting ops (maybe none) composed into one ``Light`` on the photo,
-    applied in one pass; each op is measured on the half-size photo, stage by stage, knowing where the sheet is.
+    applied in one pass; each op is measured on the sparse photo (``fields.sparse``), stage by stage, knowing where the
+    sheet is.
 
     ``exposure`` (its step and given params) joins the pass: its vignette composes into the ``Light`` and its
     tone curve is looked up in the same pass, then its sensor noise is added. It aims at, and is measured
@@ -372,7 +373,7 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
             out = step.apply(out)
 
     def measure() -> list[DegradationRecord]:
-        records, before = [], base_light.apply(half(image))
+        records, before = [], base_light.apply(sparse(image))
         for op, severity, p, step in stages:
             after = step.apply(before)
             records.append(DegradationRecord(op.subtype, op.family, severity, strip_private(p),
