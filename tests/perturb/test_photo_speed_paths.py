@@ -134,3 +134,63 @@ def test_text_ink_on_bytes_marks_exactly_what_the_float32_comparison_marks() -> 
     assert ink.dtype == bool and np.array_equal(ink, gray.astype(np.float32) < 0.7 * paper.astype(np.float32))
     page = _page()[..., 0]
     assert np.array_equal(text_ink(page), page.astype(np.float32) < 0.7 * cv2.dilate(page, np.ones((9, 9), np.uint8)))
+
+
+def test_a_tall_photo_laid_on_its_desk_half_by_half_is_the_one_pass_blend() -> None:
+    rng = np.random.default_rng(8)
+    warped = rng.integers(0, 256, (601, 37, 4), np.uint8)
+    desk = rng.integers(0, 256, (601, 37, 3), np.uint8)
+    uncovered = cv2.cvtColor(cv2.bitwise_not(cv2.extractChannel(warped, 3)), cv2.COLOR_GRAY2RGB)
+    expected = cv2.add(cv2.cvtColor(warped, cv2.COLOR_RGBA2RGB), cv2.multiply(desk, uncovered, scale=1 / 255))
+    assert np.array_equal(lay_on_desk(warped, desk), expected)
+
+
+@pytest.mark.parametrize("height", [512, 601, 1031])
+def test_a_blur_kernel_convolved_in_halves_is_one_filter2d_pass(height: int) -> None:
+    from perturb.photo.functional.camera import DIRECT_TAPS, convolve, disk_kernel, line_kernel
+
+    img = cv2.GaussianBlur(np.random.default_rng(height).integers(0, 256, (height, 90, 3), np.uint8), (0, 0), 1.0)
+    kernels = [disk_kernel(r) for r in (1.2, 2.4, 3.3, 5.0)] + [line_kernel(n, a) for n, a in ((2.1, 33), (4.1, 77),
+                                                                                              (8.3, 10), (12, 45))]
+    assert max(k.size for k in kernels) > DIRECT_TAPS  # the largest goes through OpenCV whole
+    for kernel in kernels:
+        assert np.array_equal(convolve(img, kernel), cv2.filter2D(img, -1, kernel, borderType=cv2.BORDER_REFLECT))
+
+
+def test_the_percentile_of_bytes_from_their_histogram_is_numpys() -> None:
+    from perturb.photo.measure import percentile_u8
+
+    rng = np.random.default_rng(9)
+    for k in range(300):
+        lo = int(rng.integers(0, 256))
+        values = rng.integers(lo, int(rng.integers(lo, 256)) + 1, (int(rng.integers(1, 40)), 1 + k % 13), np.uint8)
+        for q in (0, 37.3, 50, 90, 95, 99.9, 100):
+            assert percentile_u8(values, q) == float(np.percentile(values.astype(np.float32), q))
+
+
+def test_colour_blotches_upsample_unbiased_within_a_level_of_the_exact_bilinear_kernel() -> None:
+    from perturb.photo.functional import camera
+
+    blotches = np.random.default_rng(10).integers(100, 157, (150, 101, 3), np.uint8)
+    up = camera._upsample_colour(blotches, 407, 601).astype(np.int16)
+    exact = cv2.resize(blotches, (407, 601), interpolation=cv2.INTER_LINEAR_EXACT).astype(np.int16)
+    assert np.abs(up - exact).max() <= 1 and abs(float((up - exact).mean())) < 0.01
+
+
+def test_measures_held_back_until_the_jpeg_are_the_records_measured_as_each_op_applied(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from perturb.photo import worker
+    from perturb.photo.profile import degrade_profile
+    from synth.records import Box, RenderedPage
+
+    img = _page(640, 480)
+    page = RenderedPage(style="printed", font="f", paper="plain", ink="black", dpi=150, width=480, height=640,
+                        layout=(Box("step", "l0", 50.0, 100.0, 350.0, 110.0),))
+    steps = [("shadow", 1), ("glare", 1), ("exposure", 1), ("blur", 2), ("noise", 1), ("jpeg", 1)]
+    held = degrade_profile(img, page, steps, np.random.default_rng(4))
+    monkeypatch.setattr(worker.Deferred, "__call__", lambda self, work: worker.later(work))
+    at_once = degrade_profile(img, page, steps, np.random.default_rng(4))
+    assert np.array_equal(held[0], at_once[0])
+    assert [(r.subtype, r.params, r.measured) for r in held[2]] == [(r.subtype, r.params, r.measured)
+                                                                    for r in at_once[2]]
+    assert [r.subtype for r in held[2]] == ["shadow", "glare", "exposure", "blur", "noise", "jpeg"]
