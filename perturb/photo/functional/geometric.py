@@ -304,10 +304,9 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
 
 
 def lay_on_desk(warped: np.ndarray, desk: np.ndarray) -> np.ndarray:
-    """The premultiplied RGBA sheet over the desk (full-size RGB): rgb + (255 - alpha) / 255 desk, in bytes: the
-    desk whole where the sheet is not, none under it, blended at the edge pixels the sheet partly covers (the same
-    bytes as blending only those, without searching the image for them). Per pixel, so the photo's two halves are
-    blended side by side (OpenCV's channel extraction and multiply run on one core)."""
+    """The premultiplied RGBA sheet over the desk (full-size RGB): rgb + (255 - alpha) / 255 desk, in bytes (the desk
+    whole where the sheet is not, blended at the edge pixels it partly covers, without searching for them), the two
+    halves side by side: OpenCV's channel extraction and multiply run on one core."""
     out = np.empty((*warped.shape[:2], 3), np.uint8)
 
     def rows(r: slice) -> None:
