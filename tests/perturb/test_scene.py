@@ -33,22 +33,28 @@ def test_a_shadow_darkens_desk_and_sheet_by_the_same_ratio_across_the_sheet_edge
         desk = cv2.erode(((white.astype(int) - black).max(axis=2) < 5).astype(np.uint8), np.ones((5, 5))) > 0
         ratio = cv2.blur(_luma(lit), (5, 5)) / np.maximum(cv2.blur(_luma(plain), (5, 5)), 1.0)
         paper = _luma(plain) > 150
-        on_sheet, on_desk = ratio[sheet & paper & (ratio < 0.8)], ratio[desk & (ratio < 0.8)]
-        if on_desk.size < 50:
-            continue  # this shadow stayed on the sheet
-        assert on_sheet.size > 50
+        # Across the edge: sheet and desk pixels within 12 px of each other (a penumbra is wide, so the shadow's own
+        # gradient cannot tell them apart there; only a light that stopped at the sheet's edge would).
+        near_desk = cv2.dilate(desk.astype(np.uint8), np.ones((25, 25), np.uint8)) > 0
+        near_sheet = cv2.dilate(sheet.astype(np.uint8), np.ones((25, 25), np.uint8)) > 0
+        in_shadow = ratio < 0.8
+        on_sheet, on_desk = ratio[sheet & near_desk & paper & in_shadow], ratio[desk & near_sheet & in_shadow]
+        if on_desk.size < 50 or on_sheet.size < 50:
+            continue  # this shadow did not cross the sheet's edge
         assert np.median(on_sheet) == pytest.approx(np.median(on_desk), abs=0.08)
         return
     pytest.fail("no shadow reached the desk in 4 seeds")
 
 
 def test_shadow_is_graded_on_the_visible_page_as_well_as_on_the_content() -> None:
+    """A severity is the more severe of the content and the visible page in shadow: a severity-1 shadow covers its
+    share of the writing and never more of the sheet than severity 1 allows (it covered 89 % of a page once)."""
     img, page = pages()[1]
     for seed in range(8):
         photo = capture(img, page, [("tilt", 1), ("shadow", 1)], np.random.default_rng(seed))
         measured = photo.records[-1].measured
         lo, hi = SHADOW_BINS[1]
-        assert lo <= measured["content_coverage"] <= hi and lo <= measured["page_coverage"] <= hi, measured
+        assert lo <= measured["content_coverage"] <= hi and measured["page_coverage"] <= hi, measured
 
 
 def test_the_frame_is_a_camera_aspect_and_the_same_at_every_tilt_severity() -> None:

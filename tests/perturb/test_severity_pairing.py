@@ -93,6 +93,18 @@ def test_bleed_through_severities_show_one_reverse_page_the_same_way_round() -> 
         assert shown[0] <= shown[1] <= shown[2], (seed, shown)
 
 
+def test_a_worksheets_shadow_severities_are_one_shadow() -> None:
+    """On real worksheets (writing in the top part of the page) too, a page's three shadow severities are one shadow:
+    the same try of the page's sequence, direction and edge, covering more of the writing each time."""
+    for seed in range(12):
+        img, page = pages()[seed % 3]
+        recs = [degrade(img, page, "shadow", s, np.random.default_rng(seed))[2] for s in (1, 2, 3)]
+        shape = [{k: r.params[k] for k in ("shape_try", "direction_deg", "edge_waves", "near_end")} for r in recs]
+        assert shape[0] == shape[1] == shape[2], (seed, shape)
+        cover = [r.measured["content_coverage"] for r in recs]
+        assert cover[0] < cover[1] < cover[2], (seed, cover)
+
+
 def test_shadow_severities_are_one_shadow_cast_deeper_and_further() -> None:
     # Without a layout the content is the whole page, so the first shadow drawn fits every severity's bins.
     op = get_op("shadow")
