@@ -188,6 +188,13 @@ class Photo:
     base: dict[str, Any] | None = None
 
 
+def quantile(bounds: tuple[float, float], u: float) -> float:
+    """The value at ``u`` (0-1) along ``bounds``: how an op turns one draw of a page into whichever severity's range
+    it is sampled at (common random numbers: the same ``u`` at every severity, so severity 3 is severity 1 made
+    worse)."""
+    return bounds[0] + (bounds[1] - bounds[0]) * u
+
+
 def check_image(image: np.ndarray) -> None:
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
         shape = getattr(image, "shape", None)

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import DegradationError, Op, Rubric
+from perturb.photo.base import DegradationError, Op, Rubric, quantile
 from perturb.photo.functional.ink import VISIBLE_BLEED, front_levels, reverse_ink, show_through
 from perturb.photo.measure import CONTENT_KINDS, luma
 from synth.records import RenderedPage
@@ -37,10 +37,6 @@ BINS = {1: (0.0, 0.008), 2: (0.008, 0.025), 3: (0.025, 1.0)}
 _TARGET = {2: (0.012, 0.017), 3: (0.05, 0.15)}
 _STRENGTH = {1: (0.045, 0.08), 2: (0.12, 0.6), 3: (0.4, 1.0)}  # severity 1 as drawn; 2-3 the bounds of the solve
 _DIFFUSION_AT_150 = {1: (0.8, 1.2), 2: (1.4, 2.0), 3: (2.2, 3.0)}  # Gaussian sigma, px at 150 dpi: wetter is wider
-
-
-def _quantile(bounds: tuple[float, float], u: float) -> float:
-    return bounds[0] + (bounds[1] - bounds[0]) * u
 
 
 def _reverse_print(image: np.ndarray, params: dict[str, Any],
@@ -107,7 +103,7 @@ class BleedThrough(Op):
         u_diffusion = float(rng.random())
         params: dict[str, Any] = {
             "source": "self_mirrored",
-            "diffusion_px": round(_quantile(_DIFFUSION_AT_150[severity], u_diffusion) * page.dpi / 150, 4),
+            "diffusion_px": round(quantile(_DIFFUSION_AT_150[severity], u_diffusion) * page.dpi / 150, 4),
             # The fallback's own print, mirrored about the middle of its text (a stand-in reverse laid out like
             # the front meets the front's text as a real worksheet's would) and dropped a millimetre at most so its
             # lines do not sit exactly on the front's.
@@ -118,17 +114,17 @@ class BleedThrough(Op):
             "tint": [1.0, round(float(rng.uniform(0.97, 1.0)), 4), round(float(rng.uniform(0.9, 0.97)), 4)]}
         u = float(rng.random())
         if severity == 1:
-            params["strength"] = round(_quantile(_STRENGTH[1], u), 4)
+            params["strength"] = round(quantile(_STRENGTH[1], u), 4)
         else:
-            params["target_text_obscured"] = round(_quantile(_TARGET[severity], u), 4)
+            params["target_text_obscured"] = round(quantile(_TARGET[severity], u), 4)
             params["strength_bounds"] = list(_STRENGTH[severity])
         # Printed on the long or the short edge: one sheet at every severity, the way that shows severity 3's share
         # of this page (its quantile, and its diffusion) with less ink, decided on meeting the reverse page, the same
         # way on every replay; the measure says which. (Chosen per severity, a page's severities 1 and 2 showed
         # different reverse text on 8 of 24 bench pages, and tesseract read the severer photo better on 4 of them.)
         params["duplex"] = "either"
-        params["duplex_aim"] = [round(_quantile(_TARGET[3], u), 4),
-                                round(_quantile(_DIFFUSION_AT_150[3], u_diffusion) * page.dpi / 150, 4)]
+        params["duplex_aim"] = [round(quantile(_TARGET[3], u), 4),
+                                round(quantile(_DIFFUSION_AT_150[3], u_diffusion) * page.dpi / 150, 4)]
         return params
 
     def _duplex(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> str:

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Rubric
+from perturb.photo.base import Rubric, quantile
 from perturb.photo.functional.geometric import Warp, keystone_quad, keystone_warp, page_corners
 from perturb.photo.fusion import GeometricOp, sample_desk
 from perturb.photo.measure import keystone_ratio
@@ -33,10 +33,9 @@ class Keystone(GeometricOp):
         # is nearer, the ratio's quantile, the margin, the corners' jitter), so a page's severities are one camera
         # pose tipped further. A quad whose jitter pushes the ratio out of its bin keeps its shape with the jitter
         # halved (never redrawn, which would change the pose with the severity).
-        lo, hi = _TARGET[severity]
         blo, bhi = BINS[severity]
         side = SIDES[int(rng.choice(4, p=[0.55, 0.25, 0.1, 0.1]))]
-        ratio = lo + (hi - lo) * float(rng.random())
+        ratio = quantile(_TARGET[severity], float(rng.random()))
         margin = float(rng.uniform(0.02, 0.05))
         jitter = rng.uniform(-1, 1, (4, 2)) * _JITTER[severity]
         for _ in range(8):

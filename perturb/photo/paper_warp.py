@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Rubric
+from perturb.photo.base import Rubric, quantile
 from perturb.photo.functional.geometric import Warp, bent_sheet_warp, forward_map, max_amplitude
 from perturb.photo.functional.lighting import grid
 from perturb.photo.fusion import GeometricOp, sample_desk
@@ -69,10 +69,6 @@ def _start(kind: str, u: float) -> float:
     return round(-0.15 + 0.3 * u if kind == "fold" else 0.05 + 0.25 * u, 4)
 
 
-def _quantile(bounds: tuple[float, float], u: float) -> float:
-    return bounds[0] + (bounds[1] - bounds[0]) * u
-
-
 class PaperWarp(GeometricOp):
     subtype = "paper_warp"
     family = "perspective"
@@ -96,13 +92,13 @@ class PaperWarp(GeometricOp):
             **sample_desk(rng),
         }
         u_target = float(rng.random())
-        target = _quantile(_TARGET[severity], u_target)
+        target = quantile(_TARGET[severity], u_target)
         # The turn and wave of a kind are chosen for the strongest bow this page's sheet is asked for at any severity
         # that has the kind, so a page bent (or curled) at several severities has one turn and wave at all of them,
         # whichever kind was drawn and whichever kinds the writing made it fall back on; only the amplitude changes.
 
         def reach_of(shape: str) -> float:
-            return max(_quantile(_TARGET[s], u_target) for s in _TARGET if shape in _KINDS[s])
+            return max(quantile(_TARGET[s], u_target) for s in _TARGET if shape in _KINDS[s])
 
         # A sheet bent about an axis along the writing shifts its lines without bowing them, and a curl that
         # lifts only a margin bends no writing: of the four turns (and, for a curl, starts nearer the middle),

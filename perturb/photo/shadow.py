@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Rubric
+from perturb.photo.base import Rubric, quantile
 from perturb.photo.fields import LightOp, bisect_coverage, coarse_content, masked_fraction, sheet_mask
 from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
 from perturb.photo.measure import block_means, content_mask, luma
@@ -54,13 +54,13 @@ class Shadow(LightOp):
         # _JOINT_TRIES shadows that fits the page's bins at all three severities is cast at each of them, so a page's
         # severities are one shadow cast deeper and further (found within 5 tries on all 24 cer_severity pages);
         # failing that, the first shadow that fits this severity (its record's shape_try says which).
-        quantile = float(rng.random())
+        u = float(rng.random())
         shapes = int(rng.integers(2**63 - 1))
         best: tuple[float, dict[str, Any]] | None = None
         for k in range(_TRIES):
             if k >= _JOINT_TRIES and best is not None and best[0] == 0.0:
                 break  # no shadow among the first tries fits every severity: the first that fits this one
-            params, miss = self._fit(np.random.default_rng([shapes, k]), severity, quantile, page, xs, ys, mask,
+            params, miss = self._fit(np.random.default_rng([shapes, k]), severity, u, page, xs, ys, mask,
                                      visible)
             # Which shadow was cast: a capture twin (same base, same capture, other content) casts the same one
             # unless that shadow misses its own page's bins; the record says so instead of hiding it.
@@ -68,17 +68,16 @@ class Shadow(LightOp):
             if best is None or miss < best[0]:
                 best = (miss, params)
             if miss == 0.0 and (k >= _JOINT_TRIES or all(
-                    self._fit(np.random.default_rng([shapes, k]), other, quantile, page, xs, ys, mask, visible)[1]
+                    self._fit(np.random.default_rng([shapes, k]), other, u, page, xs, ys, mask, visible)[1]
                     == 0.0 for other in (3, 2, 1) if other != severity)):
                 return params
         return best[1]
 
-    def _fit(self, rng: np.random.Generator, severity: int, quantile: float, page: RenderedPage, xs: np.ndarray,
+    def _fit(self, rng: np.random.Generator, severity: int, u: float, page: RenderedPage, xs: np.ndarray,
              ys: np.ndarray, mask: np.ndarray, visible: np.ndarray) -> tuple[dict[str, Any], float]:
         """One shadow drawn from ``rng`` and slid to cover the target share of the content at ``severity``, and how
         far its share of the visible page is above that severity's bin (0: inside, with the margin)."""
-        lo, hi = _TARGET[severity]
-        target = lo + (hi - lo) * quantile
+        target = quantile(_TARGET[severity], u)
         params = self._draw(rng, severity)
         # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
         field = shadow_parts(params, xs, ys, page.width, page.height)
