@@ -64,6 +64,13 @@ def fit(pixels: np.ndarray) -> Image.Image:
     return cell
 
 
+def through(profile: object, drawn: object, text: object, back: ReversePage, index: int) -> np.ndarray:
+    """The page photographed through ``profile`` as the pipeline does it (the profile's own generator for the base)."""
+    steps = [(s.subtype, s.severity) for s in profile.ops]
+    return capture(drawn.pixels, drawn.page, steps, stage_rng(index, f"profile:{profile.name}"), reverse=back,
+                   text=text).pixels
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "profiles_side_by_side.png")
@@ -80,10 +87,7 @@ def main() -> None:
             raise SystemExit(f"--profile: no {args.profile!r} in configs/capture_profiles.yaml;"
                              f" choose from {[p.name for p in profiles]}")
         _, drawn, text, back = pages(args.index, args.dpi)[0]
-        steps = [(s.subtype, s.severity) for s in chosen[0].ops]
-        photo = capture(drawn.pixels, drawn.page, steps, stage_rng(args.index, f"profile:{args.profile}"),
-                        reverse=back, text=text)
-        img = Image.fromarray(photo.pixels)
+        img = Image.fromarray(through(chosen[0], drawn, text, back, args.index))
         img.thumbnail((600, 900), Image.Resampling.LANCZOS)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         img.save(args.out, optimize=True)
@@ -104,10 +108,7 @@ def main() -> None:
         sheet.paste(label.rotate(90, expand=True), (0, y))
         sheet.paste(fit(drawn.pixels), (SIDE, y))
         for c, profile in enumerate(profiles, start=1):
-            steps = [(s.subtype, s.severity) for s in profile.ops]
-            photo = capture(drawn.pixels, drawn.page, steps, stage_rng(args.index, f"profile:{profile.name}"),
-                            reverse=back, text=text)
-            sheet.paste(fit(photo.pixels), (SIDE + c * (CELL[0] + GAP), y))
+            sheet.paste(fit(through(profile, drawn, text, back, args.index)), (SIDE + c * (CELL[0] + GAP), y))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     sheet.save(args.out, optimize=True)
 
