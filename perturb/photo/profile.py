@@ -448,7 +448,7 @@ def _chain(page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.
     def frame() -> None:
         scene = desk_of([d for d in desks if d is not None])
         if scene is not None and not framed:
-            add(frame_warp(scene, outline, area), scene)
+            add(frame_warp(scene, outline, area, (page.width, page.height)), scene)
 
     for k, (subtype, severity) in enumerate(steps):
         op = get_op(subtype)

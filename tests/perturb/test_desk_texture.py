@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from perturb.photo.functional.geometric import desk_texture
+from perturb.photo.functional.desk import desk_texture
 
 N, SUPER = 48, 8  # texels each way, and the supersampling of the reference
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from perturb.photo import degrade
-from perturb.photo.functional.geometric import desk_image
+from perturb.photo.functional.desk import desk_image
 from perturb.photo.fusion import DESK_KINDS
 from perturb.photo.profile import capture
 from perturb.photo.shadow import BINS as SHADOW_BINS

@@ -1,0 +1,157 @@
+"""The desk under the sheet: procedural wood, laminate or cloth (and something left at the frame's edge), drawn in
+the desk's plane at a twelfth of the photo's resolution and seen through the camera's pose (``desk_image``).
+
+Split from ``geometric`` (which lays the sheet over it, ``remap_chain``); nothing here knows about warps, only the
+homography from the desk's plane to the photo (``geometric.desk_plane``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from perturb.photo.functional.lighting import wrap
+
+
+def _noise(rng: np.random.Generator, x: np.ndarray, y: np.ndarray, cells: int = 64) -> np.ndarray:
+    """Smooth value noise (std about 1) at points (x, y) measured in cells: a wrapped random table, cubic."""
+    table = rng.standard_normal((cells, cells)).astype(np.float32)
+    # The noise tiles every ``cells`` cells: coordinates folded into the table (OpenCV's own wrapping only
+    # reaches one table beyond its edge), its edge interpolated across (BORDER_WRAP).
+    cells32 = np.float32(cells)
+    return cv2.remap(table, wrap(np.asarray(x, np.float32), cells32), wrap(np.asarray(y, np.float32), cells32),
+                     cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
+
+
+def resolved(width: float, texel: float) -> float:
+    """How much of a pattern's contrast survives being drawn on texels ``texel`` wide (both in page widths), for
+    detail ``width`` wide (a dark band's width, a noise cell): all of it from two texels up, none below half a texel.
+    A point sample of finer detail aliases into speckle (a plank's grain lines drawn as rows of dots); a camera
+    averages it away, so it fades to its mean instead."""
+    if texel <= 0.0:
+        return 1.0
+    return float(np.clip((width / texel - 0.5) / 1.5, 0.0, 1.0))
+
+
+def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray, texel: float = 0.0) -> np.ndarray:
+    """The desk's colour (h, w, 3 float32, 0-255) at desk points (x, y) in page widths: wood planks with
+    grain and streaks, laminate with fine speckle, or woven cloth (plain or checked). ``texel`` (page widths) is
+    the spacing of the points: detail finer than it fades to its mean (``resolved``) instead of aliasing."""
+    rng = np.random.default_rng(int(params["desk_seed"]))
+    kind = params.get("desk_kind", "wood")
+    a = float(np.deg2rad(float(params.get("desk_grain_angle_deg", 0.0))))
+    c, s = float(np.cos(a)), float(np.sin(a))  # python floats: the float32 planes stay float32
+    u, v = x * c + y * s, y * c - x * s  # along and across the grain
+    rgb = np.asarray(params["desk_rgb"], np.float32)
+    if kind == "wood":
+        plank_w = float(rng.uniform(0.22, 0.5))
+        plank = np.floor(v / plank_w)
+        offsets, tones = rng.uniform(0, 50, 97).astype(np.float32), rng.uniform(0.9, 1.08, 97).astype(np.float32)
+        idx = plank.astype(np.int64) % 97
+        bend = _noise(rng, u * 2.0, v * 9.0)
+        # Flat-sawn grain: soft late-wood bands 8-17 mm apart on an A4 sheet's scale, wavering along the plank.
+        spacing = 1.0 / float(rng.uniform(12, 26))
+        rings = wrap(v / spacing + offsets[idx] + 0.9 * bend, 1.0)
+        late = np.exp(-(((rings - 0.7) / 0.14) ** 2))
+        ring_contrast = 0.12 * resolved(0.25 * spacing, texel)
+        late_mean = 0.14 * float(np.sqrt(np.pi))  # the band's mean over a period: what an unresolved grain shows
+        streak = _noise(rng, u * 4.0, v * 70.0)  # fine streaks along the grain, cells 1/70 of a page across
+        tone = tones[idx] * (1.0 - ring_contrast * (late - late_mean) - 0.12 * late_mean
+                             + 0.035 * resolved(1 / 70, texel) * streak + 0.03 * _noise(rng, u * 3, v * 3))
+        across = wrap(v, plank_w)
+        edge = np.minimum(across, plank_w - across)
+        # The joint between planks: a dark line 0.5 mm wide, drawn at least a texel wide and fainter by as much
+        # (the same darkness over the line, as a camera that cannot resolve it sees it).
+        joint = max(0.0025, texel)
+        tone = tone * (1.0 - 0.4 * (0.0025 / joint) * np.exp(-((edge / joint) ** 2)))
+        # Darker wood is more saturated: blue falls faster than red (a linear stand-in for tone ** (0.85, 1, 1.2)).
+        colour = rgb[None, None, :] * (tone[..., None] * np.array([0.85, 1.0, 1.2], np.float32)
+                                       + np.array([0.15, 0.0, -0.2], np.float32))
+    elif kind == "fabric":
+        p = float(rng.uniform(0.012, 0.02))  # a coarse weave (tablecloth, burlap): resolved at the desk's resolution
+        over = np.sin(np.pi * u / p) * np.sin(np.pi * v / p) > 0
+        weave = np.where(over, np.sin(2 * np.pi * u / p), np.sin(2 * np.pi * v / p))
+        tone = (1.0 + 0.07 * resolved(p / 2, texel) * weave + 0.04 * _noise(rng, u * 4, v * 4)
+                + 0.03 * resolved(1 / 300, texel) * _noise(rng, u * 300, v * 300))
+        colour = rgb[None, None, :] * tone[..., None]
+        if rng.random() < 0.4:  # a checked tablecloth: every other band of each direction paler
+            q = float(rng.uniform(0.04, 0.08))
+            # Each direction's bands as a square wave whose steps are a texel wide (a point-sampled hard step
+            # draws a staircase): 1 on every other band, 0 between.
+            sharp = 2 * q / (np.pi * texel) if texel > 0 else 1e6
+            bands = (1.0 - 0.5 * np.clip(sharp * np.sin(np.pi * u / q), -1, 1)
+                     - 0.5 * np.clip(sharp * np.sin(np.pi * v / q), -1, 1)).astype(np.float32)
+            colour = colour + (235.0 - colour) * (0.45 * bands)[..., None]
+    else:  # laminate: flat colour, broad sheen, fine speckle
+        fine = _noise(rng, x * 400, y * 400)
+        tone = 1.0 + 0.025 * _noise(rng, x * 3, y * 3) + resolved(1 / 400, texel) * (0.012 * fine - 0.06 * (fine > 2.2))
+        colour = rgb[None, None, :] * tone[..., None]
+    return colour.astype(np.float32)
+
+
+_CLUTTER = {"pencil": ((226, 178, 40), (0.5, 0.022)), "pen": ((40, 60, 140), (0.45, 0.02)),
+            "eraser": ((228, 140, 150), (0.09, 0.045)), "notebook": ((70, 110, 160), (0.8, 0.55)),
+            "sticky_note": ((240, 224, 110), (0.12, 0.12)), "phone": ((28, 28, 32), (0.22, 0.45))}
+
+
+def _clutter(params: dict[str, Any], tex: np.ndarray, to_tex: np.ndarray, frame_px: tuple[int, int],
+             texel_page_widths: float) -> None:
+    """A thing left at the edge of the frame (pencil, pen, eraser, notebook, sticky note, phone), drawn into
+    the desk texture in the desk's plane, so it shares the sheet's perspective; a soft shadow under it."""
+    rng = np.random.default_rng(int(params["desk_seed"]) + 1)
+    name = str(params["clutter"])
+    colour, (length, width) = _CLUTTER[name]
+    fw, fh = frame_px
+    side = int(rng.integers(4))
+    t = float(rng.uniform(0.15, 0.85))
+    at = [(t * fw, 0.02 * fh), (0.98 * fw, t * fh), (t * fw, 0.98 * fh), (0.02 * fw, t * fh)][side]
+    c = cv2.perspectiveTransform(np.array([[at]], np.float64), to_tex)[0, 0]
+    ang = float(rng.uniform(0, np.pi))
+    half = np.array([length, width]) / 2 / texel_page_widths
+    d = np.array([[np.cos(ang), np.sin(ang)], [-np.sin(ang), np.cos(ang)]])
+    box = c + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half) @ d
+    h, w = tex.shape[:2]
+    shadow = np.zeros((h, w), np.float32)
+    cv2.fillPoly(shadow, [np.round((box + 3) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
+    tex *= (1.0 - 0.35 * shadow)[..., None]
+    mask = np.zeros((h, w), np.float32)
+    cv2.fillPoly(mask, [np.round(box * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    tex += (np.asarray(colour, np.float32) * float(rng.uniform(0.85, 1.05)) - tex) * mask[..., None]
+
+
+def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
+    """The desk as the camera sees it, at quarter resolution of a ``height`` x ``width`` photo (uint8 RGB).
+
+    Its texture is drawn in the desk's plane over the part the frame sees, then warped by the same homography
+    as the sheet (``desk_plane``): planks converge with the sheet's edges under a keystone.
+    """
+    qh, qw = max(2, height // 4), max(2, width // 4)
+    to_q = np.diag([qw / width, qh / height, 1.0]) @ to_photo
+    inv = np.linalg.inv(to_q)
+    corners = np.array([[[0, 0]], [[qw, 0]], [[qw, qh]], [[0, qh]]], np.float64)
+    seen = cv2.perspectiveTransform(corners, inv).reshape(-1, 2)
+    # Desk units per texel: three quarter pixels (a twelfth of the photo's resolution, the desk is out of the reading
+    # area), at the origin; the warp below interpolates it up.
+    texel = 3.0 * float(np.sqrt(abs(np.linalg.det(inv[:2, :2])) or 1.0))
+    lo, hi = seen.min(axis=0), seen.max(axis=0)
+    span = np.minimum(hi - lo, 800 * texel)
+    tw, th = (int(np.ceil(s / texel)) + 2 for s in span)
+    xs = (lo[0] + (np.arange(tw, dtype=np.float32) + 0.5) * texel) / page_width
+    ys = (lo[1] + (np.arange(th, dtype=np.float32) + 0.5) * texel) / page_width
+    x, y = np.meshgrid(xs, ys)
+    tex = desk_texture(params, x, y, texel / page_width)
+    to_tex_from_desk = np.array([[1 / texel, 0, -lo[0] / texel], [0, 1 / texel, -lo[1] / texel], [0, 0, 1]])
+    if params.get("clutter"):
+        _clutter(params, tex, to_tex_from_desk @ np.linalg.inv(to_photo), (width, height), texel / page_width)
+    m = to_q @ np.linalg.inv(to_tex_from_desk)
+    tex_u8 = np.clip(tex + 0.5, 0, 255).astype(np.uint8)
+    return cv2.warpPerspective(tex_u8, m, (qw, qh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+
+
+def desk_photo(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
+    """The desk at the photo's full resolution (``desk_image`` upsampled), for the sheet to be remapped onto."""
+    return cv2.resize(desk_image(params, height, width, to_photo, page_width), (width, height),
+                      interpolation=cv2.INTER_LINEAR)
