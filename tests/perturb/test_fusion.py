@@ -26,7 +26,8 @@ def test_fused_chain_matches_the_ops_applied_one_after_another(chain) -> None:
     sheet = (white.astype(int) - black).min(axis=2) > 150
     # One interpolation instead of several: on the sheet the two agree except for resampling at strokes.
     diff = np.abs(fused.astype(int) - seq.astype(int)).max(axis=2)[sheet]
-    assert sheet.mean() > 0.3 and np.median(diff) <= 2 and (diff > 60).mean() < 0.01
+    # (The first chain's portrait sheet in a landscape frame is 26 % of the photo: the camera frames the flat sheet.)
+    assert sheet.mean() > 0.2 and np.median(diff) <= 2 and (diff > 60).mean() < 0.01
     assert [r.measured for r in recs] == [r.measured for r in srecs]
 
 
