@@ -199,6 +199,32 @@ def noise_table(results: dict[str, list[list[float]]], base_cer: list[float]) ->
     return body
 
 
+def instability_section(draws: dict[str, dict[str, list[list[list[float]]]]], k: int) -> list[str]:
+    """With ``--draws K`` (paired): how far one photo's reading stands for its page and severity. Per op, the share
+    of pages non-decreasing when every severity is read from the d-th photo (d = 0 is the acceptance run's photo),
+    the share on each page's mean over the K photos, and how often the K readings of one page at one severity,
+    which differ only in the camera's grain, light and paper texture, differ by more than 0.05 and 0.2 CER."""
+    out = ["## Reader instability: photos that differ only in the camera base layer", "",
+           f"Each page at each severity photographed {k} times with the op's params replayed and only the camera base"
+           " layer redrawn (`camera_seed`: the room light, paper texture and grain); photo 0 is the acceptance run's."
+           " What moves here is the reader, not the degradation.", ""]
+    for e, ops in draws.items():
+        out += [f"{e}:", "", "| op | pages non-decreasing, reading photo " + " / ".join(str(d) for d in range(k))
+                + " | on the mean of the photos | (page, severity) readings spread > 0.05 CER | > 0.2 CER |",
+                "|---|---:|---:|---:|---:|"]
+        for op, per_sev in ops.items():
+            sev = per_sev[1:]  # severities 1-3: per page, the K photos' CERs
+            shares = [non_decreasing_share([[0.0] * len(sev[0])] + [[page[d] for page in s] for s in sev])
+                      for d in range(k)]
+            mean = non_decreasing_share([[0.0] * len(sev[0])] + [[statistics.fmean(page) for page in s] for s in sev])
+            cells = [page for s in sev for page in s]
+            wide = [sum(max(c) - min(c) > t for c in cells) / len(cells) * 100 for t in (0.05, 0.2)]
+            out.append(f"| {op} | {' / '.join(f'{x:.0f}%' for x in shares)} | {mean:.0f}% | {wide[0]:.0f}% |"
+                       f" {wide[1]:.0f}% |")
+        out.append("")
+    return out
+
+
 def parse_list(text: str, known, what: str) -> list[str]:
     items = [o.strip() for o in text.split(",") if o.strip()]
     unknown = [o for o in items if o not in known]
@@ -266,8 +292,9 @@ def one_op(op: str) -> tuple[int, dict[str, tuple[list[list[float]], list[list[f
     live = [i for i, (r, *_) in enumerate(pages) if REGISTRY[op].applies(r.page)]
     out_clean = {e: [[0.0] * len(live)] for e in engines}
     out_truth = {e: [[st["clean_truth"][e][i] for i in live]] for e in engines}
+    out_draws = {e: [[[0.0] * st["draws"] for _ in live]] for e in engines}  # every photo's own CER (--draws)
     for s in SEVERITIES:
-        got = {e: ([], []) for e in engines}
+        got = {e: ([], [], []) for e in engines}
         for i in live:
             r, g = pages[i][0], st["first"] + i  # g: the worksheet's number, its seed
             back = ReversePage(sheets[i + 1][0].pixels, f"cer{g + 1}")  # the next worksheet is the reverse side
@@ -281,11 +308,14 @@ def one_op(op: str) -> tuple[int, dict[str, tuple[list[list[float]], list[list[f
                                   for d in range(1, st["draws"])]
             for e in engines:
                 texts = [readers[e](photo) for photo in photos]
-                got[e][0].append(statistics.fmean(lost(t, st["clean"][e][i]) for t in texts))
+                each = [lost(t, st["clean"][e][i]) for t in texts]
+                got[e][0].append(statistics.fmean(each))
                 got[e][1].append(statistics.fmean(lost(t, pages[i][1]) for t in texts))
+                got[e][2].append(each)
         for e in engines:
             out_clean[e].append(got[e][0])
             out_truth[e].append(got[e][1])
+            out_draws[e].append(got[e][2])
         el = time.perf_counter() - st["t0"]
         print(f"{op:18s} s{s} mean CER "
               + " ".join(f"{e} {statistics.fmean(got[e][0]) if got[e][0] else float('nan'):.3f}" for e in engines)
@@ -294,7 +324,7 @@ def one_op(op: str) -> tuple[int, dict[str, tuple[list[list[float]], list[list[f
     if st["readers"] is not None:  # in this process: main adds the counts itself
         for e in engines:
             readers[e].fresh, readers[e].seconds = before[e]
-    return len(pages) - len(live), {e: (out_clean[e], out_truth[e]) for e in engines}, fresh
+    return len(pages) - len(live), {e: (out_clean[e], out_truth[e], out_draws[e]) for e in engines}, fresh
 
 
 def main() -> None:
@@ -313,7 +343,8 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=1,
                         help="photos per page and severity that differ only in the camera base layer (the op's"
                              " params replayed with another camera_seed); each page's CER is their mean, which"
-                             " averages out the readers' response to grain (not the acceptance run unless 1)")
+                             " averages out the readers' response to grain (not the acceptance run unless 1); the"
+                             " results then also say how far each photo's reading stands for its page (instability)")
     parser.add_argument("--redraw", action="store_true",
                         help="with --draws K: the K photos are independent (the op's params and the camera drawn"
                              " afresh), so each page's CER is the expected loss at that severity on that page")
@@ -351,6 +382,7 @@ def main() -> None:
     base_cer = {e: [lost(readers[e](b), clean[e][i]) for i, b in enumerate(based)] for e in engines}
     vs_clean: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
     vs_truth: dict[str, dict[str, list[list[float]]]] = {e: {} for e in engines}
+    draws: dict[str, dict[str, list[list[list[float]]]]] = {e: {} for e in engines}
     skipped: dict[str, int] = {}
     if args.draws < 1:
         raise SystemExit(f"--draws must be at least 1, got {args.draws}")
@@ -365,7 +397,7 @@ def main() -> None:
     for op, (skip, per_engine, fresh) in zip(ops, results, strict=True):
         skipped[op] = skip
         for e in engines:
-            vs_clean[e][op], vs_truth[e][op] = per_engine[e]
+            vs_clean[e][op], vs_truth[e][op], draws[e][op] = per_engine[e]
             readers[e].fresh += fresh[e][0]
             readers[e].seconds += fresh[e][1]
             means = [statistics.fmean(x) for x in vs_clean[e][op]]
@@ -463,6 +495,8 @@ def main() -> None:
     for e in engines:
         lines += ["", f"{e}:", "", *noise_table(vs_clean[e], base_cer[e])]
     lines += [""]
+    if args.draws > 1 and not args.redraw:
+        lines += instability_section(draws, args.draws)
     for e in engines:
         lines += [f"## {e}: against the problem text", "",
                   "The same readings scored against the page's text (question, 'Solution', numbered steps,"
@@ -471,7 +505,8 @@ def main() -> None:
     args.out.write_text("\n".join(lines))
     if args.pages_json is not None:
         args.pages_json.write_text(json.dumps({"dpi": args.dpi, "vs_clean": vs_clean, "vs_truth": vs_truth,
-                                               "styles": styles, "base_layer_vs_clean": base_cer}, indent=1))
+                                               "styles": styles, "base_layer_vs_clean": base_cer,
+                                               "draws_vs_clean": draws}, indent=1))
 
 
 if __name__ == "__main__":
