@@ -185,25 +185,23 @@ def test_a_tipped_page_is_never_a_closer_photo() -> None:
 
 @pytest.mark.parametrize("op", ["paper_warp", "tilt"])
 def test_a_severer_pose_never_zooms_in(op: str) -> None:
+    from perturb.photo.functional.geometric import polygon_area
+
     for seed in SEEDS:
         img, page = pages()[seed % 3]
         # The sheet's size in the photo: the square root of the area its corners span.
-        sizes = []
-        for s in (1, 2, 3):
-            q = _framed(img, page, op, s, seed)[0]
-            (ax, ay), (bx, by) = q[2] - q[0], q[3] - q[1]  # the diagonals: area = |a x b| / 2
-            sizes.append(float(np.sqrt(abs(ax * by - ay * bx) / 2)))
+        sizes = [np.sqrt(polygon_area(_framed(img, page, op, s, seed)[0])) for s in (1, 2, 3)]
         assert sizes[1] <= sizes[0] * 1.005 and sizes[2] <= sizes[1] * 1.005, (seed, sizes)
 
 
 def test_records_from_before_the_flat_sheet_framing_frame_as_they_did() -> None:
-    from perturb.photo.functional.geometric import frame_warp
+    from perturb.photo.functional.geometric import frame_size, frame_warp
 
     scene = {"frame_aspect": "3:4", "frame_landscape": False, "frame_fill": 0.9, "frame_offset": [0.0, 0.0]}
     outline = np.array([[100.0, 200.0], [700.0, 200.0], [800.0, 1100.0], [0.0, 1100.0]])  # a keystoned page
     area, flat = 827.0 * 1169.0, (827.0, 1169.0)
     old = frame_warp(scene, outline, area, flat).matrix[0, 0]
     new = frame_warp({**scene, "frame_scale": "flat_sheet"}, outline, area, flat).matrix[0, 0]
-    fw, fh = round(np.sqrt(area * 3 / 4)), round(np.sqrt(area / (3 / 4)))
+    fw, fh = frame_size(scene, area)
     assert old == pytest.approx(0.9 * min(fw / 800.0, fh / 900.0), rel=1e-3)  # the bounding box fills 0.9
     assert new == pytest.approx(0.9 * min(fw / 827.0, fh / 1169.0), rel=1e-3)  # the flat sheet fills 0.9
