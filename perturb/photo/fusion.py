@@ -22,6 +22,8 @@ DESK_RGB = {"wood": ((168, 128, 88), (98, 68, 46), (140, 112, 84), (186, 150, 11
             "fabric": ((64, 70, 82), (52, 84, 66), (120, 40, 44), (150, 150, 146))}
 DESK_KINDS = ("wood", "laminate", "fabric")
 CLUTTER = ("pencil", "pen", "eraser", "notebook", "sticky_note", "phone")
+APERTURE_MM = (2.0, 4.0)
+_LENS_STREAM = 0x1E45
 
 
 def sample_desk(rng: np.random.Generator) -> dict[str, Any]:
@@ -31,17 +33,25 @@ def sample_desk(rng: np.random.Generator) -> dict[str, Any]:
     ten is landscape (it was one in four): a portrait worksheet is mostly shot with the phone upright (a quarter
     turn of the whole photo is the rotation op's), and sideways it is a small sheet in a wide frame, where
     rapidocr at the evaluator's 640 px lost whole pages at paper_warp severity 1 (benchmarks/results_cer.md).
-    ``frame_scale`` is a rule, not a draw (``frame_warp``): records made before it frame as they did."""
+    ``frame_scale`` is a rule, not a draw (``frame_warp``): records made before it frame as they did; records
+    made before the lens (``aperture_mm``, ``focus_frac``) are photographed in focus everywhere, as they were."""
     kind = DESK_KINDS[int(rng.choice(3, p=[0.45, 0.3, 0.25]))]
     colours = DESK_RGB[kind]
     base = np.array(colours[int(rng.integers(len(colours)))], float)
     rgb = np.clip(base * rng.uniform(0.85, 1.1), 0, 255).round().astype(int).tolist()
     clutter = CLUTTER[int(rng.integers(len(CLUTTER)))] if rng.random() < 0.45 else None
-    return {"desk_kind": kind, "desk_rgb": rgb, "desk_seed": int(rng.integers(2**31 - 1)),
-            "desk_grain_angle_deg": round(float(rng.uniform(-20, 20)), 2), "clutter": clutter,
-            "frame_aspect": "3:4" if rng.random() < 0.7 else "9:16", "frame_landscape": bool(rng.random() < 0.1),
-            "frame_fill": round(float(rng.uniform(0.8, 1.03)), 4),
-            "frame_offset": np.round(rng.uniform(-0.8, 0.8, 2), 4).tolist(), "frame_scale": "flat_sheet"}
+    seed = int(rng.integers(2**31 - 1))
+    scene = {"desk_kind": kind, "desk_rgb": rgb, "desk_seed": seed,
+             "desk_grain_angle_deg": round(float(rng.uniform(-20, 20)), 2), "clutter": clutter,
+             "frame_aspect": "3:4" if rng.random() < 0.7 else "9:16", "frame_landscape": bool(rng.random() < 0.1),
+             "frame_fill": round(float(rng.uniform(0.8, 1.03)), 4),
+             "frame_offset": np.round(rng.uniform(-0.8, 0.8, 2), 4).tolist(), "frame_scale": "flat_sheet"}
+    # The lens (``depth_of_field``): drawn from the desk's seed, not from ``rng``, so every draw an op makes after
+    # its scene is the one it made before the lens was modelled. A phone's main camera (4-7 mm at f/1.7-2.0) has
+    # an aperture of 2-4 mm; it focuses near the frame's centre.
+    lens = np.random.default_rng([seed, _LENS_STREAM])
+    return {**scene, "aperture_mm": round(float(lens.uniform(*APERTURE_MM)), 3),
+            "focus_frac": np.round(0.5 + lens.uniform(-0.1, 0.1, 2), 4).tolist()}
 
 
 class GeometricOp(Op):

@@ -63,6 +63,63 @@ def blur(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
 
 # Kernels up to this many taps are convolved directly (OpenCV turns to its DFT for larger ones, whose rounding
 # depends on the image's extent): their rows depend only on the rows within the kernel's reach.
+# Depth of field (``defocus``): blur levels a Gaussian's sigma apart by this ratio at most, blended linearly
+# between the two around each pixel's own sigma (a blend of blurs of sigma s and 1.8 s stands for the blur
+# between them). Under _DOF_SHARP a pixel is left as it is: a spread of a third of a pixel is lost in the
+# resampling's own (bilinear interpolation spreads about 0.4 px), and a photo that stays under it everywhere
+# costs nothing.
+_DOF_SHARP, _DOF_FIRST, _DOF_RATIO, _DOF_MAX = 0.35, 0.5, 1.8, 4.0
+
+
+def _runs(mask: np.ndarray, gap: int) -> list[tuple[int, int]]:
+    """Runs [start, stop) of True in ``mask``, runs fewer than ``gap`` apart joined."""
+    idx = np.flatnonzero(mask)
+    if not idx.size:
+        return []
+    cuts = np.flatnonzero(np.diff(idx) > gap)
+    return [(int(idx[a]), int(idx[b]) + 1) for a, b in zip(np.r_[0, cuts + 1], np.r_[cuts, idx.size - 1], strict=True)]
+
+
+def _gaussian(band: np.ndarray, sigma: float) -> np.ndarray:
+    """A Gaussian blur; from sigma 1 at half size (a 2 x 2 mean spreads 0.5 px along each axis, the linear
+    upsampling a little more), a quarter of the work."""
+    if sigma < 1.0:
+        return cv2.GaussianBlur(band, (0, 0), sigma)
+    h, w = band.shape[:2]
+    small = cv2.resize(band, ((w + 1) // 2, (h + 1) // 2), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), float(np.sqrt(sigma**2 - 0.25)) / 2)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def defocus(image: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """``image`` blurred by a Gaussian whose sigma varies over it (``sigma``, px, float32, the image's size): a
+    lens focused at one distance, with the rest of the scene nearer or farther. Each level is blurred only over
+    the rows that need it (a tipped page's near and far rows, not its sharp middle), and blended into the result
+    by how far each pixel's sigma has reached between the level below and this one; pixels under ``_DOF_SHARP``
+    are left as they are."""
+    top = min(float(sigma.max()), _DOF_MAX)
+    if top < _DOF_SHARP:
+        return image
+    levels = [min(_DOF_FIRST, top)]
+    while levels[-1] < top:
+        levels.append(min(levels[-1] * _DOF_RATIO, top))
+    out, below = image.copy(), _DOF_SHARP
+    reach = sigma.max(axis=1)
+    for level in levels:
+        pad = int(np.ceil(3 * level)) + 1
+        for lo, hi in _runs(reach > below, 2 * pad):
+            r0, r1 = max(0, lo - pad), min(image.shape[0], hi + pad)
+            blurred = _gaussian(image[r0:r1], level)[lo - r0:hi - r0]
+            # (sigma - below) / (level - below), clipped to 0-1, in three passes of OpenCV's.
+            span = 1.0 / max(level - below, 1e-6)
+            weight = cv2.addWeighted(sigma[lo:hi], span, sigma[lo:hi], 0.0, -below * span)
+            cv2.threshold(weight, 1.0, 1.0, cv2.THRESH_TRUNC, dst=weight)
+            cv2.threshold(weight, 0.0, 0.0, cv2.THRESH_TOZERO, dst=weight)
+            out[lo:hi] = cv2.blendLinear(out[lo:hi], blurred, 1.0 - weight, weight)
+        below = level
+    return out
+
+
 DIRECT_TAPS = 121
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from perturb.photo.functional.camera import defocus
 from perturb.photo.functional.desk import desk_photo
 from perturb.photo.functional.lighting import FIELD_STEP, Light, grid, paper_mottle, scene_gain
 from perturb.photo.worker import in_halves, later
@@ -36,6 +37,7 @@ _OUTLINE_SAMPLES = 16  # points per page edge when tracking the sheet's outline 
 # Against a 4 px reference, over 140 A4 chains of paper_warp + keystone + tilt at severities 1-3, the 99.99th
 # percentile error on the sheet was <= 0.13 px either way (the estimate undershoots by up to 1.6x).
 COARSE_STEP = 16
+_DOF_STEP = 32  # grid of the depth-of-field blur's sigma (it varies smoothly over the photo)
 MINIFY_BLUR_BELOW = 0.75  # chains that shrink the sheet more than this are low-passed first (antialias)
 MAX_MAP_ERROR_PX = 0.08
 
@@ -301,7 +303,38 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
         map_x, map_y = maps.result()
         # Float maps straight in: OpenCV's 4-channel remap takes them twice as fast as fixed-point maps.
         warped = cv2.remap(src, map_x, map_y, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
-    return warped if desk is None else lay_on_desk(warped, desk.result())
+    out = warped if desk is None else lay_on_desk(warped, desk.result())
+    return out if desk_params is None or "aperture_mm" not in desk_params else \
+        defocus(out, depth_of_field(page, warps, scale, out_w, out_h, desk_params))
+
+
+def depth_of_field(page: RenderedPage, warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
+                   scene: dict[str, Any]) -> np.ndarray:
+    """The defocus blur's sigma (photo px) over the photo of a sheet tipped or bent towards the camera.
+
+    A lens of aperture D focused at one distance spreads a point at another into a disk of diameter
+    D f |1/s - 1/z| on the sensor; in photo pixels that is D |m_s - m_z|, with m the photo's pixels per mm of
+    the sheet at each distance (the magnification is f / z). Where the sheet is not foreshortened (along a
+    tipped page's edges, along a bend's axis) the chain's local scale is that magnification, so m is the larger
+    singular value of the chain's Jacobian, found on a coarse grid of the photo. The phone focuses at
+    ``focus_frac`` of the frame; a disk of diameter c spreads c / 4 along each axis. A flat sheet square to the
+    camera is in focus everywhere (m is the same at every point), so only keystone and paper warp blur.
+    """
+    step = _DOF_STEP
+    src = _walk_nodes(warps, scale, out_w, out_h, step)
+    du_y, du_x = np.gradient(src[..., 0], step)
+    dv_y, dv_x = np.gradient(src[..., 1], step)
+    # Singular values of the inverse map's Jacobian [[du_x, du_y], [dv_x, dv_y]] (closed form for 2 x 2);
+    # the forward map's larger one is the inverse of the smaller.
+    q = np.hypot((du_x + dv_y) / 2, (dv_x - du_y) / 2)
+    r = np.hypot((du_x - dv_y) / 2, (dv_x + du_y) / 2)
+    m = 1.0 / np.maximum(np.abs(q - r), 1e-6)
+    fx, fy = scene["focus_frac"]
+    nodes_x, nodes_y = _padded_nodes(out_w, step), _padded_nodes(out_h, step)
+    focus = m[int(np.abs(nodes_y - fy * out_h).argmin()), int(np.abs(nodes_x - fx * out_w).argmin())]
+    per_mm = page.dpi * scale / 25.4  # source pixels per mm of the sheet
+    sigma = float(scene["aperture_mm"]) * per_mm * np.abs(m - focus) / 4
+    return _upsample_nodes(sigma, out_w, out_h, step)
 
 
 def lay_on_desk(warped: np.ndarray, desk: np.ndarray) -> np.ndarray:
