@@ -61,14 +61,12 @@ def blur(image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
     return convolve(image, kernel)
 
 
-# Kernels up to this many taps are convolved directly (OpenCV turns to its DFT for larger ones, whose rounding
-# depends on the image's extent): their rows depend only on the rows within the kernel's reach.
 # Depth of field (``defocus``): blur levels a Gaussian's sigma apart by this ratio at most, blended linearly
 # between the two around each pixel's own sigma (a blend of blurs of sigma s and 1.8 s stands for the blur
-# between them). Under _DOF_SHARP a pixel is left as it is: a spread of a third of a pixel is lost in the
+# between them). Under IN_FOCUS_PX a pixel is left as it is: a spread of a third of a pixel is lost in the
 # resampling's own (bilinear interpolation spreads about 0.4 px), and a photo that stays under it everywhere
 # costs nothing.
-_DOF_SHARP, _DOF_FIRST, _DOF_RATIO, _DOF_MAX = 0.35, 0.5, 1.8, 4.0
+IN_FOCUS_PX, _DOF_FIRST, _DOF_RATIO, _DOF_MAX = 0.35, 0.5, 1.8, 4.0
 
 
 def _runs(mask: np.ndarray, gap: int) -> list[tuple[int, int]]:
@@ -95,15 +93,15 @@ def defocus(image: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """``image`` blurred by a Gaussian whose sigma varies over it (``sigma``, px, float32, the image's size): a
     lens focused at one distance, with the rest of the scene nearer or farther. Each level is blurred only over
     the rows that need it (a tipped page's near and far rows, not its sharp middle), and blended into the result
-    by how far each pixel's sigma has reached between the level below and this one; pixels under ``_DOF_SHARP``
+    by how far each pixel's sigma has reached between the level below and this one; pixels under ``IN_FOCUS_PX``
     are left as they are."""
     top = min(float(sigma.max()), _DOF_MAX)
-    if top < _DOF_SHARP:
+    if top < IN_FOCUS_PX:
         return image
     levels = [min(_DOF_FIRST, top)]
     while levels[-1] < top:
         levels.append(min(levels[-1] * _DOF_RATIO, top))
-    out, below = image.copy(), _DOF_SHARP
+    out, below = image.copy(), IN_FOCUS_PX
     reach = sigma.max(axis=1)
     for level in levels:
         pad = int(np.ceil(3 * level)) + 1
@@ -120,6 +118,8 @@ def defocus(image: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     return out
 
 
+# Kernels up to this many taps are convolved directly (OpenCV turns to its DFT for larger ones, whose rounding
+# depends on the image's extent): their rows depend only on the rows within the kernel's reach.
 DIRECT_TAPS = 121
 
 

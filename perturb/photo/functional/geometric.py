@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from perturb.photo.functional.camera import defocus
+from perturb.photo.functional.camera import IN_FOCUS_PX, defocus
 from perturb.photo.functional.desk import desk_photo
 from perturb.photo.functional.lighting import FIELD_STEP, Light, grid, paper_mottle, scene_gain
 from perturb.photo.worker import in_halves, later
@@ -304,12 +304,13 @@ def remap_chain(image: np.ndarray, page: RenderedPage, warps: Sequence[Warp],
         # Float maps straight in: OpenCV's 4-channel remap takes them twice as fast as fixed-point maps.
         warped = cv2.remap(src, map_x, map_y, cv2.INTER_LINEAR, borderMode=border, borderValue=0)
     out = warped if desk is None else lay_on_desk(warped, desk.result())
-    return out if desk_params is None or "aperture_mm" not in desk_params else \
-        defocus(out, depth_of_field(page, warps, scale, out_w, out_h, desk_params))
+    field = None if desk_params is None or "aperture_mm" not in desk_params else \
+        depth_of_field(page, warps, scale, out_w, out_h, desk_params)
+    return out if field is None else defocus(out, field)
 
 
 def depth_of_field(page: RenderedPage, warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
-                   scene: dict[str, Any]) -> np.ndarray:
+                   scene: dict[str, Any]) -> np.ndarray | None:
     """The defocus blur's sigma (photo px) over the photo of a sheet tipped or bent towards the camera.
 
     A lens of aperture D focused at one distance spreads a point at another into a disk of diameter
@@ -318,7 +319,8 @@ def depth_of_field(page: RenderedPage, warps: Sequence[Warp], scale: float, out_
     tipped page's edges, along a bend's axis) the chain's local scale is that magnification, so m is the larger
     singular value of the chain's Jacobian, found on a coarse grid of the photo. The phone focuses at
     ``focus_frac`` of the frame; a disk of diameter c spreads c / 4 along each axis. A flat sheet square to the
-    camera is in focus everywhere (m is the same at every point), so only keystone and paper warp blur.
+    camera is in focus everywhere (m is the same at every point), so only keystone and paper warp blur. None when
+    the grid stays under ``IN_FOCUS_PX`` (the field between its nodes cannot exceed them): nothing to blur.
     """
     step = _DOF_STEP
     src = _walk_nodes(warps, scale, out_w, out_h, step)
@@ -334,7 +336,7 @@ def depth_of_field(page: RenderedPage, warps: Sequence[Warp], scale: float, out_
     focus = m[int(np.abs(nodes_y - fy * out_h).argmin()), int(np.abs(nodes_x - fx * out_w).argmin())]
     per_mm = page.dpi * scale / 25.4  # source pixels per mm of the sheet
     sigma = float(scene["aperture_mm"]) * per_mm * np.abs(m - focus) / 4
-    return _upsample_nodes(sigma, out_w, out_h, step)
+    return None if sigma.max() < IN_FOCUS_PX else _upsample_nodes(sigma, out_w, out_h, step)
 
 
 def lay_on_desk(warped: np.ndarray, desk: np.ndarray) -> np.ndarray:
