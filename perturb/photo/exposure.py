@@ -9,10 +9,18 @@ import cv2
 import numpy as np
 
 from perturb.photo import register
-from perturb.photo.base import Op, Rubric
+from perturb.photo.base import Op, Rubric, quantile
 from perturb.photo.functional.camera import add_noise
-from perturb.photo.functional.lighting import Light, bloom_rows, expose, exposure_light
-from perturb.photo.measure import content_mask, local_paper, median_u8, percentile_u8, sparse_luma, text_ink
+from perturb.photo.functional.lighting import Light, bloom_rows, expose, exposure_gain, exposure_light
+from perturb.photo.measure import (
+    CONTENT_KINDS,
+    content_mask,
+    local_paper,
+    median_u8,
+    percentile_u8,
+    sparse_luma,
+    text_ink,
+)
 from synth.records import RenderedPage
 
 # Share of the ink-on-paper contrast left: 1 mildly dark or bright, content visible;
@@ -32,17 +40,40 @@ _WHITE_POINT = (0.15, 0.25)
 _BLOOM = {1: (0.1, 0.2), 2: (0.2, 0.35), 3: (0.35, 0.55)}
 _BLOOM_PX_AT_150 = (2.0, 5.0)
 _NOISE_OVER = (1.2, 2.2)
+# A bright lamp over-exposes the page unevenly: the share of the darkness left that its nearest patch loses on
+# top (``lighting.exposure_gain``). Severity 1 barely, 2 enough to clip the writing there to white while the rest
+# of the page keeps its contrast ("partly hides content"), 3 the whole page near white. One draw per page, turned
+# into each severity's range, so a page's severity 2 is its severity 1 with the lamp brighter.
+_BLOWOUT = {1: (0.0, 0.3), 2: (0.75, 0.9), 3: (0.85, 0.95)}
+_LAMP_RADIUS = (0.3, 0.5)  # of the frame's width
+# Share of the writing the lamp may clip to white above severity 3, as the aim predicts it (``_aim_over``); its
+# bloom is seen on the sparse grid, where a thin stroke keeps more darkness than in the photo, so about 0.15 more
+# clips in the photo at 60 dpi.
+_HIDDEN_MAX = 0.2
+
+
+def _lamp_over_content(page: RenderedPage, u: float, v: float) -> list[float]:
+    """Where the lamp's blow-out is centred (fractions of the frame): at quantiles ``u``, ``v`` across the printed
+    content's extent, so the patch it clips falls on writing, as the rubric's "partly hides content" has it (a
+    patch on empty paper would leave every word at the page's contrast); across the middle of the frame on a
+    page without a layout."""
+    boxes = [b for b in page.layout if b.kind in CONTENT_KINDS]
+    if not boxes:
+        return [round(0.2 + 0.6 * u, 4), round(0.1 + 0.5 * v, 4)]
+    x0, x1 = min(b.x0 for b in boxes) / page.width, max(b.x1 for b in boxes) / page.width
+    y0, y1 = min(b.y0 for b in boxes) / page.height, max(b.y1 for b in boxes) / page.height
+    return [round(quantile((x0, x1), u), 4), round(quantile((y0, y1), v), 4)]
 
 
 def _curve_contrast(kind: str, k: float, gamma: float, white_point: float = 0.0, bloom: float = 0.0,
-                    paper: float = _PAPER, ink: float = _INK, bloomed_ink: float | None = None) -> float:
-    """The share of the ink-on-paper contrast a curve leaves, for paper and ink at these levels (0-1);
-    ``bloomed_ink`` is the ink's darkness after the bloom, when it has been seen."""
+                    paper: float = _PAPER, ink: float = _INK) -> float:
+    """The share of the ink-on-paper contrast a curve leaves, for paper and ink at these levels (0-1): an even
+    exposure of the nominal print, before a photo is seen (on a photo's own levels: ``Exposure._aim``)."""
     if kind == "under":
         return k * (paper**gamma - ink**gamma) / max(paper - ink, 1e-3)
     # Darkness past the white point is what is left (paper lighter than it clips); the bloom has mixed the light
     # around a stroke into it first (unseen: about a quarter of a thin stroke's darkness is left there).
-    dark_ink = (1 - ink) * (1 - 0.75 * bloom) if bloomed_ink is None else bloomed_ink
+    dark_ink = (1 - ink) * (1 - 0.75 * bloom)
     left = max(dark_ink**gamma - white_point**gamma, 0.0) - max((1 - paper) ** gamma - white_point**gamma, 0.0)
     return k * max(left, 1e-6) / max(paper - ink, 1e-3)
 
@@ -67,6 +98,62 @@ def _levels(image: np.ndarray, page: RenderedPage, probe: int = 1) -> tuple[np.n
     if not cv2.countNonZero(ink) or not cv2.countNonZero(paper):
         return None
     return b, ink, paper
+
+
+def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.ndarray, photo_width: int,
+              page: RenderedPage, p: float, i: float) -> dict[str, Any]:
+    """An over-exposure's ``k`` (and lamp) aimed at this photo, as the measure will read it.
+
+    The measure takes medians over the sparse grid's ink and paper (``b``, ``ink``, ``paper``; paper and ink
+    levels ``p``, ``i`` before, 0-1) of the darkness left, 1 - v' = k max(0, g d^gamma - w^gamma), with d each
+    pixel's darkness after the bloom and g the exposure's light there (vignette and lamp): linear in k, so one
+    evaluation aims it, with the lamp on; but away from the lamp the writing keeps at most the contrast the next
+    milder severity is aimed at (a severity 2 is not darker there than a severity 1). Above severity 3's contrast
+    the lamp is dimmed (its blow-out lowered) until it clips at most ``_HIDDEN_MAX`` of the writing and the median
+    still reaches the target: "partly hides content". Severity 3 is aimed with the lamp off.
+    """
+    dark = cv2.bitwise_not(b)
+    spread = cv2.GaussianBlur(dark, (0, 0), max(0.5, float(params["bloom_px"]) * b.shape[1] / photo_width))
+    mixed = cv2.min(dark, cv2.addWeighted(dark, 1.0 - params["bloom"], spread, params["bloom"], 0.0))
+    gamma, clip = float(params["gamma"]), float(params["white_point"]) ** float(params["gamma"])
+    # The sparse grid is every fourth pixel of every fourth row of the photo.
+    (ri, ci), (rp, cp) = np.nonzero(ink), np.nonzero(paper)
+    d_ink, d_paper = (mixed[ri, ci] / 255.0) ** gamma, (mixed[rp, cp] / 255.0) ** gamma
+
+    def gain(rows: np.ndarray, cols: np.ndarray, blowout: float) -> np.ndarray:
+        return exposure_gain({**params, "blowout": blowout}, cols * 4.0, rows * 4.0, page.width, page.height)
+
+    def contrast(blowout: float) -> float:  # at k = 1
+        left_ink = max(float(np.median(gain(ri, ci, blowout) * d_ink)) - clip, 0.0)
+        left_paper = max(float(np.median(gain(rp, cp, blowout) * d_paper)) - clip, 0.0)
+        return max(left_ink - left_paper, 1e-6) / (p - i)
+
+    def hidden(blowout: float) -> float:
+        return float(np.mean(gain(ri, ci, blowout) * d_ink <= clip))
+
+    target = float(params["target_contrast"])
+    # Away from the lamp the writing keeps at most the contrast the next milder severity is aimed at.
+    severity = min(sv for sv, (lo, hi) in BINS.items() if lo <= target <= hi)
+    most = (_TARGET[severity - 1][0] if severity > 1 else BINS[1][1]) / contrast(0.0)
+
+    def aim(blowout: float) -> float:
+        return min(target / contrast(blowout), most)
+
+    blowout = float(params["blowout"])
+    if target > BINS[3][1] and blowout > 0:
+        def mild(x: float) -> bool:
+            return hidden(x) <= _HIDDEN_MAX and aim(x) * contrast(x) >= target * (1 - 1e-9)
+
+        if not mild(blowout):
+            lo, hi = 0.0, blowout
+            for _ in range(16):
+                lo, hi = ((lo + hi) / 2, hi) if mild((lo + hi) / 2) else (lo, (lo + hi) / 2)
+            blowout = np.floor(lo * 1e4) / 1e4
+    # Severity 3 is aimed as if the lamp were off (the whole page at the target's faint contrast), then the lamp
+    # clips its patch to white: aimed with it, writing more than half clipped asks for an unbounded k.
+    k = target / contrast(0.0) if target <= BINS[3][1] else aim(blowout)
+    return {**params, "blowout": round(float(blowout), 4), "k": round(k, 5),
+            "aimed_at": [round(p, 4), round(i, 4)]}
 
 
 class Exposure(Op):
@@ -100,6 +187,9 @@ class Exposure(Op):
             params["bloom"] = round(float(rng.uniform(*_BLOOM[severity])), 4)
             params["bloom_px"] = round(float(rng.uniform(*_BLOOM_PX_AT_150)) * page.dpi / 150, 3)
             params["noise_paper"] = round(float(rng.uniform(*_NOISE_OVER)), 3)
+            params["blowout"] = round(quantile(_BLOWOUT[severity], float(rng.random())), 4)
+            params["lamp_frac"] = _lamp_over_content(page, float(rng.random()), float(rng.random()))
+            params["lamp_radius"] = round(float(rng.uniform(*_LAMP_RADIUS)), 4)
             params["k"] = round(target / _curve_contrast(kind, 1.0, gamma, white, params["bloom"]), 5)
         return params
 
@@ -112,26 +202,20 @@ class Exposure(Op):
         seen = _levels(image, page, probe)
         # The levels just read are the ones the measure reads (the same photo before the exposure): kept for it
         # under a key that is never recorded (``_seen``), so they are found once.
-        aimed = self._aim(params, seen, image, probe)
+        aimed = self._aim(params, seen, image, probe, page)
         return {**aimed, "_seen": seen}
 
     def _aim(self, params: dict[str, Any], seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
-             image: np.ndarray, probe: int) -> dict[str, Any]:
+             image: np.ndarray, probe: int, page: RenderedPage) -> dict[str, Any]:
         if seen is None:
             return params
         b, ink, paper = seen
         p, i = median_u8(b, paper) / 255, median_u8(b, ink) / 255
         if p - i < 0.05:
             return params
-        bloomed = None
-        if params["kind"] == "over":  # the bloom on this photo's own strokes, on the sparse grid the measure reads
-            dark = cv2.bitwise_not(b)
-            spread = cv2.GaussianBlur(dark, (0, 0), max(0.5, float(params["bloom_px"]) * b.shape[1]
-                                                        / (image.shape[1] * probe)))
-            mixed = cv2.min(dark, cv2.addWeighted(dark, 1.0 - params["bloom"], spread, params["bloom"], 0.0))
-            bloomed = median_u8(mixed, ink) / 255
-        contrast = _curve_contrast(params["kind"], 1.0, params["gamma"], params.get("white_point", 0.0),
-                                   params.get("bloom", 0.0), paper=p, ink=i, bloomed_ink=bloomed)
+        if params["kind"] == "over":
+            return _aim_over(params, b, ink, paper, image.shape[1] * probe, page, p, i)
+        contrast = _curve_contrast(params["kind"], 1.0, params["gamma"], paper=p, ink=i)
         return {**params, "k": round(params["target_contrast"] / contrast, 5), "aimed_at": [round(p, 4), round(i, 4)]}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:

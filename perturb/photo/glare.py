@@ -18,7 +18,7 @@ from synth.records import RenderedPage
 # 2 strong, partly hides content; 3 content unreadable.
 BINS = {1: (0.0, 0.12), 2: (0.12, 0.45), 3: (0.45, 1.0)}
 _TARGET_AREA = {1: (0.02, 0.055), 2: (0.21, 0.32), 3: (0.6, 0.9)}
-_PEAK = {1: (0.62, 0.8), 2: (0.85, 0.95), 3: (0.98, 1.0)}
+_PEAK = {1: (0.62, 0.8), 2: (0.98, 1.0), 3: (0.99, 1.0)}
 # Share of the text's ink to wash out, when the sampler sees the photo: inside the bins with a margin.
 _TARGET_INK = {1: (0.03, 0.085), 2: (0.18, 0.36), 3: (0.56, 0.85)}
 _INK_POINTS = 20_000  # at most this many ink pixels to bisect on (every k-th, in raster order)

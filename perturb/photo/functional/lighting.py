@@ -237,6 +237,22 @@ def vignette(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int,
     return (1.0 - float(params["falloff"]) * d2).astype(np.float32)
 
 
+def exposure_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The exposure's light across the frame: the metering's vignette and, over-exposed, a lamp's blow-out.
+
+    A bright lamp over the desk does not over-expose a page evenly: where it is nearest (``lamp_frac``, a broad
+    round patch of radius ``lamp_radius`` of the width) the darkness left falls by up to ``blowout`` more, so the
+    writing there clips to white first while the rest keeps some contrast ("partly hides content"). Records
+    without the key (written before it) replay without a lamp."""
+    light = vignette(params, xs, ys, width, height)
+    blow = float(params.get("blowout", 0.0)) if params["kind"] == "over" else 0.0
+    if blow > 0:
+        lx, ly = params["lamp_frac"]
+        d2 = ((xs - lx * width) ** 2 + (ys - ly * height) ** 2) / (float(params["lamp_radius"]) * width) ** 2
+        light = light * (1.0 - blow * np.exp(-0.5 * d2))
+    return light.astype(np.float32)
+
+
 def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """The photo of ``image`` (a raster of a ``width`` x ``height`` frame) metered under or over, before its
     sensor noise: a vignetted tone curve of strength ``k`` and power ``gamma``. Under-exposure lifts the blacks
@@ -245,7 +261,7 @@ def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -
     (``exposure_noise``), which the caller adds (``camera.add_noise``)."""
     k, gamma = float(params["k"]), float(params["gamma"])
     x = np.arange(256, dtype=np.float64) / 255
-    light = vignette(params, *grid(height, width), width, height)
+    light = exposure_gain(params, *grid(height, width), width, height)
     # The vignette scales the curved print (under) or its remaining darkness (over, so the wash stays
     # bright). Through a power curve that is the same as scaling the input by the vignette to the power
     # 1/gamma first: k (g^(1/gamma) v)^gamma = g k v^gamma. So one lighting pass, then one lookup.
@@ -283,7 +299,7 @@ def exposure_light(params: dict[str, Any], width: int, height: int) -> tuple[Lig
     """
     k, gamma = float(params["k"]), float(params["gamma"])
     x = np.arange(256, dtype=np.float64) / 255
-    light = vignette(params, *grid(height, width), width, height) ** (1.0 / gamma)
+    light = exposure_gain(params, *grid(height, width), width, height) ** (1.0 / gamma)
     if params["kind"] == "under":
         lift = float(params["black_lift"])
         curve = np.clip((lift + k * x**gamma) * 255 + 0.5, 0, 255).astype(np.uint8)
