@@ -41,9 +41,11 @@ _BLOOM = {1: (0.1, 0.2), 2: (0.2, 0.35), 3: (0.35, 0.55)}
 _BLOOM_PX_AT_150 = (2.0, 5.0)
 _NOISE_OVER = (1.2, 2.2)
 # A bright lamp over-exposes the page unevenly: the share of the darkness left that its nearest patch loses on
-# top (``lighting.exposure_gain``). Severity 1 barely, 2 enough to clip the writing there to white while the rest
-# of the page keeps its contrast ("partly hides content"), 3 the whole page near white. One draw per page, turned
-# into each severity's range, so a page's severity 2 is its severity 1 with the lamp brighter.
+# top (``lighting.exposure_gain``), before ``_aim_over`` dims it to keep the graded median. Severity 1 barely; 2
+# washes the writing under the patch out to a faint grey (white where it is bright enough) while the rest keeps
+# its contrast, "partly hides content" (at 60-100 dpi the patch keeps a tenth to a third of the far writing's
+# contrast); 3 the whole page near white and the patch white. One draw per page, turned into each severity's
+# range, so a page's severity 2 is its severity 1 with the lamp brighter.
 _BLOWOUT = {1: (0.0, 0.3), 2: (0.75, 0.9), 3: (0.85, 0.95)}
 _LAMP_RADIUS = (0.3, 0.5)  # of the frame's width
 # Share of the writing the lamp may clip to white above severity 3, as the aim predicts it (``_aim_over``); its

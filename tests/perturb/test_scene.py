@@ -88,6 +88,69 @@ def test_under_exposure_at_3_is_grainy_and_autocontrast_does_not_restore_it() ->
     assert stretched_psnr(base_only) > 16 > 12 > stretched_psnr(out), (stretched_psnr(base_only), stretched_psnr(out))
 
 
+def _over_exposed(severity: int, seeds: range = range(60)) -> tuple[int, np.ndarray, dict, np.ndarray]:
+    """The first seed whose exposure at ``severity`` is an over-exposure with a bright lamp near writing, with the
+    page's ink (the clean print's dark pixels) and each ink pixel's distance from the lamp in lamp radii."""
+    img, page = pages()[0]
+    ink = _luma(img) < 110
+    ys, xs = np.nonzero(ink)
+    for seed in seeds:
+        p = degrade(img, page, "exposure", severity, np.random.default_rng(seed))[2].params
+        if p["kind"] != "over" or p["blowout"] < 0.5:
+            continue
+        lx, ly = p["lamp_frac"]
+        reach = np.hypot(xs - lx * page.width, ys - ly * page.height) / (p["lamp_radius"] * page.width)
+        if (reach < 0.5).sum() > 50 and (reach > 2).sum() > 50:
+            return seed, ink, p, reach
+    raise AssertionError("no over-exposed page with writing both near and far from the lamp")
+
+
+def test_over_exposure_at_2_washes_out_the_writing_nearest_the_lamp_and_leaves_the_rest_legible() -> None:
+    """MathReal's severity 2, "partly hides content": a bright lamp's patch washes the writing under it out while
+    the rest keeps its contrast, no darker than severity 1 leaves it. An even wash (the model before) left every
+    stroke at the same grey, which tesseract read as well as severity 1."""
+    img, page = pages()[0]
+    seed, ink, p, reach = _over_exposed(2)
+    two = _luma(degrade(img, page, "exposure", 2, np.random.default_rng(seed))[0])[ink]
+    one = _luma(degrade(img, page, "exposure", 1, np.random.default_rng(seed))[0])[ink]
+    near, far = reach < 0.5, reach > 2
+    left_near, left_far = 255 - np.median(two[near]), 255 - np.median(two[far])
+    assert left_near < 0.5 * left_far, (left_near, left_far)  # under the lamp: washed out
+    assert left_far > 40  # away from it: still there
+    assert np.median(two[far]) >= np.median(one[far]) - 2  # and not darker there than severity 1
+
+
+def test_over_exposure_records_from_before_the_lamp_replay_without_it() -> None:
+    img, page = pages()[0]
+    seed, ink, p, reach = _over_exposed(2)
+    legacy = {k: v for k, v in p.items() if k not in ("blowout", "lamp_frac", "lamp_radius")}
+    out = _luma(degrade(img, page, "exposure", 2, np.random.default_rng(0), params=legacy)[0])[ink]
+    near, far = 255 - np.median(out[reach < 0.5]), 255 - np.median(out[reach > 2])
+    assert abs(near - far) < 0.25 * far  # no lamp: the writing under it is as grey as the rest
+    again = degrade(img, page, "exposure", 2, np.random.default_rng(0), params=p)[0]
+    assert np.array_equal(again, degrade(img, page, "exposure", 2, np.random.default_rng(seed))[0])
+
+
+def test_a_strong_glare_hides_the_writing_under_its_core() -> None:
+    """Severity 2, "strong, partly hides content": a specular highlight that strong saturates the sensor, so the
+    writing under its core is white, not the faint grey (5-15 % of its contrast) tesseract still read."""
+    from perturb.photo.functional.lighting import glare_field
+
+    img, page = pages()[0]
+    ink = _luma(img) < 110
+    checked = 0
+    for seed in range(6):
+        out, _, rec = degrade(img, page, "glare", 2, np.random.default_rng(seed))
+        xs, ys = np.meshgrid(np.arange(page.width, dtype=np.float32), np.arange(page.height, dtype=np.float32))
+        core = glare_field(rec.params, xs, ys, page.width) >= rec.params["peak"] - 0.005  # its flat top
+        under = ink & core
+        if under.sum() < 20:
+            continue
+        checked += 1
+        assert np.median(_luma(out)[under]) >= 247, seed  # an even 0.85-0.95 wash left it at 230-243
+    assert checked >= 3
+
+
 def test_every_capture_has_the_camera_base_layer_even_with_no_ops() -> None:
     img, page = pages()[0]
     photo = capture(img, page, [], np.random.default_rng(3))
