@@ -52,6 +52,7 @@ _LAMP_RADIUS = (0.3, 0.5)  # of the frame's width
 # bloom is seen on the sparse grid, where a thin stroke keeps more darkness than in the photo, so about 0.15 more
 # clips in the photo at 60 dpi.
 _HIDDEN_MAX = 0.2
+_MARGIN = 0.1  # the lamp may take the median below the target, not nearer the bin's floor than this
 
 
 def _lamp_over_content(page: RenderedPage, u: float, v: float) -> list[float]:
@@ -112,7 +113,8 @@ def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.
     evaluation aims it, with the lamp on; but away from the lamp the writing keeps at most the contrast the next
     milder severity is aimed at (a severity 2 is not darker there than a severity 1). Above severity 3's contrast
     the lamp is dimmed (its blow-out lowered) until it clips at most ``_HIDDEN_MAX`` of the writing and the median
-    still reaches the target: "partly hides content". Severity 3 is aimed with the lamp off.
+    stays ``_MARGIN`` above the bin's floor (or at the target, if that is lower): "partly hides content", the
+    median below the drawn target where the lamp takes it. Severity 3 is aimed with the lamp off.
     """
     dark = cv2.bitwise_not(b)
     spread = cv2.GaussianBlur(dark, (0, 0), max(0.5, float(params["bloom_px"]) * b.shape[1] / photo_width))
@@ -144,7 +146,7 @@ def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.
     blowout = float(params["blowout"])
     if target > BINS[3][1] and blowout > 0:
         def mild(x: float) -> bool:
-            return hidden(x) <= _HIDDEN_MAX and aim(x) * contrast(x) >= target * (1 - 1e-9)
+            return hidden(x) <= _HIDDEN_MAX and aim(x) * contrast(x) >= min(target, BINS[severity][0] + _MARGIN)
 
         if not mild(blowout):
             lo, hi = 0.0, blowout
