@@ -11,7 +11,7 @@ import numpy as np
 from perturb.photo import register
 from perturb.photo.base import Op, Rubric, quantile
 from perturb.photo.functional.camera import add_noise
-from perturb.photo.functional.lighting import Light, bloom_rows, expose, exposure_gain, exposure_light
+from perturb.photo.functional.lighting import Light, bloom_rows, expose, exposure_light, lamp_patch, vignette
 from perturb.photo.measure import (
     CONTENT_KINDS,
     content_mask,
@@ -124,16 +124,21 @@ def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.
     (ri, ci), (rp, cp) = np.nonzero(ink), np.nonzero(paper)
     d_ink, d_paper = (mixed[ri, ci] / 255.0) ** gamma, (mixed[rp, cp] / 255.0) ** gamma
 
-    def gain(rows: np.ndarray, cols: np.ndarray, blowout: float) -> np.ndarray:
-        return exposure_gain({**params, "blowout": blowout}, cols * 4.0, rows * 4.0, page.width, page.height)
+    # ``exposure_gain`` at the ink and paper pixels, its two factors found once: vignette * (1 - blowout * patch).
+    parts = [(vignette(params, c * 4.0, r * 4.0, page.width, page.height),
+              lamp_patch(params, c * 4.0, r * 4.0, page.width, page.height)) for r, c in ((ri, ci), (rp, cp))]
+
+    def gain(which: int, blowout: float) -> np.ndarray:
+        v, patch = parts[which]
+        return v if blowout <= 0 else (v * (1.0 - blowout * patch)).astype(np.float32)
 
     def contrast(blowout: float) -> float:  # at k = 1
-        left_ink = max(float(np.median(gain(ri, ci, blowout) * d_ink)) - clip, 0.0)
-        left_paper = max(float(np.median(gain(rp, cp, blowout) * d_paper)) - clip, 0.0)
+        left_ink = max(float(np.median(gain(0, blowout) * d_ink)) - clip, 0.0)
+        left_paper = max(float(np.median(gain(1, blowout) * d_paper)) - clip, 0.0)
         return max(left_ink - left_paper, 1e-6) / (p - i)
 
     def hidden(blowout: float) -> float:
-        return float(np.mean(gain(ri, ci, blowout) * d_ink <= clip))
+        return float(np.mean(gain(0, blowout) * d_ink <= clip))
 
     target = float(params["target_contrast"])
     # Away from the lamp the writing keeps at most the contrast the next milder severity is aimed at.

@@ -247,10 +247,15 @@ def exposure_gain(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width:
     light = vignette(params, xs, ys, width, height)
     blow = float(params.get("blowout", 0.0)) if params["kind"] == "over" else 0.0
     if blow > 0:
-        lx, ly = params["lamp_frac"]
-        d2 = ((xs - lx * width) ** 2 + (ys - ly * height) ** 2) / (float(params["lamp_radius"]) * width) ** 2
-        light = light * (1.0 - blow * np.exp(-0.5 * d2))
+        light = light * (1.0 - blow * lamp_patch(params, xs, ys, width, height))
     return light.astype(np.float32)
+
+
+def lamp_patch(params: dict[str, Any], xs: np.ndarray, ys: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The over-exposing lamp's patch (``exposure_gain``): 1 at its centre, falling off over its radius."""
+    lx, ly = params["lamp_frac"]
+    d2 = ((xs - lx * width) ** 2 + (ys - ly * height) ** 2) / (float(params["lamp_radius"]) * width) ** 2
+    return np.exp(-0.5 * d2)
 
 
 def expose(image: np.ndarray, params: dict[str, Any], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
