@@ -132,9 +132,13 @@ def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.
         v, patch = parts[which]
         return v if blowout <= 0 else (v * (1.0 - blowout * patch)).astype(np.float32)
 
+    # Paper whose darkness stays under the white point with the lamp off clips at every blow-out (the lamp only
+    # takes darkness away): its median is then left out, the same zero without sorting the paper again.
+    paper_clips = not len(d_paper) or float((parts[1][0] * d_paper).max()) <= clip
+
     def contrast(blowout: float) -> float:  # at k = 1
         left_ink = max(float(np.median(gain(0, blowout) * d_ink)) - clip, 0.0)
-        left_paper = max(float(np.median(gain(1, blowout) * d_paper)) - clip, 0.0)
+        left_paper = 0.0 if paper_clips else max(float(np.median(gain(1, blowout) * d_paper)) - clip, 0.0)
         return max(left_ink - left_paper, 1e-6) / (p - i)
 
     def hidden(blowout: float) -> float:
