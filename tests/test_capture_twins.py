@@ -19,7 +19,10 @@ from tests.conftest import tiny_config_data
 # (gain aimed at the photo's own paper and ink levels) and the handwritten_* ops (the page's own words, a
 # writer drawn from the sheet's layout) fit what they read to each page; their other draws are the same.
 CONTENT_BLIND = ["blur", "tilt", "rotation", "noise", "keystone", "paper_warp", "background", "resolution", "jpeg"]
-FITTED = {"glare": {"radius_frac", "centre_frac"}, "shadow": {"offset"}, "exposure": {"k", "aimed_at"}}
+# Fitted to the page: glare and shadow to its content, the exposure to its levels (k, the lamp's strength) and
+# the lamp over its content (lamp_frac).
+FITTED = {"glare": {"radius_frac", "centre_frac"}, "shadow": {"offset"},
+          "exposure": {"k", "aimed_at", "blowout", "lamp_frac"}}
 
 
 def _rows(**overrides: Any) -> list[dict[str, Any]]:

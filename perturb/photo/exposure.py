@@ -177,7 +177,7 @@ class Exposure(Op):
     stage_rank = 0
     adds_sensor_noise = True
     samples_on_photo = True  # aims its curve at the photo's own levels (sample_in_photo)
-    photo_keys = ("k", "aimed_at")
+    photo_keys = ("k", "aimed_at", "blowout")  # the lamp is dimmed by looking at the photo too
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         kind = "under" if rng.random() < 0.5 else "over"

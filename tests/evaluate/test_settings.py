@@ -199,8 +199,10 @@ def test_the_limits_hold_across_the_tasks_of_one_evaluation(tiny_run: Path, tmp_
     tasks = [task for task, _ in model.starts]
     assert tasks == ["detect"] * 4 + ["localize"] * 4
     starts = [t for _, t in model.starts]
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert min(gaps) >= 0.2 * 0.95           # 60 / 300 s apart, the switch from detect to localize included
+    # 60 / 300 s apart, the switch from detect to localize included: the limiter books each call's start 0.2 s
+    # after the one before and a call never starts before its booking, so the k-th starts at least 0.2 k s after
+    # the first. (One pair can be nearer than 0.2 s on a loaded machine: a call woken late, the next on time.)
+    assert all(t - starts[0] >= 0.2 * k - 0.05 for k, t in enumerate(starts)), [t - starts[0] for t in starts]
 
 
 def test_a_zero_or_negative_limit_is_refused() -> None:
