@@ -103,15 +103,15 @@ def _levels(image: np.ndarray, page: RenderedPage, probe: int = 1) -> tuple[np.n
     return b, ink, paper
 
 
-def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.ndarray, photo_width: int,
-              page: RenderedPage, p: float, i: float) -> dict[str, Any]:
+def _aim_over(params: dict[str, Any], severity: int, b: np.ndarray, ink: np.ndarray, paper: np.ndarray,
+              photo_width: int, page: RenderedPage, p: float, i: float) -> dict[str, Any]:
     """An over-exposure's ``k`` (and lamp) aimed at this photo, as the measure will read it.
 
     The measure takes medians over the sparse grid's ink and paper (``b``, ``ink``, ``paper``; paper and ink
     levels ``p``, ``i`` before, 0-1) of the darkness left, 1 - v' = k max(0, g d^gamma - w^gamma), with d each
     pixel's darkness after the bloom and g the exposure's light there (vignette and lamp): linear in k, so one
     evaluation aims it, with the lamp on; but away from the lamp the writing keeps at most the contrast the next
-    milder severity is aimed at (a severity 2 is not darker there than a severity 1). Above severity 3's contrast
+    milder severity is aimed at (a severity 2 is not darker there than a severity 1). At severities 1 and 2
     the lamp is dimmed (its blow-out lowered) until it clips at most ``_HIDDEN_MAX`` of the writing and the median
     stays ``_MARGIN`` above the bin's floor (or at the target, if that is lower): "partly hides content", the
     median below the drawn target where the lamp takes it. Severity 3 is aimed with the lamp off.
@@ -146,14 +146,13 @@ def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.
 
     target = float(params["target_contrast"])
     # Away from the lamp the writing keeps at most the contrast the next milder severity is aimed at.
-    severity = min(sv for sv, (lo, hi) in BINS.items() if lo <= target <= hi)
     most = (_TARGET[severity - 1][0] if severity > 1 else BINS[1][1]) / contrast(0.0)
 
     def aim(blowout: float) -> float:
         return min(target / contrast(blowout), most)
 
     blowout = float(params["blowout"])
-    if target > BINS[3][1] and blowout > 0:
+    if severity < 3 and blowout > 0:
         def mild(x: float) -> bool:
             return hidden(x) <= _HIDDEN_MAX and aim(x) * contrast(x) >= min(target, BINS[severity][0] + _MARGIN)
 
@@ -164,7 +163,7 @@ def _aim_over(params: dict[str, Any], b: np.ndarray, ink: np.ndarray, paper: np.
             blowout = np.floor(lo * 1e4) / 1e4
     # Severity 3 is aimed as if the lamp were off (the whole page at the target's faint contrast), then the lamp
     # clips its patch to white: aimed with it, writing more than half clipped asks for an unbounded k.
-    k = target / contrast(0.0) if target <= BINS[3][1] else aim(blowout)
+    k = target / contrast(0.0) if severity == 3 else aim(blowout)
     return {**params, "blowout": round(float(blowout), 4), "k": round(k, 5),
             "aimed_at": [round(p, 4), round(i, 4)]}
 
@@ -215,10 +214,10 @@ class Exposure(Op):
         seen = _levels(image, page, probe)
         # The levels just read are the ones the measure reads (the same photo before the exposure): kept for it
         # under a key that is never recorded (``_seen``), so they are found once.
-        aimed = self._aim(params, seen, image, probe, page)
+        aimed = self._aim(params, severity, seen, image, probe, page)
         return {**aimed, "_seen": seen}
 
-    def _aim(self, params: dict[str, Any], seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+    def _aim(self, params: dict[str, Any], severity: int, seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
              image: np.ndarray, probe: int, page: RenderedPage) -> dict[str, Any]:
         if seen is None:
             return params
@@ -227,7 +226,7 @@ class Exposure(Op):
         if p - i < 0.05:
             return params
         if params["kind"] == "over":
-            return _aim_over(params, b, ink, paper, image.shape[1] * probe, page, p, i)
+            return _aim_over(params, severity, b, ink, paper, image.shape[1] * probe, page, p, i)
         contrast = _curve_contrast(params["kind"], 1.0, params["gamma"], paper=p, ink=i)
         return {**params, "k": round(params["target_contrast"] / contrast, 5), "aimed_at": [round(p, 4), round(i, 4)]}
 
