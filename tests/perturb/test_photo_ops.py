@@ -211,6 +211,39 @@ def test_keystone_far_side_shrinks_with_severity() -> None:
     assert area[0] > area[1] > area[2], area
 
 
+@pytest.mark.parametrize("side", ["top", "left"])
+def test_keystone_sees_the_sheet_as_a_pinhole_camera_does(side: str) -> None:
+    """The tipped sheet's length on the photo against its near edge's width is what a pinhole camera
+    CAMERA_DISTANCE widths from the sheet's middle sees when the edges' depths differ by the keystone ratio
+    (projected here independently, the tip found by bisection). The rule before (0.55 + 0.45 ratio of the length)
+    made the sheet 18 % too long at ratio 0.55, the near rows magnified beyond what the camera sees."""
+    from perturb.photo.functional.geometric import CAMERA_DISTANCE, keystone_quad
+
+    page = RenderedPage("printed", "f", "plain", "black", 150, 1240, 1754)
+    length, width = (page.height, page.width) if side == "top" else (page.width, page.height)
+    distance = CAMERA_DISTANCE * page.width
+    for ratio in (0.93, 0.75, 0.55):
+        def edges(theta: float) -> tuple[float, float, float]:  # near width, far width, length on the photo
+            near, far = distance - length / 2 * np.sin(theta), distance + length / 2 * np.sin(theta)
+            return width / near, width / far, length / 2 * np.cos(theta) * (1 / near + 1 / far)
+
+        lo, hi = 0.0, np.pi / 2 - 1e-3
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            n, f, _ = edges(mid)
+            lo, hi = (mid, hi) if f / n > ratio else (lo, mid)
+        n, f, seen = edges(lo)
+        expected = (seen / length) / (n / width)  # the photo's length per unit length, against the near edge's scale
+        q = keystone_quad({"short_side": side, "ratio": ratio, "margin_frac": 0.0, "corner_jitter": [[0, 0]] * 4},
+                          page)
+        if side == "top":  # TL, TR, BR, BL: the bottom edge is near
+            near_w, photo_len = q[2, 0] - q[3, 0], q[2, 1] - q[1, 1]
+        else:  # the right edge is near
+            near_w, photo_len = q[2, 1] - q[1, 1], q[1, 0] - q[0, 0]
+        got = (photo_len / length) / (near_w / width)
+        assert abs(got / expected - 1) < 0.01, (side, ratio, got, expected)
+
+
 def test_question_marking_underlines_at_1_and_never_covers_a_glyph_without_the_words() -> None:
     # Without the page's words the op cannot tell a given from a word, so it draws nothing over glyphs.
     recs = {s: [degrade(*pages()[seed % 3], "question_marking", s, np.random.default_rng(seed))[2]

@@ -32,11 +32,14 @@ PointMap = Callable[[np.ndarray], np.ndarray]
 Shade = Callable[[np.ndarray], np.ndarray]  # points on the sheet, in the warp's input frame -> lighting gain
 _OUTLINE_SAMPLES = 16  # points per page edge when tracking the sheet's outline through a chain
 # Grid spacing (px) of the composed map's nodes: 16 px where the nodes' second differences say bilinear
-# interpolation between them stays within MAX_MAP_ERROR_PX of the true map, else 8. Mild chains pass at 16
-# (a quarter of the nodes to walk back through every warp); a steep keystone or a sharp fold needs 8.
-# Against a 4 px reference, over 140 A4 chains of paper_warp + keystone + tilt at severities 1-3, the 99.99th
-# percentile error on the sheet was <= 0.13 px either way (the estimate undershoots by up to 1.6x).
+# interpolation between them stays within MAX_MAP_ERROR_PX of the true map, else 8, else 4. Mild chains pass at
+# 16 (a quarter of the nodes to walk back through every warp); a steep keystone or a sharp fold needs 8, and a
+# severity-3 keystone seen by the pinhole camera on a bent and tilted sheet 4 (at 8 its error reached 0.21 px at
+# the 99.9th percentile: tests/perturb/test_fusion_maps.py). Against a 4 px reference, over 140 A4 chains of
+# paper_warp + keystone + tilt at severities 1-3 (before the pinhole keystone), the 99.99th percentile error on
+# the sheet was <= 0.13 px at 16 or 8 (the estimate undershoots by up to 1.6x).
 COARSE_STEP = 16
+MAP_STEPS = (COARSE_STEP, FIELD_STEP, FIELD_STEP // 2)
 _DOF_STEP = 32  # grid of the depth-of-field blur's sigma (it varies smoothly over the photo)
 MINIFY_BLUR_BELOW = 0.75  # chains that shrink the sheet more than this are low-passed first (antialias)
 MAX_MAP_ERROR_PX = 0.08
@@ -165,11 +168,10 @@ def chain_maps(warps: Sequence[Warp], scale: float, out_w: int, out_h: int,
     ``src_size`` is the input image's (width, height), where the map's accuracy is checked (default: the
     output's). Shading is not part of the map: ``sheet_shading`` lights the page first.
     """
-    step = COARSE_STEP
-    src = _walk_nodes(warps, scale, out_w, out_h, step)
-    if _interpolation_error(src, *(src_size or (out_w, out_h))) > MAX_MAP_ERROR_PX:
-        step = FIELD_STEP
+    for step in MAP_STEPS:  # the coarsest grid whose nodes say bilinear interpolation stays within the bound
         src = _walk_nodes(warps, scale, out_w, out_h, step)
+        if _interpolation_error(src, *(src_size or (out_w, out_h))) <= MAX_MAP_ERROR_PX:
+            break
     return _upsample_nodes(src[..., 0], out_w, out_h, step), _upsample_nodes(src[..., 1], out_w, out_h, step)
 
 
@@ -450,9 +452,12 @@ def _quad(side: str, ratio: float, margin: float, jitter: np.ndarray, w: float, 
     fw, fh = (w, h) if long_is_w else (h, w)
     a = fw / 2 - margin * w
     depth = fh - 2 * margin * w
-    # A page tipped away from the camera also looks shorter, and its far half shrinks most (the homography
-    # compresses rows towards the short edge): at ratio 0.5 the page is seen at about 40-50 degrees.
-    foreshorten = 0.55 + 0.45 * ratio
+    # A pinhole camera CAMERA_DISTANCE from the sheet's middle, the sheet tipped by theta: its near edge framed at
+    # full width, its far edge ``ratio`` of that, and its length on the photo cos(theta) (1 + ratio) / 2 of the
+    # near edge's scale, theta being the tip at which the edges' depths differ by that ratio (the homography through
+    # the four corners then spaces the rows as the camera does: no row nearer the camera is magnified beyond it).
+    sin_t = min(CAMERA_DISTANCE * (1 - ratio) / (fh / w / 2 * (1 + ratio)), 0.95)
+    foreshorten = float(np.sqrt(1 - sin_t ** 2)) * (1 + ratio) / 2
     top = fh / 2 - depth * foreshorten / 2
     bottom = fh / 2 + depth * foreshorten / 2
     q = np.array([[fw / 2 - ratio * a, top], [fw / 2 + ratio * a, top], [fw / 2 + a, bottom], [fw / 2 - a, bottom]])
