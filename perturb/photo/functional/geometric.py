@@ -32,14 +32,15 @@ PointMap = Callable[[np.ndarray], np.ndarray]
 Shade = Callable[[np.ndarray], np.ndarray]  # points on the sheet, in the warp's input frame -> lighting gain
 _OUTLINE_SAMPLES = 16  # points per page edge when tracking the sheet's outline through a chain
 # Grid spacing (px) of the composed map's nodes: 16 px where the nodes' second differences say bilinear
-# interpolation between them stays within MAX_MAP_ERROR_PX of the true map, else 8, else 4. Mild chains pass at
-# 16 (a quarter of the nodes to walk back through every warp); a steep keystone or a sharp fold needs 8, and a
-# severity-3 keystone seen by the pinhole camera on a bent and tilted sheet 4 (at 8 its error reached 0.21 px at
-# the 99.9th percentile: tests/perturb/test_fusion_maps.py). Against a 4 px reference, over 140 A4 chains of
-# paper_warp + keystone + tilt at severities 1-3 (before the pinhole keystone), the 99.99th percentile error on
-# the sheet was <= 0.13 px at 16 or 8 (the estimate undershoots by up to 1.6x).
+# interpolation between them stays within MAX_MAP_ERROR_PX of the true map, else 8, else 6. Mild chains pass at 16
+# (a quarter of the nodes to walk back through every warp); a steep keystone or a sharp fold needs 8, and a
+# steep keystone seen by the pinhole camera on a bent and tilted sheet 6 (at 8 its error reached 0.21 px at the
+# 99.9th percentile: tests/perturb/test_fusion_maps.py; the error goes with the spacing's square, so 6 px has
+# 0.56 of it at 1.8x the nodes, where 4 px cost 4x and made the phone chain 10 % slower). Against a 4 px reference,
+# over 140 A4 chains of paper_warp + keystone + tilt at severities 1-3 (before the pinhole keystone), the 99.99th
+# percentile error on the sheet was <= 0.13 px at 16 or 8 (the estimate undershoots by up to 1.6x).
 COARSE_STEP = 16
-MAP_STEPS = (COARSE_STEP, FIELD_STEP, FIELD_STEP // 2)
+MAP_STEPS = (COARSE_STEP, FIELD_STEP, 6)
 _DOF_STEP = 32  # grid of the depth-of-field blur's sigma (it varies smoothly over the photo)
 MINIFY_BLUR_BELOW = 0.75  # chains that shrink the sheet more than this are low-passed first (antialias)
 MAX_MAP_ERROR_PX = 0.08
