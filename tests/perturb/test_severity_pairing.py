@@ -45,7 +45,7 @@ def test_keystone_severities_are_one_pose_tipped_further() -> None:
 def test_keystone_severities_1_and_2_are_far_enough_apart_to_read_differently() -> None:
     """Inside MathReal's bins (1: 0.86-0.97, 2: 0.70-0.86) the slight keystone stays slight and the trapezoid is
     plainly one: drawn anywhere in the bins, a page's severity 2 could be 0.84 against its severity 1's 0.875 and
-    read no worse (both readers ranked severity 1 below 2 on 4-6 of 24 pages; with the draws at 0.90-0.96 and
+    read no worse (both readers read severity 1 worse than 2 on 4-6 of 24 pages; with the draws at 0.90-0.96 and
     0.71-0.78, on 0-1: benchmarks/results_cer.md)."""
     for seed in range(24):
         img, page = pages()[seed % 3]
