@@ -40,7 +40,7 @@ _OUTLINE_SAMPLES = 16  # points per page edge when tracking the sheet's outline 
 # over 140 A4 chains of paper_warp + keystone + tilt at severities 1-3 (before the pinhole keystone), the 99.99th
 # percentile error on the sheet was <= 0.13 px at 16 or 8 (the estimate undershoots by up to 1.6x).
 COARSE_STEP = 16
-MAP_STEPS = (COARSE_STEP, FIELD_STEP, 6)
+MAP_STEPS = (COARSE_STEP, 8, 6)  # the map's own spacings, not the lighting grid's (FIELD_STEP, also 8)
 _DOF_STEP = 32  # grid of the depth-of-field blur's sigma (it varies smoothly over the photo)
 MINIFY_BLUR_BELOW = 0.75  # chains that shrink the sheet more than this are low-passed first (antialias)
 MAX_MAP_ERROR_PX = 0.08
