@@ -48,6 +48,23 @@ def test_defocus_of_one_sigma_everywhere_is_that_gaussian_and_of_zero_is_the_ima
         assert np.abs(got - want)[10:-10, 10:-10].mean() < (0.5 if sigma < 1 else 4.0), sigma
 
 
+def test_a_sheet_soft_along_one_side_is_blurred_there_as_a_whole_photo_blur_would_and_sharp_elsewhere() -> None:
+    # A page tipped sideways: out of focus in a band of columns at its left edge (with a corner beyond it at the
+    # bottom), in focus elsewhere. Odd sizes on purpose (a phone photo 1277 px wide): the half-size levels pad them.
+    rng = np.random.default_rng(1)
+    img = cv2.GaussianBlur((rng.random((241, 317, 3)) * 255).astype(np.uint8), (0, 0), 0.7)
+    sigma = np.zeros((241, 317), np.float32)
+    sigma[:, :61] = np.linspace(2.6, 0.0, 61, dtype=np.float32)[None, :]
+    sigma[200:, 250:] = 0.8
+    got = defocus(img, sigma)
+    sharp = sigma < 0.35
+    assert np.array_equal(got[sharp], img[sharp])  # the sharp middle is the image, byte for byte
+    for sig, rows, cols in ((2.6, slice(20, 220), slice(0, 3)), (0.8, slice(210, 238), slice(260, 314))):
+        want = cv2.GaussianBlur(img, (0, 0), float(sig)).astype(int)
+        # the band's context is read around it, so at its own sigma it is that blur of the whole photo
+        assert np.abs(got[rows, cols].astype(int) - want[rows, cols]).mean() < (1.0 if sig < 1 else 4.0), sig
+
+
 def test_every_geometric_scene_records_a_lens_and_keeps_it_at_every_severity() -> None:
     img, page = pages()[0]
     for op in ("tilt", "keystone", "paper_warp"):
