@@ -177,15 +177,26 @@ def noise_table(results: dict[str, list[list[float]]], base_cer: list[float]) ->
     return body
 
 
-def instability_section(draws: dict[str, dict[str, list[list[list[float]]]]], k: int) -> list[str]:
-    """With ``--draws K`` (paired): how far one photo's reading stands for its page and severity. Per op, the share
-    of pages non-decreasing when every severity is read from the d-th photo (d = 0 is the acceptance run's photo),
-    the share on each page's mean over the K photos, and how often the K readings of one page at one severity,
-    which differ only in the camera's grain, light and paper texture, differ by more than 0.05 and 0.2 CER."""
-    out = ["## Reader instability: photos that differ only in the camera base layer", "",
-           f"Each page at each severity photographed {k} times with the op's params replayed and only the camera base"
-           " layer redrawn (`camera_seed`: the room light, paper texture and grain); photo 0 is the acceptance run's."
-           " What moves here is the reader, not the degradation.", ""]
+def instability_section(draws: dict[str, dict[str, list[list[list[float]]]]], k: int,
+                        redraw: bool = False) -> list[str]:
+    """With ``--draws K``: how far one photo's reading stands for its page and severity. Per op, the share of pages
+    non-decreasing when every severity is read from the d-th photo (d = 0 is the acceptance run's photo), the share
+    on each page's mean over the K photos, and how often the K readings of one page at one severity differ by more
+    than 0.05 and 0.2 CER. Paired draws differ only in the camera's grain, light and paper texture (what moves is
+    the reader); with ``redraw`` each photo is drawn afresh (the op's params and the camera, the same draws at every
+    severity of a page), so each d is a replication of the acceptance run on the same pages."""
+    if redraw:
+        out = ["## Replications: independent photos of the same pages", "",
+               f"Each page at each severity photographed {k} times, each photo with the op's params and the camera"
+               " drawn afresh (generator [page, d], the same draws at every severity of the page, as the acceptance"
+               " run's are); photo 0 is the acceptance run's. Reading every severity from photo d is a replication of"
+               " the acceptance run on the same pages and code: how far its share moves is how much one run can"
+               " tell. The spread columns mix the op's params with the reader's noise.", ""]
+    else:
+        out = ["## Reader instability: photos that differ only in the camera base layer", "",
+               f"Each page at each severity photographed {k} times with the op's params replayed and only the camera"
+               " base layer redrawn (`camera_seed`: the room light, paper texture and grain); photo 0 is the"
+               " acceptance run's. What moves here is the reader, not the degradation.", ""]
     for e, ops in draws.items():
         out += [f"{e}:", "", "| op | pages non-decreasing, reading photo " + " / ".join(str(d) for d in range(k))
                 + " | on the mean of the photos | (page, severity) readings spread > 0.05 CER | > 0.2 CER |",
@@ -473,8 +484,8 @@ def main() -> None:
     for e in engines:
         lines += ["", f"{e}:", "", *noise_table(vs_clean[e], base_cer[e])]
     lines += [""]
-    if args.draws > 1 and not args.redraw:
-        lines += instability_section(draws, args.draws)
+    if args.draws > 1:
+        lines += instability_section(draws, args.draws, args.redraw)
     for e in engines:
         lines += [f"## {e}: against the problem text", "",
                   "The same readings scored against the page's text (question, 'Solution', numbered steps,"

@@ -30,3 +30,16 @@ def test_instability_reads_each_photo_on_its_own_and_measures_the_spread_between
     assert cells[1] == "50% / 100%" and cells[2] == "100%"
     # Six (page, severity) readings: 0.5 apart once; 0.01 apart once (not > 0.05).
     assert cells[3] == "17%" and cells[4] == "17%"
+
+
+def test_independent_photos_are_reported_as_replications_of_the_acceptance_run() -> None:
+    # With --redraw every photo d is the whole acceptance run again (params and camera drawn afresh): the section
+    # says so, and photo d's share is the share of that replication, page by page as before.
+    op = [[[0.0, 0.0, 0.0]],
+          [[0.1, 0.4, 0.1]],
+          [[0.2, 0.3, 0.2]],
+          [[0.3, 0.5, 0.1]]]  # one page: photo 0 rises, photo 1 falls s1 -> s2, photo 2 falls s2 -> s3
+    lines = cs.instability_section({"rapidocr": {"paper_warp": op}}, 3, redraw=True)
+    assert lines[0] == "## Replications: independent photos of the same pages"
+    row = next(ln for ln in lines if ln.startswith("| paper_warp"))
+    assert [c.strip() for c in row.strip("|").split("|")][1] == "100% / 0% / 0%"
