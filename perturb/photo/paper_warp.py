@@ -65,8 +65,9 @@ def _kind_at(kind: str, severity: int) -> str:
 
 
 def _start(kind: str, u: float) -> float:
-    """Where a sheet's bend starts (``s0``) at quantile ``u``: a fold's crease near the middle, a bend off it."""
-    return round(-0.15 + 0.3 * u if kind == "fold" else 0.05 + 0.25 * u, 4)
+    """Where a sheet's bend starts (``s0``) at quantile ``u``: a fold's crease near the middle, a curl from a little
+    before or past it (rolled up from further out, its last few centimetres would stand up like a wall)."""
+    return round(-0.15 + 0.3 * u if kind == "fold" else -0.1 + 0.2 * u if kind == "curl" else 0.05 + 0.25 * u, 4)
 
 
 class PaperWarp(GeometricOp):
@@ -81,7 +82,10 @@ class PaperWarp(GeometricOp):
         drawn = str(rng.choice(list(_KIND_WEIGHTS), p=list(_KIND_WEIGHTS.values())))
         kind = _kind_at(drawn, severity)
         turns = [float(t) for t in rng.permutation([0.0, 90.0, 180.0, 270.0])]
-        axis = turns[0] + float(rng.normal(0, 1)) * (6 if kind != "fold" else 2)
+        # A crease, and a curled edge, run along the sheet's edge (a curl turned 6 degrees spends its lift on a corner
+        # off the writing); a bend's axis wanders more. A page drawn to curl has the curl's axis at every severity, as
+        # the bend it is at severity 1 (or where the curl cannot reach its writing).
+        axis = turns[0] + float(rng.normal(0, 1)) * (2 if kind == "fold" or drawn == "curl" else 6)
         u_s0 = float(rng.random())
         params: dict[str, Any] = {
             "kind": kind, "axis_deg": round(axis, 3),
@@ -97,8 +101,12 @@ class PaperWarp(GeometricOp):
         # that has the kind, so a page bent (or curled) at several severities has one turn and wave at all of them,
         # whichever kind was drawn and whichever kinds the writing made it fall back on; only the amplitude changes.
 
+        # A curl lifts one edge only, and on a worksheet written at the top it can bow the writing less than a bend
+        # (MAX_CURL_LIFT): it is asked for its severities' lowest targets, and a page curled further than the sheet
+        # can curl is curled as far as it can (``_amplitude_for`` stops at the lift), inside severity 3's bin still.
         def reach_of(shape: str) -> float:
-            return max(quantile(_TARGET[s], u_target) for s in _TARGET if shape in _KINDS[s])
+            u = 0.0 if shape == "curl" else u_target
+            return max(quantile(_TARGET[s], u) for s in _TARGET if shape in _KINDS[s])
 
         # A sheet bent about an axis along the writing shifts its lines without bowing them, and a curl that
         # lifts only a margin bends no writing: of the four turns (and, for a curl, starts nearer the middle),

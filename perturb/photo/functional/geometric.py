@@ -493,9 +493,18 @@ _CREASE_WIDTH = 0.004  # a fold's dark crease line, page widths
 # an A4 sheet with a margin from about 25 cm. A part of the sheet lifted by h comes nearer the lens and looks
 # larger by CAMERA_DISTANCE / (CAMERA_DISTANCE - h).
 CAMERA_DISTANCE = 1.2
-# How far any part of a bent or curling sheet rises off (or sinks below) its resting plane, in page widths: 5 cm
-# on A4, a badly curled sheet; higher it is a tube, not a page lying on a desk.
+# How far any part of a bent or folded sheet rises off (or sinks below) its resting plane, in page widths: 5 cm
+# on A4, a badly bent sheet; higher it is a tube, not a page lying on a desk. A curl lifts one edge alone, rolled up
+# as a sheet kept rolled or a notebook's page by its spine does, and rises further there (6.7 cm on A4): at 5 cm a
+# curl bowed a worksheet's writing 0.019-0.046 of the width, short of severity 3's "severe bending or curling", so
+# no curl was ever drawn there (benchmarks/results_cer.md, round 11).
 MAX_LIFT = 0.24
+MAX_CURL_LIFT = 0.32
+
+
+def max_lift(kind: str) -> float:
+    """How far a sheet of this kind (bend, fold, curl) may rise off its resting plane, in page widths."""
+    return MAX_CURL_LIFT if kind == "curl" else MAX_LIFT
 
 
 def bend_profile(params: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -525,11 +534,11 @@ def profile_span(params: dict[str, Any], page: RenderedPage) -> float:
 
 
 def max_amplitude(params: dict[str, Any], page: RenderedPage) -> float:
-    """The amplitude at which the sheet's highest (or lowest) point on the page is MAX_LIFT off its plane."""
+    """The amplitude at which the sheet's highest (or lowest) point on the page is ``max_lift`` off its plane."""
     span = profile_span(params, page)
     on_page = np.abs(PROFILE_S) <= span
     h, _ = bend_profile({**params, "amplitude": 1.0})
-    return MAX_LIFT / max(float(np.abs(h[on_page]).max()), 1e-6)
+    return max_lift(params["kind"]) / max(float(np.abs(h[on_page]).max()), 1e-6)
 
 
 def foreshortening(slope: np.ndarray) -> np.ndarray:
