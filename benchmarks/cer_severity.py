@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import statistics
@@ -50,6 +51,7 @@ from perturb.photo.profile import CAMERA_SEED, capture  # noqa: E402
 from perturb.reasoning.base import clean_variant  # noqa: E402
 from render import render_page  # noqa: E402
 from render.handwriting import sample_writer  # noqa: E402
+from synth.evaluate.metrics import bootstrap_mean  # noqa: E402
 from synth.evaluate.ocr import (  # noqa: E402
     RAPIDOCR_PARAMS,
     TESSERACT_PARAMS,
@@ -145,11 +147,26 @@ def monotone(means: list[float]) -> bool:
     return all(a <= b for a, b in zip(m, m[1:])) and m[-1] > m[0]
 
 
+def non_decreasing(per_sev: list[list[float]]) -> list[bool]:
+    """Per page: its CER does not fall from severity 1 to 2 to 3 (to 3 decimals)."""
+    return [all(round(a, 3) <= round(b, 3) for a, b in zip(p, p[1:])) for p in zip(*per_sev[1:], strict=True)]
+
+
 def non_decreasing_share(per_sev: list[list[float]]) -> float:
     """% of pages whose CER does not fall from severity 1 to 2 to 3 (to 3 decimals)."""
-    pages = list(zip(*per_sev[1:], strict=True))
-    ok = sum(all(round(a, 3) <= round(b, 3) for a, b in zip(p, p[1:])) for p in pages)
-    return 100.0 * ok / len(pages) if pages else float("nan")
+    ok = non_decreasing(per_sev)
+    return 100.0 * sum(ok) / len(ok) if ok else float("nan")
+
+
+def pass_chance(fall_rates: list[float], target: float = MONOTONE_TARGET) -> float:
+    """Chance that one run of these pages has at least ``target`` % of them non-decreasing, each page falling with
+    its own rate, independently (the number of falls is Poisson-binomial: the rates' Bernoulli laws convolved)."""
+    n = len(fall_rates)
+    allowed = n - math.ceil(target * n / 100 - 1e-9)  # 24 pages at 90 %: 22 must hold, 2 may fall
+    dist = np.array([1.0])
+    for q in fall_rates:
+        dist = np.convolve(dist, [1.0 - q, q])
+    return float(dist[:allowed + 1].sum())
 
 
 def largest_drop(per_sev: list[list[float]], page: int) -> float:
@@ -184,7 +201,9 @@ def instability_section(draws: dict[str, dict[str, list[list[list[float]]]]], k:
     on each page's mean over the K photos, and how often the K readings of one page at one severity differ by more
     than 0.05 and 0.2 CER. Paired draws differ only in the camera's grain, light and paper texture (what moves is
     the reader); with ``redraw`` each photo is drawn afresh (the op's params and the camera, the same draws at every
-    severity of a page), so each d is a replication of the acceptance run on the same pages."""
+    severity of a page), so each d is a replication of the acceptance run on the same pages, and the section pools
+    them per cell (each page's share of its replications, an interval over pages) and gives the chance that one run
+    passes a cell and every graded cell at once."""
     if redraw:
         out = ["## Replications: independent photos of the same pages", "",
                f"Each page at each severity photographed {k} times, each photo with the op's params and the camera"
@@ -197,20 +216,40 @@ def instability_section(draws: dict[str, dict[str, list[list[list[float]]]]], k:
                f"Each page at each severity photographed {k} times with the op's params replayed and only the camera"
                " base layer redrawn (`camera_seed`: the room light, paper texture and grain); photo 0 is the"
                " acceptance run's. What moves here is the reader, not the degradation.", ""]
+    chances: dict[str, float] = {}
+    n_pages = 0
     for e, ops in draws.items():
         out += [f"{e}:", "", "| op | pages non-decreasing, reading photo " + " / ".join(str(d) for d in range(k))
-                + " | on the mean of the photos | (page, severity) readings spread > 0.05 CER | > 0.2 CER |",
-                "|---|---:|---:|---:|---:|"]
+                + " | on the mean of the photos | (page, severity) readings spread > 0.05 CER | > 0.2 CER |"
+                + (" pooled (95 % CI) | one run passes |" if redraw else ""),
+                "|---|---:|---:|---:|---:|" + ("---:|---:|" if redraw else "")]
+        n_pages = max([n_pages] + [len(per_sev[1]) for per_sev in ops.values()])
         for op, per_sev in ops.items():
             sev = per_sev[1:]  # severities 1-3: per page, the K photos' CERs
-            shares = [non_decreasing_share([[0.0] * len(sev[0])] + [[page[d] for page in s] for s in sev])
-                      for d in range(k)]
+            orders = [non_decreasing([[0.0] * len(sev[0])] + [[page[d] for page in s] for s in sev]) for d in range(k)]
+            shares = [100.0 * sum(o) / len(o) for o in orders]
             mean = non_decreasing_share([[0.0] * len(sev[0])] + [[statistics.fmean(page) for page in s] for s in sev])
             cells = [page for s in sev for page in s]
             wide = [sum(max(c) - min(c) > t for c in cells) / len(cells) * 100 for t in (0.05, 0.2)]
-            out.append(f"| {op} | {' / '.join(f'{x:.0f}%' for x in shares)} | {mean:.0f}% | {wide[0]:.0f}% |"
-                       f" {wide[1]:.0f}% |")
+            row = (f"| {op} | {' / '.join(f'{x:.0f}%' for x in shares)} | {mean:.0f}% | {wide[0]:.0f}% |"
+                   f" {wide[1]:.0f}% |")
+            if redraw:
+                held = np.mean(orders, axis=0)  # per page: the share of its replications non-decreasing
+                lo, hi = bootstrap_mean(held, name=f"{e}/{op}")
+                chance = pass_chance(list(1.0 - held))
+                row += f" {100 * held.mean():.0f}% ({100 * lo:.0f}-{100 * hi:.0f}) | {100 * chance:.0f}% |"
+                if op in LEGIBILITY:
+                    chances[f"{e} {op}"] = chance
+            out.append(row)
         out.append("")
+    if chances:
+        out += [f"Pooled: each page's share of the {k} replications non-decreasing, averaged over pages, with a 95 %"
+                " interval from resampling pages (`synth.evaluate.metrics.bootstrap_mean`). One run passes: the"
+                f" chance that a run of these {n_pages} pages has >= {MONOTONE_TARGET:.0f} % of them non-decreasing,"
+                " each page falling at its own replications' rate, independently (`pass_chance`). Every graded cell"
+                f" passing in one run, as the product over the {len(chances)} cells (photos of different ops are"
+                f" independent draws): {100 * math.prod(chances.values()):.2g}%.",
+                ""]
     return out
 
 

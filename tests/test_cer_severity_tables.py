@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location(
@@ -43,3 +44,36 @@ def test_independent_photos_are_reported_as_replications_of_the_acceptance_run()
     assert lines[0] == "## Replications: independent photos of the same pages"
     row = next(ln for ln in lines if ln.startswith("| paper_warp"))
     assert [c.strip() for c in row.strip("|").split("|")][1] == "100% / 0% / 0%"
+
+
+def test_one_runs_chance_of_passing_is_the_chance_of_at_most_the_allowed_falls() -> None:
+    # 24 pages at 90 %: 22 must hold, so at most 2 may fall; every page falling at 10 % is a binomial count.
+    binomial = sum(math.comb(24, j) * 0.1**j * 0.9 ** (24 - j) for j in range(3))
+    assert abs(cs.pass_chance([0.1] * 24) - binomial) < 1e-12
+    assert cs.pass_chance([0.0] * 24) == 1.0
+    # 20 pages: 90 % is exactly 18, so 2 may fall (a float 0.9 * 20 = 18.000000000000004 must not ask for 19).
+    assert abs(cs.pass_chance([0.0] * 17 + [1.0] * 3) - 0.0) < 1e-12
+    assert abs(cs.pass_chance([0.0] * 18 + [1.0] * 2) - 1.0) < 1e-12
+    # Pages that differ: two certain falls leave no room for a third.
+    assert abs(cs.pass_chance([1.0, 1.0] + [0.5] + [0.0] * 21) - 0.5) < 1e-12
+
+
+def test_replications_are_pooled_per_page_with_an_interval_and_one_runs_chance_of_passing() -> None:
+    # Ten pages, three replications each: page 0 falls in every one, page 1 in one of three, the rest never.
+    rises = [[0.1, 0.1, 0.1], [0.2, 0.2, 0.2], [0.3, 0.3, 0.3]]
+    falls = [[0.3, 0.3, 0.3], [0.2, 0.2, 0.2], [0.1, 0.1, 0.1]]
+    once = [[0.3, 0.1, 0.1], [0.2, 0.2, 0.2], [0.1, 0.3, 0.3]]
+    pages = [falls, once] + [rises] * 8
+    op = [[[0.0] * 3 for _ in pages]] + [[p[s] for p in pages] for s in range(3)]
+    lines = cs.instability_section({"tesseract": {"blur": op}}, 3, redraw=True)
+    row = next(ln for ln in lines if ln.startswith("| blur"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == "80% / 90% / 90%"
+    pooled = (0 + 2 / 3 + 8) / 10  # 86.7 %
+    assert cells[5].startswith(f"{100 * pooled:.0f}% (")
+    lo, hi = (int(x) for x in cells[5].split("(")[1].rstrip(")").split("-"))
+    assert lo <= 100 * pooled <= hi and hi <= 100
+    # 10 pages at 90 %: one may fall; page 0 always does, so page 1 must hold (2/3).
+    assert cells[6] == "67%"
+    summary = next(ln for ln in lines if ln.startswith("Pooled:"))
+    assert "1 cells" in summary and summary.rstrip().endswith("67%.")

@@ -243,6 +243,12 @@ def bootstrap_delta(clean: np.ndarray, variant: np.ndarray, *, seed: int, n_boot
     return _bootstrap_means([variant - clean], seed=seed, n_boot=n_boot, name=name)[0]
 
 
+def bootstrap_mean(values: np.ndarray, *, seed: int = 0, n_boot: int = 2000, name: str = "") -> tuple[float, float]:
+    """Percentile 95 % CI of mean(values), resampling its entries (clusters: base problems, pages) with replacement;
+    seeded from (seed, name) as ``bootstrap_delta``."""
+    return _bootstrap_means([np.asarray(values, np.float64)], seed=seed, n_boot=n_boot, name=name)[0]
+
+
 def paired_deltas(scored: Sequence[Scored], *, seed: int = 0, n_boot: int = 2000) -> list[dict[str, Any]]:
     """Accuracy (mean credit) change clean -> variant per condition, on the base problems that have both.
 

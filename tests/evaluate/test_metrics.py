@@ -16,6 +16,7 @@ from sklearn.metrics import (
 from synth.evaluate.metrics import (
     Scored,
     bootstrap_delta,
+    bootstrap_mean,
     classification_metrics,
     kappa,
     paired_deltas,
@@ -133,3 +134,11 @@ def test_run_stability_counts_agreement_across_runs() -> None:
     st = run_stability(scored)
     assert st == {"expected_accuracy": 0.75, "majority_accuracy": 0.5, "consistency": 0.5}
     assert run_stability(scored[:1]) is None
+
+
+def test_bootstrap_mean_holds_the_mean_and_is_reproducible_per_name() -> None:
+    values = np.array([0.0, 1 / 3, 2 / 3, 1.0] * 6)
+    lo, hi = bootstrap_mean(values, name="a")
+    assert lo < values.mean() < hi
+    assert bootstrap_mean(values, name="a") == (lo, hi)
+    assert bootstrap_mean(np.full(24, 0.75), name="b") == (0.75, 0.75)  # every page alike: no spread
