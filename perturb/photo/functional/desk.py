@@ -113,12 +113,17 @@ def _clutter(params: dict[str, Any], tex: np.ndarray, to_tex: np.ndarray, frame_
     d = np.array([[np.cos(ang), np.sin(ang)], [-np.sin(ang), np.cos(ang)]])
     box = c + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half) @ d
     h, w = tex.shape[:2]
-    shadow = np.zeros((h, w), np.float32)
-    cv2.fillPoly(shadow, [np.round((box + 3) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
+
+    def coverage(corners: np.ndarray) -> np.ndarray:
+        """How much of each texel the box covers, 0-1: OpenCV anti-aliases a filled polygon on 8-bit images only
+        (on a float image LINE_AA fills whole texels, and the box's edge came out a staircase of them)."""
+        cover = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(cover, [np.round(corners * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+        return cover.astype(np.float32) / 255.0
+
+    shadow = cv2.GaussianBlur(coverage(box + 3), (0, 0), 3)
     tex *= (1.0 - 0.35 * shadow)[..., None]
-    mask = np.zeros((h, w), np.float32)
-    cv2.fillPoly(mask, [np.round(box * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    mask = coverage(box)
     tex += (np.asarray(colour, np.float32) * float(rng.uniform(0.85, 1.05)) - tex) * mask[..., None]
 
 
@@ -133,11 +138,14 @@ def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.nda
     inv = np.linalg.inv(to_q)
     corners = np.array([[[0, 0]], [[qw, 0]], [[qw, qh]], [[0, qh]]], np.float64)
     seen = cv2.perspectiveTransform(corners, inv).reshape(-1, 2)
-    # Desk units per texel: three quarter pixels (a twelfth of the photo's resolution, the desk is out of the reading
-    # area), at the origin; the warp below interpolates it up.
-    texel = 3.0 * float(np.sqrt(abs(np.linalg.det(inv[:2, :2])) or 1.0))
+    # Desk units per quarter pixel at the origin; a texel is ``desk_texel_px`` photo pixels (6: a cloth's weave and a
+    # plank's grain as sharp as the sheet's print beside them; records made before it was recorded drew 12 px texels,
+    # out of focus beside the sheet, and replay so), and the warp below interpolates it up. The texture covers at most
+    # 2400 quarter pixels each way (a steep pose sees far across the desk).
+    unit = float(np.sqrt(abs(np.linalg.det(inv[:2, :2])) or 1.0))
+    texel = float(params.get("desk_texel_px", 12)) / 4 * unit
     lo, hi = seen.min(axis=0), seen.max(axis=0)
-    span = np.minimum(hi - lo, 800 * texel)
+    span = np.minimum(hi - lo, 2400 * unit)
     tw, th = (int(np.ceil(s / texel)) + 2 for s in span)
     xs = (lo[0] + (np.arange(tw, dtype=np.float32) + 0.5) * texel) / page_width
     ys = (lo[1] + (np.arange(th, dtype=np.float32) + 0.5) * texel) / page_width
