@@ -34,8 +34,7 @@ def sample_desk(rng: np.random.Generator) -> dict[str, Any]:
     turn of the whole photo is the rotation op's), and sideways it is a small sheet in a wide frame, where
     rapidocr at the evaluator's 640 px lost whole pages at paper_warp severity 1 (benchmarks/results_cer.md).
     ``frame_scale`` is a rule, not a draw (``frame_warp``): records made before it frame as they did; records
-    made before the lens (``aperture_mm``, ``focus_frac``) are photographed in focus everywhere, as they were;
-    ``desk_texel_px`` (a rule too) draws the desk as sharp as the sheet, 12 px texels where a record lacks it."""
+    made before the lens (``aperture_mm``, ``focus_frac``) are photographed in focus everywhere, as they were."""
     kind = DESK_KINDS[int(rng.choice(3, p=[0.45, 0.3, 0.25]))]
     colours = DESK_RGB[kind]
     base = np.array(colours[int(rng.integers(len(colours)))], float)
@@ -46,8 +45,7 @@ def sample_desk(rng: np.random.Generator) -> dict[str, Any]:
              "desk_grain_angle_deg": round(float(rng.uniform(-20, 20)), 2), "clutter": clutter,
              "frame_aspect": "3:4" if rng.random() < 0.7 else "9:16", "frame_landscape": bool(rng.random() < 0.1),
              "frame_fill": round(float(rng.uniform(0.8, 1.03)), 4),
-             "frame_offset": np.round(rng.uniform(-0.8, 0.8, 2), 4).tolist(), "frame_scale": "flat_sheet",
-             "desk_texel_px": 6}
+             "frame_offset": np.round(rng.uniform(-0.8, 0.8, 2), 4).tolist(), "frame_scale": "flat_sheet"}
     # The lens (``depth_of_field``): drawn from the desk's seed, not from ``rng``, so every draw an op makes after
     # its scene is the one it made before the lens was modelled. A phone's main camera (4-7 mm at f/1.7-2.0) has
     # an aperture of 2-4 mm; it focuses near the frame's centre.
