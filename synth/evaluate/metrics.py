@@ -240,7 +240,7 @@ def bootstrap_delta(clean: np.ndarray, variant: np.ndarray, *, seed: int, n_boot
     ``clean[i]`` and ``variant[i]`` are base problem i's mean scores; the generator is seeded
     from (seed, name) so every condition's interval is reproducible on its own.
     """
-    return _bootstrap_means([variant - clean], seed=seed, n_boot=n_boot, name=name)[0]
+    return bootstrap_mean(variant - clean, seed=seed, n_boot=n_boot, name=name)
 
 
 def bootstrap_mean(values: np.ndarray, *, seed: int = 0, n_boot: int = 2000, name: str = "") -> tuple[float, float]:
