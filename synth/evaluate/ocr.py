@@ -229,7 +229,8 @@ class RapidEngine:
 class TesseractEngine:
     name = "tesseract"
 
-    def __init__(self) -> None:
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        self.params = dict(TESSERACT_PARAMS if params is None else params)
         self._api: Any = None
 
     def read(self, path: Path) -> list[OcrLine]:
@@ -237,8 +238,13 @@ class TesseractEngine:
         import tesserocr
 
         if self._api is None:
-            self._api = tesserocr.PyTessBaseAPI(path=_tessdata_path(), lang=TESSERACT_PARAMS["lang"],
-                                                psm=TESSERACT_PARAMS["psm"])
+            self._api = tesserocr.PyTessBaseAPI(path=_tessdata_path(), lang=self.params["lang"],
+                                                psm=self.params["psm"])
+            # Tesseract's own settings beyond the model and the layout (a what-if of benchmarks/cer_severity.py:
+            # thresholding_method 2, Sauvola's local threshold, in place of the global Otsu of the default).
+            for name, value in self.params.items():
+                if name not in ("lang", "psm", "traineddata") and not self._api.SetVariable(name, str(value)):
+                    raise ConfigError(f"tesseract has no setting {name!r} (from {self.params})")
         with Image.open(path) as image:
             self._api.SetImage(image.convert("L"))
             self._api.Recognize()

@@ -171,3 +171,24 @@ def test_a_line_tesseract_returns_no_text_for_is_skipped_not_a_crash(tmp_path: P
     engine._api = _Api()
     lines = engine.read(page)
     assert [line.text for line in lines] == ["x = 5"]
+
+
+def test_tesseract_takes_its_own_settings_and_names_one_it_does_not_have(tmp_path: Path) -> None:
+    """``TesseractEngine(params)`` sets tesseract's variables beyond the model and layout (the CER benchmark's
+    what-if reads with Sauvola's local threshold, thresholding_method 2); a setting tesseract does not know is a
+    ConfigError that names it, not a reading made with the default silently."""
+    pytest.importorskip("tesserocr")
+    from PIL import Image, ImageDraw
+
+    from synth.evaluate.ocr import TESSERACT_PARAMS, TesseractEngine
+
+    page = tmp_path / "page.png"
+    image = Image.new("L", (400, 80), 255)
+    ImageDraw.Draw(image).text((10, 30), "x = 5", fill=0)
+    image.save(page)
+    engine = TesseractEngine({**TESSERACT_PARAMS, "thresholding_method": 2})
+    engine.read(page)
+    assert engine._api.GetVariableAsString("thresholding_method") == "2"
+    assert TesseractEngine()._api is None and TesseractEngine().params == TESSERACT_PARAMS
+    with pytest.raises(ConfigError, match="no_such_setting"):
+        TesseractEngine({**TESSERACT_PARAMS, "no_such_setting": 1}).read(page)
