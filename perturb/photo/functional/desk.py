@@ -53,15 +53,26 @@ def desk_texture(params: dict[str, Any], x: np.ndarray, y: np.ndarray, texel: fl
         bend = _noise(rng, u * 2.0, v * 9.0)
         # Flat-sawn grain: soft late-wood bands 8-17 mm apart on an A4 sheet's scale, wavering along the plank.
         spacing = 1.0 / float(rng.uniform(12, 26))
-        rings = wrap(v / spacing + offsets[idx] + 0.9 * bend, 1.0)
-        late = np.exp(-(((rings - 0.7) / 0.14) ** 2))
         ring_contrast = 0.12 * resolved(0.25 * spacing, texel)
         late_mean = 0.14 * float(np.sqrt(np.pi))  # the band's mean over a period: what an unresolved grain shows
         streak = _noise(rng, u * 4.0, v * 70.0)  # fine streaks along the grain, cells 1/70 of a page across
-        tone = tones[idx] * (1.0 - ring_contrast * (late - late_mean) - 0.12 * late_mean
-                             + 0.035 * resolved(1 / 70, texel) * streak + 0.03 * _noise(rng, u * 3, v * 3))
+        rest = 1.0 - 0.12 * late_mean + 0.035 * resolved(1 / 70, texel) * streak + 0.03 * _noise(rng, u * 3, v * 3)
+
+        def plank_tone(k: np.ndarray) -> np.ndarray:
+            """The tone of plank ``k`` (its index mod 97): its shade, and its grain's rings at its own phase."""
+            rings = wrap(v / spacing + offsets[k] + 0.9 * bend, 1.0)
+            return tones[k] * (rest - ring_contrast * (np.exp(-(((rings - 0.7) / 0.14) ** 2)) - late_mean))
+
+        tone = plank_tone(idx)
         across = wrap(v, plank_w)
         edge = np.minimum(across, plank_w - across)
+        if texel > 0:
+            # Where planks meet, a texel straddling the joint shows both (the share of its width on each side): a
+            # point-sampled step in shade and grain drew the joint as a staircase of texels, a sawtooth once warped.
+            near = np.clip(0.5 - edge / texel, 0.0, 0.5).astype(np.float32)
+            if near.any():
+                other = (idx + np.where(across < plank_w / 2, -1, 1)) % 97
+                tone = tone + near * (plank_tone(other) - tone)
         # The joint between planks: a dark line 0.5 mm wide, drawn at least a texel wide and fainter by as much
         # (the same darkness over the line, as a camera that cannot resolve it sees it).
         joint = max(0.0025, texel)
@@ -96,10 +107,10 @@ _CLUTTER = {"pencil": ((226, 178, 40), (0.5, 0.022)), "pen": ((40, 60, 140), (0.
             "sticky_note": ((240, 224, 110), (0.12, 0.12)), "phone": ((28, 28, 32), (0.22, 0.45))}
 
 
-def _clutter(params: dict[str, Any], tex: np.ndarray, to_tex: np.ndarray, frame_px: tuple[int, int],
-             texel_page_widths: float) -> None:
-    """A thing left at the edge of the frame (pencil, pen, eraser, notebook, sticky note, phone), drawn into
-    the desk texture in the desk's plane, so it shares the sheet's perspective; a soft shadow under it."""
+def _clutter(params: dict[str, Any], to_photo: np.ndarray, frame_px: tuple[int, int],
+             page_width: int) -> tuple[np.ndarray, tuple[float, float, float]]:
+    """A thing left at the edge of the frame (pencil, pen, eraser, notebook, sticky note, phone): its outline in the
+    desk's plane (page px, 4 x 2), so it shares the sheet's perspective, and its colour."""
     rng = np.random.default_rng(int(params["desk_seed"]) + 1)
     name = str(params["clutter"])
     colour, (length, width) = _CLUTTER[name]
@@ -107,24 +118,41 @@ def _clutter(params: dict[str, Any], tex: np.ndarray, to_tex: np.ndarray, frame_
     side = int(rng.integers(4))
     t = float(rng.uniform(0.15, 0.85))
     at = [(t * fw, 0.02 * fh), (0.98 * fw, t * fh), (t * fw, 0.98 * fh), (0.02 * fw, t * fh)][side]
-    c = cv2.perspectiveTransform(np.array([[at]], np.float64), to_tex)[0, 0]
+    c = cv2.perspectiveTransform(np.array([[at]], np.float64), np.linalg.inv(to_photo))[0, 0]
     ang = float(rng.uniform(0, np.pi))
-    half = np.array([length, width]) / 2 / texel_page_widths
+    half = np.array([length, width]) / 2 * page_width
     d = np.array([[np.cos(ang), np.sin(ang)], [-np.sin(ang), np.cos(ang)]])
     box = c + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half) @ d
-    h, w = tex.shape[:2]
+    shade = float(rng.uniform(0.85, 1.05))
+    return box, tuple(float(v) for v in np.clip(np.asarray(colour, np.float64) * shade, 0, 255))
 
-    def coverage(corners: np.ndarray) -> np.ndarray:
-        """How much of each texel the box covers, 0-1: OpenCV anti-aliases a filled polygon on 8-bit images only
-        (on a float image LINE_AA fills whole texels, and the box's edge came out a staircase of them)."""
-        cover = np.zeros((h, w), np.uint8)
-        cv2.fillPoly(cover, [np.round(corners * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
-        return cover.astype(np.float32) / 255.0
 
-    shadow = cv2.GaussianBlur(coverage(box + 3), (0, 0), 3)
+def _coverage(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """How much of each pixel of an image of ``shape`` the polygon ``corners`` (px) covers, 0-1: OpenCV anti-aliases a
+    filled polygon on 8-bit images only (on a float image LINE_AA fills whole pixels, a staircase)."""
+    cover = np.zeros(shape, np.uint8)
+    cv2.fillPoly(cover, [np.round(corners * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    return cover.astype(np.float32) / 255.0
+
+
+def _clutter_shadow(tex: np.ndarray, box_tex: np.ndarray) -> None:
+    """The soft shadow a thing casts on the desk texture (its outline ``box_tex`` in texels), in place."""
+    shadow = cv2.GaussianBlur(_coverage(box_tex + 3, tex.shape[:2]), (0, 0), 3)
     tex *= (1.0 - 0.35 * shadow)[..., None]
-    mask = coverage(box)
-    tex += (np.asarray(colour, np.float32) * float(rng.uniform(0.85, 1.05)) - tex) * mask[..., None]
+
+
+def lay_clutter(photo: np.ndarray, box_photo: np.ndarray, colour: tuple[float, float, float]) -> None:
+    """The thing itself on the full-size desk ``photo`` (uint8 RGB, in place), its outline ``box_photo`` (photo px)
+    anti-aliased at the photo's resolution: on the same plane as the sheet, its edge is as sharp as the sheet's
+    (drawn into the texture, it came out a twelfth of the resolution, blurred over a dozen pixels beside the crisp
+    sheet). Only the box's bounding rectangle is touched."""
+    h, w = photo.shape[:2]
+    x0, y0 = np.maximum(np.floor(box_photo.min(axis=0)).astype(int) - 1, 0)
+    x1, y1 = np.minimum(np.ceil(box_photo.max(axis=0)).astype(int) + 2, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return
+    roi = photo[y0:y1, x0:x1]  # a view: OpenCV blends the anti-aliased outline into the desk beneath, in place
+    cv2.fillPoly(roi, [np.round((box_photo - [x0, y0]) * 16).astype(np.int32)], colour, cv2.LINE_AA, shift=4)
 
 
 def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
@@ -151,14 +179,20 @@ def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.nda
     x, y = np.meshgrid(xs, ys)
     tex = desk_texture(params, x, y, texel / page_width)
     to_tex_from_desk = np.array([[1 / texel, 0, -lo[0] / texel], [0, 1 / texel, -lo[1] / texel], [0, 0, 1]])
-    if params.get("clutter"):
-        _clutter(params, tex, to_tex_from_desk @ np.linalg.inv(to_photo), (width, height), texel / page_width)
+    if params.get("clutter"):  # its shadow on the texture; the thing itself at full size (``desk_photo``)
+        box = _clutter(params, to_photo, (width, height), page_width)[0]
+        _clutter_shadow(tex, cv2.perspectiveTransform(box[None], to_tex_from_desk)[0])
     m = to_q @ np.linalg.inv(to_tex_from_desk)
     tex_u8 = np.clip(tex + 0.5, 0, 255).astype(np.uint8)
     return cv2.warpPerspective(tex_u8, m, (qw, qh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
 def desk_photo(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
-    """The desk at the photo's full resolution (``desk_image`` upsampled), for the sheet to be remapped onto."""
-    return cv2.resize(desk_image(params, height, width, to_photo, page_width), (width, height),
-                      interpolation=cv2.INTER_LINEAR)
+    """The desk at the photo's full resolution (``desk_image`` upsampled, and the thing left on it drawn at this
+    resolution), for the sheet to be remapped onto."""
+    photo = cv2.resize(desk_image(params, height, width, to_photo, page_width), (width, height),
+                       interpolation=cv2.INTER_LINEAR)
+    if params.get("clutter"):
+        box, colour = _clutter(params, to_photo, (width, height), page_width)
+        lay_clutter(photo, cv2.perspectiveTransform(box[None], to_photo)[0], colour)
+    return photo
