@@ -238,13 +238,15 @@ class TesseractEngine:
         import tesserocr
 
         if self._api is None:
-            self._api = tesserocr.PyTessBaseAPI(path=_tessdata_path(), lang=self.params["lang"],
-                                                psm=self.params["psm"])
+            api = tesserocr.PyTessBaseAPI(path=_tessdata_path(), lang=self.params["lang"], psm=self.params["psm"])
             # Tesseract's own settings beyond the model and the layout (a what-if of benchmarks/cer_severity.py:
-            # thresholding_method 2, Sauvola's local threshold, in place of the global Otsu of the default).
+            # thresholding_method 2, Sauvola's local threshold, in place of the global Otsu of the default). Kept
+            # only once every one is set: a later page never reads with a setting silently missing.
             for name, value in self.params.items():
-                if name not in ("lang", "psm", "traineddata") and not self._api.SetVariable(name, str(value)):
+                if name not in ("lang", "psm", "traineddata") and not api.SetVariable(name, str(value)):
+                    api.End()
                     raise ConfigError(f"tesseract has no setting {name!r} (from {self.params})")
+            self._api = api
         with Image.open(path) as image:
             self._api.SetImage(image.convert("L"))
             self._api.Recognize()

@@ -190,5 +190,7 @@ def test_tesseract_takes_its_own_settings_and_names_one_it_does_not_have(tmp_pat
     engine.read(page)
     assert engine._api.GetVariableAsString("thresholding_method") == "2"
     assert TesseractEngine()._api is None and TesseractEngine().params == TESSERACT_PARAMS
-    with pytest.raises(ConfigError, match="no_such_setting"):
-        TesseractEngine({**TESSERACT_PARAMS, "no_such_setting": 1}).read(page)
+    unknown = TesseractEngine({**TESSERACT_PARAMS, "no_such_setting": 1})
+    for _ in range(2):  # and again on the next page: never a reading without the setting
+        with pytest.raises(ConfigError, match="no_such_setting"):
+            unknown.read(page)
