@@ -66,7 +66,7 @@ class Sheet:
             r = render_page(p, variant, dpi=dpi, style="handwritten", writer=writer, seed=index)
         else:
             r = render_page(p, variant, dpi=dpi)
-        self.pixels, self.page, self.style = r.pixels, r.page, style
+        self.pixels, self.page, self.style, self.index = r.pixels, r.page, style, index
         self.text = handwritten.page_text(p, variant)
         self.reverse: ReversePage | None = None
 
@@ -77,11 +77,12 @@ def problem(index: int):
                                     question_type="free", problem_id=f"bench{index}")
 
 
-def sheets(n: int, dpi: int) -> list[Sheet]:
-    """``n`` pages, printed on even indices and handwritten on odd ones; page i+1 is page i's reverse side."""
-    out = [Sheet(i, dpi, "handwritten" if i % 2 else "printed") for i in range(n + 1)]
+def sheets(n: int, dpi: int, first: int = 0) -> list[Sheet]:
+    """``n`` pages numbered from ``first``, printed on even numbers and handwritten on odd ones; page i+1 is page i's
+    reverse side."""
+    out = [Sheet(i, dpi, "handwritten" if i % 2 else "printed") for i in range(first, first + n + 1)]
     for k, sheet in enumerate(out[:-1]):
-        sheet.reverse = ReversePage(out[k + 1].pixels, f"bench{k + 1}")
+        sheet.reverse = ReversePage(out[k + 1].pixels, f"bench{out[k + 1].index}")
     return out[:n]
 
 
@@ -165,7 +166,7 @@ def one_op(op: str) -> tuple[list, dict, list]:
         if sv not in REGISTRY[op].levels:
             shares.append((float("nan"), 0))
             continue
-        live = [(i, s) for i, s in enumerate(pages) if REGISTRY[op].applies(s.page)]
+        live = [(s.index, s) for s in pages if REGISTRY[op].applies(s.page)]
         hits = 0
         for i, s in live:
             out, _, rec = degrade(s.pixels, s.page, op, sv, np.random.default_rng(i), text=s.text, reverse=s.reverse)
@@ -184,7 +185,7 @@ def one_profile(k: int) -> tuple[list, dict]:
     pages = _PAGES
     profile = load_config(PROFILES).degrade.profiles[k]
     steps = [(s.subtype, s.severity) for s in profile.ops]
-    live = [(i, s) for i, s in enumerate(pages) if all(REGISTRY[t].applies(s.page) for t, _ in steps)]
+    live = [(s.index, s) for s in pages if all(REGISTRY[t].applies(s.page) for t, _ in steps)]
     hits: collections.Counter[str] = collections.Counter()
     misses: dict = {}
     for i, s in live:
@@ -264,11 +265,13 @@ def main() -> None:
     parser.add_argument("--no-times", action="store_true", help="skip the timing tables (bins and stump only)")
     parser.add_argument("--before", type=Path, action="append", default=[],
                         help="an earlier results file of this script: its acceptance lines are quoted (repeatable)")
+    parser.add_argument("--first-page", type=int, default=0,
+                        help="number (and seed) of the first bin page: other pages than the default 0-199")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     t0 = time.perf_counter()
     times, size = ([], "") if args.no_times else timing(args.runs)
-    pages = sheets(args.bin_pages, 60)
+    pages = sheets(args.bin_pages, 60, args.first_page)
     acceptance, misses, frames, prof, prof_misses = bins(pages, args.workers)
     acc, acc_sd, ranges = stump(frames)
     print(f"frame-aspect stump accuracy {acc:.3f} +- {acc_sd:.3f}", flush=True)
@@ -292,6 +295,7 @@ def main() -> None:
         f" {cv2.__version__} ({cv2.getNumThreads()} threads). The run took {minutes:.1f} min.",
         f"Re-run: `python benchmarks/degrade.py --runs {args.runs} --bin-pages {args.bin_pages}"
         + (" --no-times" if args.no_times else "") + (f" --workers {args.workers}" if args.workers > 1 else "")
+        + (f" --first-page {args.first_page}" if args.first_page else "")
         + "`.",
         "",
         "## Acceptance (issue 20)",
@@ -307,7 +311,8 @@ def main() -> None:
         *times,
         "## Severity bins, each op alone",
         "",
-        f"Share of {len(pages)} different pages ({n_print} printed, {len(pages) - n_print} handwritten; 60 dpi;"
+        f"Share of {len(pages)} different pages (numbers {args.first_page}-{args.first_page + len(pages) - 1};"
+        f" {n_print} printed, {len(pages) - n_print} handwritten; 60 dpi;"
         " triangle and bar-chart families; seed = page index; bleed_through shows the next page as its reverse"
         " side) whose measured effect lands in the rubric bin of the requested severity (`op.rubric`; a"
         " handwritten question must also be complete). Bold: below the target.",
