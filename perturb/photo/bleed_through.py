@@ -96,7 +96,8 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
     k = float(np.dot([0.299, 0.587, 0.114], 2.0 - np.asarray(tint, float)))
     need = np.sort(VISIBLE_BLEED * (paper - darkest) / (y[pick].astype(np.float32) * np.maximum(ink[pick], 1e-6) * k))
     n = need.size
-    lo_share, hi_share = next(b for b in BINS.values() if b[0] <= target < b[1])
+    # The bin the target lies in (every severity's targets do); a replayed target outside them all is aimed at as is.
+    lo_share, hi_share = next((b for b in BINS.values() if b[0] <= target < b[1]), (0.0, 1.0))
     # The weakest strength that shows the bleed on more than the bin's low end, and the strongest that shows it on
     # no more than its high end (the pixels needing exactly that strength count, so it stops short of them).
     weakest = float(need[min(n - 1, int(np.ceil((lo_share + _SPARE) * n)))])
