@@ -155,11 +155,13 @@ def lay_clutter(photo: np.ndarray, box_photo: np.ndarray, colour: tuple[float, f
     cv2.fillPoly(roi, [np.round((box_photo - [x0, y0]) * 16).astype(np.int32)], colour, cv2.LINE_AA, shift=4)
 
 
-def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
+def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int,
+               clutter_box: np.ndarray | None = None) -> np.ndarray:
     """The desk as the camera sees it, at quarter resolution of a ``height`` x ``width`` photo (uint8 RGB).
 
     Its texture is drawn in the desk's plane over the part the frame sees, then warped by the same homography
-    as the sheet (``desk_plane``): planks converge with the sheet's edges under a keystone.
+    as the sheet (``desk_plane``): planks converge with the sheet's edges under a keystone. ``clutter_box`` is the
+    outline ``_clutter`` gives for this frame (``desk_photo`` has it already), for the shadow under the thing.
     """
     qh, qw = max(2, height // 4), max(2, width // 4)
     to_q = np.diag([qw / width, qh / height, 1.0]) @ to_photo
@@ -180,7 +182,7 @@ def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.nda
     tex = desk_texture(params, x, y, texel / page_width)
     to_tex_from_desk = np.array([[1 / texel, 0, -lo[0] / texel], [0, 1 / texel, -lo[1] / texel], [0, 0, 1]])
     if params.get("clutter"):  # its shadow on the texture; the thing itself at full size (``desk_photo``)
-        box = _clutter(params, to_photo, (width, height), page_width)[0]
+        box = _clutter(params, to_photo, (width, height), page_width)[0] if clutter_box is None else clutter_box
         _clutter_shadow(tex, cv2.perspectiveTransform(box[None], to_tex_from_desk)[0])
     m = to_q @ np.linalg.inv(to_tex_from_desk)
     tex_u8 = np.clip(tex + 0.5, 0, 255).astype(np.uint8)
@@ -190,9 +192,9 @@ def desk_image(params: dict[str, Any], height: int, width: int, to_photo: np.nda
 def desk_photo(params: dict[str, Any], height: int, width: int, to_photo: np.ndarray, page_width: int) -> np.ndarray:
     """The desk at the photo's full resolution (``desk_image`` upsampled, and the thing left on it drawn at this
     resolution), for the sheet to be remapped onto."""
-    photo = cv2.resize(desk_image(params, height, width, to_photo, page_width), (width, height),
+    box, colour = _clutter(params, to_photo, (width, height), page_width) if params.get("clutter") else (None, None)
+    photo = cv2.resize(desk_image(params, height, width, to_photo, page_width, box), (width, height),
                        interpolation=cv2.INTER_LINEAR)
-    if params.get("clutter"):
-        box, colour = _clutter(params, to_photo, (width, height), page_width)
+    if box is not None:
         lay_clutter(photo, cv2.perspectiveTransform(box[None], to_photo)[0], colour)
     return photo
