@@ -179,3 +179,14 @@ def test_noise_spread_aimed_on_a_photo_gives_its_psnr_in_shade_and_at_white(leve
         if level != 150:  # the open-loop spread, aimed at paper at 232, misses here
             naive = add_noise(image, {"sigma_paper": sigma_for_psnr(target), "chroma_frac": 0.25, "noise_seed": 3})
             assert abs(cv2.PSNR(image, naive) - target) > 0.5
+
+
+def test_a_glare_on_dense_writing_moves_to_where_its_smallest_core_fits_severity_1() -> None:
+    """On a small photo of a curled, turned sheet the writing is dense: a 6 px glare core centred on a stroke washed
+    out 0.124 and 0.182 of the ink (pages 183 and 586 in curled_page_flash), past severity 1's 0.12."""
+    from perturb.photo.glare import BINS
+
+    bench = _bench_degrade()
+    for number in (183, 586):
+        rec = _profile_records(bench, "curled_page_flash", number)["glare"]
+        assert BINS[1][0] <= rec.measured["text_under_glare"] < BINS[1][1], (number, rec.measured)
