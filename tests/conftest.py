@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from synth.config import RunConfig, validate_config
 from synth.pipeline import run
+
+
+@cache
+def benchmark(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` as a module (its pages and tables, without running its main), loaded once."""
+    spec = importlib.util.spec_from_file_location(
+        f"bench_{name}", Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def tiny_config_data(**overrides: Any) -> dict[str, Any]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location(
-    "cer_severity", Path(__file__).resolve().parent.parent / "benchmarks" / "cer_severity.py")
-cs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cs)
+from tests.conftest import benchmark
+
+cs = benchmark("cer_severity")
 
 
 def test_a_page_counts_as_non_decreasing_only_if_no_severity_reads_better_than_the_one_before() -> None:

@@ -220,15 +220,10 @@ def test_bleed_through_severity_2_stays_in_its_bin_where_the_share_jumps() -> No
     the text area it darkens can jump within a few per cent of strength; aimed at the share's quantile (with a 2 %
     cushion) two of benchmarks/degrade.py's pages 200-399 landed past severity 2's bin (pages 229 and 333: 0.0251 and
     0.0255 > 0.025). The strength is now kept where a few per cent either way stays inside the bin."""
-    import importlib.util
-    from pathlib import Path
-
     from perturb.photo.bleed_through import BINS
+    from tests.conftest import benchmark
 
-    spec = importlib.util.spec_from_file_location(
-        "bench_degrade", Path(__file__).resolve().parents[2] / "benchmarks" / "degrade.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = benchmark("degrade")
     lo, hi = BINS[2]
     for number in (229, 333):
         sheet = bench.sheets(1, 60, number)[0]

@@ -14,7 +14,7 @@ from perturb.photo.profile import degrade_profile, physical_order
 from synth.config import load_config
 from synth.manifest import read_manifest
 from synth.pipeline import run
-from tests.conftest import tiny_config
+from tests.conftest import benchmark, tiny_config
 from tests.perturb.test_figure_marking import figure_pages
 from tests.perturb.test_photo_ops import pages
 
@@ -117,19 +117,9 @@ def test_figure_pages_take_figure_marking_inside_a_profile() -> None:
     assert recs[0].subtype == "figure_marking" and 2 <= recs[0].measured["marks"] <= 3
 
 
-def _bench_degrade():
-    """benchmarks/degrade.py as a module: its pages are the ones the bin tables count."""
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location(
-        "bench_degrade", Path(__file__).resolve().parents[2] / "benchmarks" / "degrade.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
-
-
-def _profile_records(bench, name: str, number: int) -> dict:
+def _profile_records(name: str, number: int) -> dict:
+    """The records of capture profile ``name`` on benchmarks/degrade.py's page ``number`` (the bin tables' pages)."""
+    bench = benchmark("degrade")
     profile = {p.name: p for p in load_config(bench.PROFILES).degrade.profiles}[name]
     sheet = bench.sheets(1, 60, number)[0]
     steps = [(s.subtype, s.severity) for s in profile.ops]
@@ -145,9 +135,8 @@ def test_noise_after_a_shadow_is_aimed_at_the_photo_it_lands_on() -> None:
     and lands within a few tenths of a dB of its target."""
     from perturb.photo.noise import BINS
 
-    bench = _bench_degrade()
     for number in (479, 509):
-        rec = _profile_records(bench, "dim_phone_shot", number)["noise"]
+        rec = _profile_records("dim_phone_shot", number)["noise"]
         assert BINS[2][0] <= rec.measured["psnr_db"] < BINS[2][1], (number, rec.measured)
         assert abs(rec.measured["psnr_db"] - rec.params["target_psnr_db"]) < 0.4, (number, rec.measured, rec.params)
 
@@ -157,9 +146,8 @@ def test_bleed_through_reaches_severity_2_where_the_reverse_barely_meets_the_tex
     0.68 % of the front's text area, under the bin's 0.8 %; they now get the ink the bin's floor needs."""
     from perturb.photo.bleed_through import BINS
 
-    bench = _bench_degrade()
     for number in (469, 529):
-        rec = _profile_records(bench, "scanned_copy", number)["bleed_through"]
+        rec = _profile_records("scanned_copy", number)["bleed_through"]
         assert BINS[2][0] <= rec.measured["text_obscured"] < BINS[2][1], (number, rec.measured)
 
 
@@ -186,7 +174,6 @@ def test_a_glare_on_dense_writing_moves_to_where_its_smallest_core_fits_severity
     out 0.124 and 0.182 of the ink (pages 183 and 586 in curled_page_flash), past severity 1's 0.12."""
     from perturb.photo.glare import BINS
 
-    bench = _bench_degrade()
     for number in (183, 586):
-        rec = _profile_records(bench, "curled_page_flash", number)["glare"]
+        rec = _profile_records("curled_page_flash", number)["glare"]
         assert BINS[1][0] <= rec.measured["text_under_glare"] < BINS[1][1], (number, rec.measured)
