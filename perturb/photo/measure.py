@@ -215,12 +215,19 @@ def page_lines(page: RenderedPage) -> np.ndarray:
     return np.concatenate([rows, cols])  # (20 lines, 41 points, xy), mapped in one call
 
 
-def _bow(forward: Callable[[np.ndarray], np.ndarray], lines: np.ndarray) -> float:
-    """Largest deviation from straight (pixels) of ``lines`` (lines, points, xy) once mapped by ``forward``."""
+def _bow(forward: Callable[[np.ndarray], np.ndarray], lines: np.ndarray, reach: float | None = None) -> float:
+    """Largest deviation from straight (pixels) of ``lines`` (lines, points, xy) once mapped by ``forward``.
+
+    With ``reach`` (pixels of the mapped image), each line's deviation is taken relative to its own chord and
+    scaled to a line ``reach`` long: sag * reach / chord, the sag a line of the same shape would show at that
+    length."""
     q = forward(lines.reshape(-1, 2)).reshape(lines.shape)
     chord = q[:, -1] - q[:, 0]
-    normal = np.stack([-chord[:, 1], chord[:, 0]], 1) / np.maximum(np.linalg.norm(chord, axis=1), 1e-9)[:, None]
-    deviation = np.abs(np.einsum("lpk,lk->lp", q - q[:, :1], normal))
+    length = np.maximum(np.linalg.norm(chord, axis=1), 1e-9)
+    normal = np.stack([-chord[:, 1], chord[:, 0]], 1) / length[:, None]
+    deviation = np.abs(np.einsum("lpk,lk->lp", q - q[:, :1], normal)).max(axis=1)
+    if reach is not None:
+        deviation = deviation * (reach / length)
     return float(deviation.max())
 
 
@@ -251,6 +258,23 @@ def text_line_bow(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPag
     boxes an inch wide fall back to ``line_bow`` over the whole page. ``lines`` is ``text_lines(page)`` when the
     caller maps the same page many times."""
     return _bow(forward, text_lines(page) if lines is None else lines) / page.width / zoom
+
+
+# A line across the text column, between the render's margins, in page widths: the length at which the writing's
+# curvature is expressed as a sag (``text_line_curvature``).
+TEXT_COLUMN = 0.8
+
+
+def text_line_curvature(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPage, zoom: float = 1.0,
+                        lines: np.ndarray | None = None) -> float:
+    """How curved the writing is: the page's most curved text line, its sag taken relative to its own length, as
+    the sag in photographed page widths of a line across the text column (``TEXT_COLUMN`` of the page width)
+    curved the same way. A line's shape does not depend on its size, so a worksheet of short lines ("2t + 3 = 11")
+    is graded on how bent its lines look, where ``text_line_bow`` (the sag itself, which grows with the line's
+    length) made such a page be bent into waves half a page long, a corrugated sheet, to reach severity 3. On a
+    line across the text column it is ``text_line_bow``; ``lines`` as there."""
+    reach = TEXT_COLUMN * page.width * zoom
+    return _bow(forward, text_lines(page) if lines is None else lines, reach) / page.width / zoom
 
 
 _NP_TURNS = {"upright": 0, "90ccw": 1, "180": 2, "90cw": 3}  # np.rot90 turns counter-clockwise

@@ -156,7 +156,7 @@ def test_figure_marks_sit_on_the_primitives_they_mark() -> None:
                         assert bar.x0 < xs.min() and xs.max() < bar.x1 and bar.y0 < ys.min() and ys.max() < bar.y1
 
 
-def test_paper_warp_is_graded_on_how_much_the_text_lines_bow() -> None:
+def test_paper_warp_is_graded_on_how_curved_the_text_lines_are() -> None:
     from perturb.photo.paper_warp import BINS
 
     for family, seed in (NUMBERS, ("statistics.mean.bar_chart", 2)):
@@ -166,8 +166,8 @@ def test_paper_warp_is_graded_on_how_much_the_text_lines_bow() -> None:
             for severity in (1, 2, 3):
                 rec = degrade(img, page, "paper_warp", severity, np.random.default_rng(r))[2]
                 lo, hi = BINS[severity]
-                assert lo <= rec.measured["text_line_bow_frac"] <= hi, (family, r, severity, rec.measured)
-                bows.append(rec.measured["text_line_bow_frac"])
+                assert lo <= rec.measured["text_line_curvature_frac"] <= hi, (family, r, severity, rec.measured)
+                bows.append(rec.measured["text_line_curvature_frac"])
             assert bows[0] < bows[1] < bows[2]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -52,7 +53,7 @@ def test_a_bent_sheet_rises_a_few_centimetres_at_most_and_its_far_side_stays_lit
             # A facet turned from the lamp still gets the room's light (a tube's inside went down to 0.3).
             assert rec.measured["shade_range"][0] >= 0.5
             lo, hi = op.rubric.bins[severity]
-            assert lo <= rec.measured["text_line_bow_frac"] <= hi, (seed, rec.params["kind"], rec.measured)
+            assert lo <= rec.measured["text_line_curvature_frac"] <= hi, (seed, rec.params["kind"], rec.measured)
 
 
 def test_a_curl_drawn_for_a_worksheet_is_a_curl_at_severities_2_and_3() -> None:
@@ -68,6 +69,54 @@ def test_a_curl_drawn_for_a_worksheet_is_a_curl_at_severities_2_and_3() -> None:
             assert r2.params["kind"] == "curl", seed
             for severity, rec in ((2, r2), (3, r3)):
                 lo, hi = get_op("paper_warp").rubric.bins[severity]
-                assert lo <= rec.measured["text_line_bow_frac"] <= hi, (seed, severity, rec.measured)
+                assert lo <= rec.measured["text_line_curvature_frac"] <= hi, (seed, severity, rec.measured)
     # A quarter of pages are drawn to curl; most of those reach their writing.
     assert curled >= 3, curled
+
+
+@pytest.mark.parametrize("number", [0, 3, 10])
+def test_a_worksheet_of_short_lines_is_bent_as_one_sheet_not_corrugated(number: int) -> None:
+    """Worksheets whose writing is short lines ("2t + 3 = 11", a quarter of the width): graded on the sag itself, a
+    sheet-sized bend within its lift could not bow them as severity 3 asks, so these pages were bent in waves a
+    half page apart or less (periods 0.53, 0.58 and 0.52 page widths at severity 3 on benchmarks/cer_severity.py's
+    worksheets 3, 10 and 0: corrugated metal). Graded on how curved the lines are (sag relative to length), every
+    severity bends one sheet in waves longer than the page is wide, inside the rubric's bins."""
+    from tests.conftest import benchmark
+
+    rendered = benchmark("cer_severity").worksheet(number, 100)[0]
+    op = get_op("paper_warp")
+    for severity in (1, 2, 3):
+        _, _, rec = degrade(rendered.pixels, rendered.page, "paper_warp", severity, np.random.default_rng(number))
+        assert rec.params["period"] >= 1.0, (severity, rec.params)
+        lo, hi = op.rubric.bins[severity]
+        assert lo <= rec.measured["text_line_curvature_frac"] <= hi, (severity, rec.measured)
+
+
+def test_a_line_across_the_text_column_is_graded_on_its_sag_and_a_shorter_line_on_its_shape() -> None:
+    """The curvature reads as the bins always did on a line across the text column (its sag in page widths); a
+    line a quarter as long bent to the same shape (sag over length) reads the same."""
+    from perturb.photo.measure import TEXT_COLUMN, text_line_bow, text_line_curvature
+    from synth.records import Box
+
+    _, page = pages()[0]
+    w = page.width
+
+    def sheet(width: float) -> object:
+        x0 = 0.1 * w
+        box = Box(kind="question_line", ref="q0", x0=x0, y0=100.0, x1=x0 + width * w, y1=120.0)
+        return dataclasses.replace(page, layout=(box,)), x0, width * w
+
+    def bend(x0: float, length: float, sag: float):
+        def forward(pts: np.ndarray) -> np.ndarray:
+            t = (pts[:, 0] - x0) / length
+            return pts + np.stack([0 * t, 4 * sag * t * (1 - t)], 1)
+        return forward
+
+    long_page, x0, length = sheet(TEXT_COLUMN)
+    forward = bend(x0, length, 0.03 * w)
+    assert text_line_curvature(forward, long_page) == pytest.approx(text_line_bow(forward, long_page)) \
+        == pytest.approx(0.03, rel=1e-6)
+    short_page, x0, length = sheet(TEXT_COLUMN / 4)
+    forward = bend(x0, length, 0.03 * w / 4)
+    assert text_line_bow(forward, short_page) == pytest.approx(0.0075, rel=1e-6)
+    assert text_line_curvature(forward, short_page) == pytest.approx(0.03, rel=1e-6)

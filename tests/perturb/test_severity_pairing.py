@@ -75,7 +75,7 @@ def test_paper_warp_severities_bend_one_sheet_further() -> None:
     for seed in SEEDS:
         img, page = pages()[seed % 3]
         recs = [degrade(img, page, "paper_warp", s, np.random.default_rng(seed))[2] for s in (1, 2, 3)]
-        bows = [r.measured["text_line_bow_frac"] for r in recs]
+        bows = [r.measured["text_line_curvature_frac"] for r in recs]
         assert bows[0] < bows[1] < bows[2], (seed, bows)
         if len({r.params["kind"] for r in recs}) == 1:  # a bend at every severity: the same sheet, bent more
             same_kind += 1
