@@ -76,8 +76,8 @@ def _start(kind: str, u: float) -> float:
 class PaperWarp(GeometricOp):
     subtype = "paper_warp"
     family = "perspective"
-    rubric = Rubric("text_line_curvature_frac", BINS, "writing curved as a line across the text column bowed by",
-                    "% of the width")
+    rubric = Rubric("text_line_curvature_frac", BINS,
+                    "text-line curvature, as the bow of a line across the text column,", "% of the width")
     stage_rank = 0  # the sheet's own shape comes before the camera's pose
 
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
