@@ -273,6 +273,9 @@ def test_a_run_writes_handwriting_items_and_names_each_photo_profile(tmp_path: P
     photos = [r for r in rows if r["degradations"]]
     assert {r["degradations"][0]["subtype"] for r in photos if r["profile"] is None} == set(HANDWRITTEN)
     named = [r for r in photos if r["profile"] is not None]
-    assert len(named) == 2 and {r["profile"] for r in named} == {"homework_done"}
+    # Every page shown (the clean control and each error variant: ``degrade.apply_to``) photographed once under it.
+    pages = [r for r in rows if not r["degradations"]]
+    assert len(pages) > 2 and len(named) == len(pages) and {r["profile"] for r in named} == {"homework_done"}
+    assert {r["id"].removesuffix("-p1") for r in named} == {r["id"] for r in pages}
     assert [d["subtype"] for d in named[0]["degradations"]] == ["handwritten_working", "handwritten_answer", "tilt"]
     assert all(r["profile"] is None for r in rows if not r["degradations"])
