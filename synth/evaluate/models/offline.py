@@ -38,8 +38,10 @@ class TextVerifier(Adapter):
 
     async def respond(self, request: Request) -> str:
         item = request.item
-        # value=text: the verifier judges what is written, not the generator's hidden values.
-        steps = tuple(dataclasses.replace(s, value=s.text) for s in item.variant.steps)
+        # value = what is written: the verifier judges the shown claim, not the generator's hidden values. A worded
+        # step (a student's or a chain of thought's words around its math: synth.chains) writes its claim as
+        # ``math``, in its text; its words are not a value (taken as one, every worded line read as misdisplayed).
+        steps = tuple(dataclasses.replace(s, value=s.math or s.text) for s in item.variant.steps)
         return verdict_answer(request.task, verify(item.problem, steps))
 
 
