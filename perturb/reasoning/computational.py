@@ -111,6 +111,8 @@ class _Slip(Injector):
             shown = _answer_words(family, problem, drafts[-1].value)
             tail = f"the error carries through to the final answer {shown}"
         else:  # non-propagated: only step k shows the slip; the student carries on correctly
+            if len(replay) < k:  # the slipped value takes the derivation a shorter way: it has no line k to show
+                return Skip("derive_failed")
             steps = problem.steps[: k - 1] + (replay[k - 1],) + problem.steps[k:]
             tail = "later steps continue from the correct value, so the final answer is still right"
         explanation = (f"Step {k} computes {format_number(wrong)} where {format_number(true)} is correct "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 
+import numpy as np
 import pytest
 import sympy
 
@@ -133,3 +134,20 @@ def test_root_pairs_with_square_roots_are_equal_exactly_when_their_roots_are() -
     root = sympy.Rational(1, 3) + sympy.sqrt(2) * sympy.I / 3
     x = sympy.Symbol("x")
     assert same_value(sympy.Eq(x, root), sympy.Eq((x - root) ** 2, 0, evaluate=False))
+
+
+def test_a_slip_that_shortens_the_derivation_is_skipped_not_a_crash() -> None:
+    """probability.simple, 2/(7 + 2 + 1) -> 2/(9 + 1) -> 2/10 -> 1/5: a slip at line 3 takes the derivation a shorter
+    way (two lines), so the non-propagated slip has no line 3 to show; intermediate_corrected raised IndexError
+    there (the slow sweep's seed 0, or a run drawing this problem), aborting the shard. Now the attempt is skipped
+    and another drawn, and the kept variant's label is the verifier's."""
+    from perturb.reasoning import inject
+
+    problem = get_family("probability.simple").build(np.random.default_rng(392), difficulty="easy",
+                                                     question_type="free", problem_id="slip")
+    assert [s.text for s in problem.steps][:3] == ["2/(7 + 2 + 1)", "2/(9 + 1)", "2/10"]
+    kept = [v for seed in range(12)
+            if (v := inject(problem, "intermediate_corrected", np.random.default_rng(seed), placement=3)) is not None]
+    assert kept
+    for variant in kept:
+        assert verify(problem, variant.steps).first_error_step == variant.error.first_error_step
