@@ -124,7 +124,7 @@ def test_report_writes_html_with_plots_and_kappa_against_another_model(tiny_run:
     images = _images(html)
     # detect and localize each: accuracy vs severity (tiny_run has blur 1 and 3), confusion (detect), family bars.
     assert len(images) == 5 and all(png.startswith(PNG) for png in images)
-    assert html.count("<figcaption>Accuracy against severity per degradation subtype") == 2
+    assert html.count("<figcaption>Top: accuracy per degradation subtype and severity") == 2  # one per task
     assert html.count("<figcaption>Confusion matrix (rows gold") == 1
     results = json.loads((tmp_path / "tv" / "results.json").read_text())
     comparisons = {c["task"]: c for c in results["comparisons"]}
