@@ -186,11 +186,14 @@ def allocate(config: RunConfig) -> Allocation:
               cap: dict[str, int] | None) -> dict[tuple[str, str], int]:
         try:
             return joint_counts(supply, demand, prior, what=dim, cap=cap)
-        except ConfigError:
+        except ConfigError as exc:
             if cap is None:
                 raise
             # Some value fits fewer bases than it is asked for: it must come twice on some bases, where the
             # inject stage redraws the problem until the two read differently (or counts the slot unfilled).
+            notes.append(f"{exc}. A base takes a subtype once when it can, so its variants differ; these come twice on"
+                         " some bases instead, where the inject stage redraws the problem until the two variants"
+                         " differ or counts the slot unfilled (stats.json rejections, ':unfilled')")
             return joint_counts(supply, demand, prior, what=dim)
 
     def per_cell(dim: str, weights: dict[str, float], per_base: int,
