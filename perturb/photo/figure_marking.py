@@ -33,8 +33,23 @@ BINS = {1: (1, 1), 2: (2, 3), 3: (4, 10_000)}
 PENS = {"blue": (30, 60, 175), "red": (200, 35, 45), "pencil": (95, 95, 100)}
 # Footprint radius of each mark kind, inches; circles round a box and hatches scale with what they mark.
 _RADIUS_IN = {"circle": 0.14, "tick": 0.12}
-_GAP_IN = 0.08  # clear space between marks, so each stays one blob of ink
+_GAP_IN = 0.08  # clear space between marks, so each stays one blob of ink (at least ``_gap``)
 _BLOB_IN = 0.025  # ink closer than this is joined when counting marks (double ticks, pen lifts)
+_PEN_MM = (0.4, 0.7)  # the pen's stroke width
+
+
+def _blob_px(dpi: float) -> int:
+    """The measure's joining radius in whole pixels (``_BLOB_IN`` at ``dpi``)."""
+    return max(1, int(round(_BLOB_IN * dpi)))
+
+
+def _gap(dpi: float) -> float:
+    """Clear space between two marks' footprints, page px: ``_GAP_IN``, or more where the measure would join them.
+    Two strokes whose ink is within twice the joining radius (rounded to whole pixels: 2 px at 60 dpi, 0.033 in)
+    count as one mark, and each stroke's ink reaches half the pen's width beyond its path, so the gap leaves that
+    much, the widest pen and a pixel of anti-aliasing on each side: at 60 dpi two circles 0.08 in apart touched
+    after the joining (benchmarks/results_degrade.md, pages 811 and 978)."""
+    return max(_GAP_IN * dpi, 2 * _blob_px(dpi) + 2 + _PEN_MM[1] * dpi / 25.4)
 _COUNT = {1: (1, 1), 2: (2, 3), 3: (4, 6)}
 
 
@@ -149,7 +164,7 @@ def _spare_places(page: RenderedPage) -> list[list[dict[str, Any]]]:
 
     small = [place(f"{b.kind}:{b.ref}:spare", *_centre(b), b) for b in boxes
              if max(b.x1 - b.x0, b.y1 - b.y0) <= 3 * r and b.kind != "figure"]
-    pitch = 2 * r + _GAP_IN * page.dpi
+    pitch = 2 * r + _gap(page.dpi)
     edges = []
     for b in boxes:  # axes, tick rows and curves have print along their edges; a shape's box does not
         if b.kind not in ("figure_axis", "figure_tick", "figure_curve") or max(b.x1 - b.x0, b.y1 - b.y0) <= 3 * r:
@@ -232,7 +247,7 @@ class FigureMarking(Op):
         cands = _candidates(page)
         lo, hi = _COUNT[severity]
         want = int(rng.integers(lo, hi + 1))
-        gap = _GAP_IN * page.dpi
+        gap = _gap(page.dpi)
         chosen: list[dict[str, Any]] = []
         order = list(rng.permutation(len(cands)))
         if severity == 3:  # "extensive": shade a shape when there is one to shade
@@ -246,7 +261,7 @@ class FigureMarking(Op):
         pen = str(rng.choice(list(PENS), p=[0.5, 0.35, 0.15]))
         rgb = np.clip(np.array(PENS[pen]) + rng.integers(-15, 16, 3), 0, 255)
         return {"pen": pen, "rgb": [int(c) for c in rgb],
-                "width_px": round(float(rng.uniform(0.4, 0.7)) * page.dpi / 25.4, 3), "marks": chosen}
+                "width_px": round(float(rng.uniform(*_PEN_MM)) * page.dpi / 25.4, 3), "marks": chosen}
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         return mark_figure(image, params, page), page
@@ -256,7 +271,7 @@ class FigureMarking(Op):
         pen = pen_mask(before, after).astype(np.uint8)
         h, w = pen.shape
         sx = w / page.width
-        blob = max(1, int(round(_BLOB_IN * page.dpi * sx)))
+        blob = _blob_px(page.dpi * sx)
         joined = cv2.dilate(pen, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * blob + 1, 2 * blob + 1)))
         n, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
         min_area = (2 * blob + 1) ** 2  # a stray speck is not a mark
