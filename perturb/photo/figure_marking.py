@@ -36,6 +36,7 @@ _RADIUS_IN = {"circle": 0.14, "tick": 0.12}
 _GAP_IN = 0.08  # clear space between marks, so each stays one blob of ink (at least ``_gap``)
 _BLOB_IN = 0.025  # ink closer than this is joined when counting marks (double ticks, pen lifts)
 _PEN_MM = (0.4, 0.7)  # the pen's stroke width
+_COUNT = {1: (1, 1), 2: (2, 3), 3: (4, 6)}
 
 
 def _blob_px(dpi: float) -> int:
@@ -44,13 +45,12 @@ def _blob_px(dpi: float) -> int:
 
 
 def _gap(dpi: float) -> float:
-    """Clear space between two marks' footprints, page px: ``_GAP_IN``, or more where the measure would join them.
-    Two strokes whose ink is within twice the joining radius (rounded to whole pixels: 2 px at 60 dpi, 0.033 in)
-    count as one mark, and each stroke's ink reaches half the pen's width beyond its path, so the gap leaves that
-    much, the widest pen and a pixel of anti-aliasing on each side: at 60 dpi two circles 0.08 in apart touched
+    """Clear space between two marks' footprints (their paths), page px: ``_GAP_IN``, or more where the measure
+    would join them. Ink within twice the joining radius (in whole pixels: 2 px at 60 dpi, 0.033 in) counts as one
+    mark, and each stroke's ink reaches half the pen's width beyond its path: the gap is twice the radius, the widest
+    pen (half on each side) and a pixel of anti-aliasing on each side. At 60 dpi two circles 0.08 in apart touched
     after the joining (benchmarks/results_degrade.md, pages 811 and 978)."""
     return max(_GAP_IN * dpi, 2 * _blob_px(dpi) + 2 + _PEN_MM[1] * dpi / 25.4)
-_COUNT = {1: (1, 1), 2: (2, 3), 3: (4, 6)}
 
 
 def _figure_boxes(page: RenderedPage) -> list[Box]:

@@ -84,6 +84,18 @@ def test_counted_marks_land_in_the_severity_bin_and_equal_the_marks_drawn(severi
         assert rec.measured["marks"] == len(rec.params["marks"]), (seed, rec.params["marks"], rec.measured)
 
 
+@pytest.mark.parametrize("number", [154, 811, 978])
+def test_marks_placed_apart_are_counted_apart_at_60_dpi(number: int) -> None:
+    """benchmarks/degrade.py's bench pages at 60 dpi: two circles 0.08 in apart (4.8 px) touched once the measure
+    joined ink within its 2 px radius, so four marks read as three at severity 3 (below its bin). Marks keep clear of
+    the joining distance and the pen now."""
+    from tests.conftest import benchmark
+
+    sheet = benchmark("degrade").Sheet(number, 60, "handwritten" if number % 2 else "printed")
+    _, _, rec = degrade(sheet.pixels, sheet.page, "figure_marking", 3, np.random.default_rng(number))
+    assert rec.measured["marks"] == len(rec.params["marks"]) >= BINS[3][0], (rec.params["marks"], rec.measured)
+
+
 def test_pen_ink_stays_on_the_figure() -> None:
     img, page = figure_pages()[0]
     rec = degrade(img, page, "figure_marking", 3, np.random.default_rng(5))[2]
