@@ -193,7 +193,8 @@ def allocate(config: RunConfig) -> Allocation:
             # inject stage redraws the problem until the two read differently (or counts the slot unfilled).
             notes.append(f"{exc}. A base takes a subtype once when it can, so its variants differ; these come twice on"
                          " some bases instead, where the inject stage redraws the problem until the two variants"
-                         " differ or counts the slot unfilled (stats.json rejections, ':unfilled')")
+                         " differ or counts the slot unfilled (stats.json: rejections.generate,"
+                         " allocation:<subtype>:unfilled)")
             return joint_counts(supply, demand, prior, what=dim)
 
     def per_cell(dim: str, weights: dict[str, float], per_base: int,
