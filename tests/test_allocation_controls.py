@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from perturb.reasoning import INJECTORS
 from perturb.reasoning.fit import DIFFICULTIES, subtype_fit
 from synth.allocation import allocate, largest_remainder
+from synth.cli import app
 from synth.config import load_config, validate_config
 from synth.generators import REGISTRY as FAMILIES
 from synth.pipeline import run
@@ -89,6 +91,12 @@ def test_a_split_that_cannot_be_filled_falls_back_to_one_joint_table_and_says_so
     # ... and the run says so in stats.json, where a user looks for what the plan could not do
     run(validate_config(data), tmp_path / "run")
     assert json.loads((tmp_path / "run" / "stats.json").read_text())["allocation_notes"] == list(allocation.notes)
+    # ... and `mathstress generate` prints it when the run ends
+    (tmp_path / "fallback.yaml").write_text(json.dumps(data))
+    result = CliRunner().invoke(app, ["generate", str(tmp_path / "fallback.yaml"), "--out", str(tmp_path / "cli")],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "plan:" in result.output and "joint table" in result.output
 
 
 @pytest.mark.parametrize(("count", "seed"), [(100, None), (150, None), (300, None), (600, None), (150, 2), (300, 5)])
