@@ -125,9 +125,7 @@ def generate(
         console.print(f"[yellow]redone:[/] {_shard_list(shards)}: {escape(why)}", highlight=False, soft_wrap=True)
     for note in result.notes:
         console.print(f"[yellow]repaired:[/] {escape(note)}", highlight=False, soft_wrap=True)
-    from synth.allocation import plan_notes
-
-    for note in plan_notes(cfg):  # what the quota plan could not do as asked (also in stats.json)
+    for note in result.plan:  # what the quota plan could not do as asked (also in stats.json)
         console.print(f"[yellow]plan:[/] {escape(note)}", highlight=False, soft_wrap=True)
     resumed = f" ({result.resumed_shards} of {result.shards} shards resumed)" if result.resumed_shards else ""
     out.print(f"wrote {result.items} items to {result.run_dir}{resumed} in {result.seconds:.1f} s")

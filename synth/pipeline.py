@@ -48,6 +48,7 @@ class RunResult:
     seconds: float
     redone: dict[int, str] = field(default_factory=dict)  # shards that failed verification and were redone: why
     notes: tuple[str, ...] = ()  # what resuming repaired besides shards (a rebuilt manifest), for the user
+    plan: tuple[str, ...] = ()  # what the quota plan could not do as asked (stats.json's allocation_notes)
 
 
 ProgressFn = Callable[[int, int], None]  # (items done now, items expected in total)
@@ -181,4 +182,4 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
             finish_run(config, run_dir, time.perf_counter() - t0, n_shards - len(todo))
         total = sum(1 for _ in (run_dir / "manifest.jsonl").open(encoding="utf-8"))
     return RunResult(run_dir, total, n_shards, n_shards - len(todo), time.perf_counter() - t0,
-                     redone=plan.redone, notes=plan.notes)
+                     redone=plan.redone, notes=plan.notes, plan=plan_notes(config))
