@@ -68,7 +68,9 @@ def breakdown(runs: int = 10) -> list[str]:
             timed(op, method, (subtype, method, kind))
     timed(profile_module, "remap_chain", ("geometry", "remap_chain (lighting + shading, fused warp, desk)", "apply"))
     timed(profile_module, "_lighting", ("lighting", "light pass: base layer + shadow + glare + exposure (sampled, "
-                                        "composed, applied) and the exposure's sensor noise", "apply"))
+                                        "composed, applied)", "apply"))
+    # An exposure followed by optics (blur) leaves its grain for after them: the sensor's, added by the capture.
+    timed(profile_module, "add_noise", ("exposure", "sensor grain, after the blur", "apply"))
     phone, page = ops()["pipeline_phone"], make_page(0)
     phone(page.copy(), 0)
     spent.clear()

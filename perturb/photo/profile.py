@@ -18,8 +18,10 @@ light on desk and sheet, and on the sheet only its own shading and paper texture
 (shadow, glare) compose into one ``Light`` on the photo, applied in one pass. Each op is still measured
 from pixels: the run is replayed stage by stage on a sparse grid of the photo's pixels
 (``fields.sparse``). Every photo gets the base layer, and its grain (before a jpeg) unless an op is the
-sensor's noise itself (noise, exposure); the base layer's seed is drawn from the capture's own generator (never from a
-severity) and recorded with the first op's params.
+sensor's noise itself (noise, exposure). An exposure's noise is the sensor's: followed by optics (blur, resolution)
+or a noise op, it goes on after them (before the noise op's grain or the jpeg, or last), so no lens blur smooths a
+sensor's grain; alone or before a jpeg, in the light pass itself. The base layer's seed is drawn from the
+capture's own generator (never from a severity) and recorded with the first op's params.
 
 Measuring is off the pixels' path: each op's effect is measured on a worker thread (``worker``) while the
 next op applies (measures are pure functions of the op's input, output and params, and OpenCV and numpy release
@@ -188,6 +190,7 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     held = Deferred()
     encoded: bytes | None = None
     lit = grained = False
+    sensor: tuple[dict[str, Any], np.ndarray] | None = None  # an exposure's noise, left for the sensor's stage
     i = 0
     while i < len(ordered):
         subtype, severity = ordered[i]
@@ -196,12 +199,19 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
             # Light falls on the scene the geometry left: the base layer, then the lighting ops, in one pass.
             j = _run_end(ordered, i, LightOp) if isinstance(op, LightOp) else i
             # An exposure right after the light (its vignette and tone curve are lighting too) joins its pass.
-            exposing = fuse and j < len(ordered) and hasattr(get_op(ordered[j][0]), "as_light")
-            image, recs = _lighting(image, page, ordered[i:j], rngs, given[i:j], scene, base, fuse,
-                                    (ordered[j], given[j]) if exposing else None, held if i < encoder else later)
+            exposing = j < len(ordered) and hasattr(get_op(ordered[j][0]), "as_light")
+            # Its noise is the sensor's, which comes after the optics: with a blur, a resolution or a noise op after
+            # it, its grain goes on after them (before the noise op's own grain, or before the file is encoded, or
+            # last), sharp as a sensor's grain is, where the lens's blur would have smoothed it.
+            after_optics = exposing and any(not get_op(s).encodes for s, _ in ordered[j + 1:])
+            image, recs, sensor = _lighting(image, page, ordered[i:j], rngs, given[i:j], scene, base, fuse,
+                                            (ordered[j], given[j]) if exposing else None, after_optics,
+                                            held if i < encoder else later)
             measured.append(recs)
             lit, encoded, i = True, None, j + exposing
             continue
+        if sensor is not None and (op.encodes or op.adds_sensor_noise):  # the sensor, after the optics
+            image, sensor = add_noise(image, *sensor), None
         if op.encodes and not (noisy or grained):
             image, grained = grain(image, base), True
         if isinstance(op, GeometricOp):
@@ -218,6 +228,8 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
         i = j
     if not lit:
         image = Light(base_gain(scene, page, base)).apply(image)
+    if sensor is not None:
+        image, encoded = add_noise(image, *sensor), None
     if not (noisy or grained):
         image, encoded = grain(image, base), None
     records = [r for recs in measured for r in recs.result()]
@@ -306,7 +318,7 @@ def _single(op: Op, image: np.ndarray, page: RenderedPage, severity: int, rng: n
     require_applicable(op, page)
     if params is not None:
         p = params
-    elif op.samples_on_photo:  # aims at the photo it is applied to (exposure)
+    elif op.samples_on_photo:  # aims at the photo it is applied to (noise)
         p = op.sample_in_photo(rng, severity, page, image)  # type: ignore[attr-defined]
     else:
         p = sample(op, rng, severity, page, text)
@@ -327,17 +339,18 @@ def _run_end(ordered: Sequence[Step], i: int, kind: type) -> int:
 
 def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],
               given: Sequence[dict[str, Any] | None], scene: Scene, base: dict[str, Any], fuse: bool,
-              exposure: tuple[Step, dict[str, Any] | None] | None = None,
+              exposure: tuple[Step, dict[str, Any] | None] | None = None, noise_later: bool = False,
               submit: Callable[[Callable[[], list[DegradationRecord]]], Future[list[DegradationRecord]]] = later,
-              ) -> tuple[np.ndarray, Future[list[DegradationRecord]]]:
+              ) -> tuple[np.ndarray, Future[list[DegradationRecord]], tuple[dict[str, Any], np.ndarray] | None]:
     """The base layer's light and a run of lighting ops (maybe none) composed into one ``Light`` on the photo,
     applied in one pass; each op is measured on the sparse photo (``fields.sparse``), stage by stage, knowing where the
-    sheet is.
+    sheet is. Unfused (``fuse`` False), the base layer and each op light the photo one after another.
 
     ``exposure`` (its step and given params) joins the pass: its vignette composes into the ``Light`` and its
-    tone curve is looked up in the same pass, then its sensor noise is added. It aims at, and is measured
-    against, the lit photo at every fourth pixel of every fourth row (``Exposure.sample_in_photo``'s probe):
-    the only pixels of the lit photo it reads."""
+    tone curve is looked up in the same pass, then its sensor noise is added, unless ``noise_later``: then the
+    noise (the exposure's params and spread per level) is returned for the capture to add after the optics. It
+    aims at, and is measured against, the lit photo at every fourth pixel of every fourth row
+    (``Exposure.sample_in_photo``'s probe): the only pixels of the lit photo it reads."""
     base_light = Light(base_gain(scene, page, base))
     light, stages = base_light, []
     for k, (subtype, severity) in enumerate(steps):
@@ -350,27 +363,32 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
             step = op.light(p, page)
         stages.append((op, severity, p, step))
         light = light.then(step)
+    photo = image
+    if not fuse:  # lit stage by stage; an exposure then lights that photo
+        photo = base_light.apply(image)
+        for _, _, _, step in stages:
+            photo = step.apply(photo)
+        light = Light()
     exposed: list[tuple[Op, int, dict[str, Any], np.ndarray]] = []
+    sensor = None
     if exposure is not None:
         (subtype, severity), p = exposure
         op = get_op(subtype)
         require_applicable(op, page)
-        probe = light.apply(every(image, PROBE))
+        probe = light.apply(every(photo, PROBE))
         if p is None:
             p = op.sample_in_photo(rngs[subtype], severity, page, probe, probe=PROBE)  # type: ignore[attr-defined]
         with replayable(op):
-            bloomed, vignette, curve, table = op.as_light(p, page, image)  # type: ignore[attr-defined]
-        if float(p["chroma_frac"]) == 0:  # its sensor noise grains each band of the lit photo as it is lit
-            out = light.then(vignette).apply(image, curve, then=grain_band(p, table), source=bloomed)
+            bloomed, vignette, curve, table = op.as_light(p, page, photo)  # type: ignore[attr-defined]
+        if noise_later and float(p["chroma_frac"]) == 0:  # (an exposure with colour noise keeps it where it was)
+            out, sensor = light.then(vignette).apply(photo, curve, source=bloomed), (p, table)
+        elif float(p["chroma_frac"]) == 0:  # its sensor noise grains each band of the lit photo as it is lit
+            out = light.then(vignette).apply(photo, curve, then=grain_band(p, table), source=bloomed)
         else:
-            out = add_noise(light.then(vignette).apply(image, curve, source=bloomed), p, table)
+            out = add_noise(light.then(vignette).apply(photo, curve, source=bloomed), p, table)
         exposed.append((op, severity, p, probe))
-    elif fuse:
-        out = light.apply(image)
     else:
-        out = base_light.apply(image)
-        for _, _, _, step in stages:
-            out = step.apply(out)
+        out = light.apply(photo)
 
     def measure() -> list[DegradationRecord]:
         records, before = [], base_light.apply(sparse(image))
@@ -384,7 +402,7 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
                                              op.measure_probe(probe, out, p, page)))  # type: ignore[attr-defined]
         return records
 
-    return out, submit(measure)
+    return out, submit(measure), sensor
 
 
 def _geometry(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.Generator],

@@ -88,6 +88,31 @@ def test_under_exposure_at_3_is_grainy_and_autocontrast_does_not_restore_it() ->
     assert stretched_psnr(base_only) > 16 > 12 > stretched_psnr(out), (stretched_psnr(base_only), stretched_psnr(out))
 
 
+@pytest.mark.parametrize("after", [[("blur", 2)], [("blur", 2), ("jpeg", 1)], [("blur", 1), ("noise", 1)]],
+                         ids=["blur", "blur+jpeg", "blur+noise"])
+def test_a_dark_shots_grain_is_the_sensors_and_no_lens_blur_smooths_it(after: list[tuple[str, int]]) -> None:
+    """The lens blurs the light before the sensor records it: an under-exposure's grain stays sharp in a photo that
+    is also blurred (it went on before the blur and came out smoothed to under half its spread), and the
+    exposure's record is what it records without the blur."""
+    img, page = pages()[0]
+    paper = cv2.erode((_luma(img) > 200).astype(np.uint8), np.ones((15, 15))) > 0
+    seed = next(s for s in range(40) if degrade(img, page, "exposure", 3, np.random.default_rng(s))[2]
+                .params["kind"] == "under")
+
+    def grain(photo: np.ndarray) -> float:
+        return float((_luma(photo) - cv2.GaussianBlur(_luma(photo), (0, 0), 3))[paper].std())
+
+    # The same capture without the blur (a JPEG's own smoothing is in both).
+    alone = capture(img, page, [("exposure", 3), *[a for a in after if a[0] != "blur"]], np.random.default_rng(seed))
+    both = capture(img, page, [("exposure", 3), *after], np.random.default_rng(seed))
+    assert grain(both.pixels) >= 0.95 * grain(alone.pixels), (grain(both.pixels), grain(alone.pixels))
+    assert both.records[0].params == alone.records[0].params
+    contrast = [photo.records[0].measured["contrast_retained"] for photo in (both, alone)]
+    assert contrast[0] == pytest.approx(contrast[1], abs=0.02)
+    replay = capture(img, page, [("exposure", 3), *after], None, params=[r.params for r in both.records])
+    assert np.array_equal(replay.pixels, both.pixels)
+
+
 def _over_exposed(severity: int, seeds: range = range(60)) -> tuple[int, np.ndarray, dict, np.ndarray]:
     """The first seed whose exposure at ``severity`` is an over-exposure with a bright lamp near writing, with the
     page's ink (the clean print's dark pixels) and each ink pixel's distance from the lamp in lamp radii."""
