@@ -21,6 +21,7 @@ from perturb.photo import degrade
 from perturb.photo.profile import degrade_profile
 from synth.memory import keep_image_buffers
 from synth.records import Box, RenderedPage
+from synth.stages import one_opencv_thread
 
 # The phone chain of the issue (tilt + keystone + warp + shadow + glare + exposure + motion blur + noise
 # + jpeg), each at severity 1, the anchors' own "phone photo" settings being mild too.
@@ -81,7 +82,12 @@ def _single(subtype: str, severity: int) -> Callable[[np.ndarray, int], np.ndarr
 
 def phone(image: np.ndarray, seed: int) -> np.ndarray:
     rgb = np.ascontiguousarray(image)
-    return degrade_profile(rgb, page_for(rgb), PHONE_CHAIN, np.random.default_rng(seed))[0]
+    # As a pipeline worker runs a capture (``synth.stages.produce_shard``): OpenCV on one thread, the capture's own
+    # two threads (``perturb.photo.worker``) using both cores; OpenCV's pool beside them only spins (the same wall
+    # time, a tenth more CPU). The previous thread count is restored after the call, so the floor and
+    # albumentations, timed in this process too, run with OpenCV's default.
+    with one_opencv_thread():
+        return degrade_profile(rgb, page_for(rgb), PHONE_CHAIN, np.random.default_rng(seed))[0]
 
 
 def ops() -> dict[str, Callable[[np.ndarray, int], np.ndarray]]:
