@@ -4,7 +4,10 @@ The reverse side is a real other page, handed in by reference (``degrade(..., re
 the pipeline renders a different problem for it) and recorded as ``source: reverse_page`` with
 its ``reverse_ref``. It shows where its print is, mirrored as seen through the sheet (left-right for
 a long-edge duplex, top-bottom for a short-edge one) and moved only by the printer's millimetre of
-duplex misalignment, so it lands on the front's text and in its empty half alike. Without one (a
+duplex misalignment, so it lands on the front's text and in its empty half alike; a reverse whose print
+lies beside the front's text (two worksheets of short lines at the top left) is laid out behind it, the rows
+and columns of its print on the text's (``_behind_text``, recorded as ``reverse_behind_text_frac``), so a
+severity always says what the bleed does to the text. Without one (a
 lone page in a notebook or a benchmark) the op falls back to this page's own print, mirrored
 left-right about the middle of its text and dropped a millimetre at most, recorded as ``source: self_mirrored``.
 
@@ -41,9 +44,10 @@ _DIFFUSION_AT_150 = {1: (0.8, 1.2), 2: (1.4, 2.0), 3: (2.2, 3.0)}  # Gaussian si
 _FUZZ, _SPARE = 0.05, 0.001
 
 
-def _reverse_print(image: np.ndarray, params: dict[str, Any],
-                   duplex: str = "long_edge") -> tuple[np.ndarray, list[float]]:
-    """The reverse side's luma as seen through the sheet (mirrored), and its offset."""
+def _reverse_print(image: np.ndarray, params: dict[str, Any], duplex: str = "long_edge",
+                   behind: tuple[float, float] = (0.0, 0.0)) -> tuple[np.ndarray, list[float]]:
+    """The reverse side's luma as seen through the sheet (mirrored), and its offset: the duplex misalignment, plus
+    ``behind`` (fractions of the page) for a reverse whose print is laid out behind the front's (``_behind_text``)."""
     h, w = image.shape[:2]
     if params["source"] == "self_mirrored":
         return cv2.flip(luma(image), 1), params["offset_frac"]
@@ -54,7 +58,44 @@ def _reverse_print(image: np.ndarray, params: dict[str, Any],
     back = luma(reverse)
     if back.shape != (h, w):
         back = cv2.resize(back, (w, h), interpolation=cv2.INTER_AREA)
-    return cv2.flip(back, 0 if duplex == "short_edge" else 1), params["duplex_offset_frac"]
+    dx, dy = params["duplex_offset_frac"]
+    return cv2.flip(back, 0 if duplex == "short_edge" else 1), [dx + behind[0], dy + behind[1]]
+
+
+_EDGE = 0.02  # the reverse's print, laid out behind the front's text, stays this far inside the sheet (of its size)
+
+
+def _backing(text: np.ndarray, ink: np.ndarray, lo: int, hi: int) -> int:
+    """The shift d in [lo, hi] (pixels along one axis) that puts most of the reverse's ink profile ``ink`` on the
+    front's text profile ``text`` (sum of text[r] ink[r - d]; counts, so exact), the smallest |d| among equals."""
+    score = np.convolve(text, ink[::-1])  # score[d + len(ink) - 1] = sum over r of text[r] * ink[r - d]
+    shifts = np.arange(lo, hi + 1)
+    at = score[np.clip(shifts + len(ink) - 1, 0, len(score) - 1)]
+    best = shifts[at == at.max()]
+    return int(best[np.argmin(np.abs(best))])
+
+
+def _behind_text(image: np.ndarray, page: RenderedPage, back: np.ndarray, duplex: str) -> tuple[float, float]:
+    """The shift (fractions of the page) that lays the reverse's print (``back``, its luma at ``image``'s size), as
+    seen through the sheet, behind the front's text: the rows of its print on the rows of the front's text and its
+    columns on the text's columns, as far as its print stays on its sheet. A reverse laid out so its print backs the
+    front's, as a duplex printer backs up a page's text area (zero when either side has no print)."""
+    y = luma(image)
+    text = np.zeros(y.shape, bool)
+    for x0, y0, x1, y1 in _text_boxes(image, page):
+        text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    # Seen through the sheet the reverse is mirrored: left-right on a long-edge duplex, top-bottom on a short-edge one.
+    ink = cv2.flip(back, 0 if duplex == "short_edge" else 1) < 160
+    if not text.any() or not ink.any():
+        return 0.0, 0.0
+    shift = []
+    for axis in (1, 0):  # x: columns (summed over rows), then y: rows
+        front, rear = text.sum(axis=1 - axis).astype(np.int64), ink.sum(axis=1 - axis).astype(np.int64)
+        n, where = len(rear), np.flatnonzero(rear)
+        edge = int(np.ceil(_EDGE * n))
+        lo, hi = edge - int(where[0]), n - edge - int(where[-1]) - 1  # its print kept _EDGE inside the sheet
+        shift.append(_backing(front, rear, lo, hi) / n if lo <= hi else 0.0)
+    return round(shift[0], 4), round(shift[1], 4)
 
 
 def _text_centre_shift(page: RenderedPage) -> float:
@@ -114,6 +155,21 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
     return low if at_most < lo_share and low <= _STRENGTH[3][1] else strength
 
 
+def _reach(image: np.ndarray, ink: np.ndarray, page: RenderedPage, strength: float, tint: list[float]) -> float:
+    """The share of the front's text area the bleed visibly darkens at ``strength`` (0 without text to darken)."""
+    y = luma(image)
+    text = np.zeros(y.shape, bool)
+    for x0, y0, x1, y1 in _text_boxes(image, page):
+        text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    pick = text & (y > 200)
+    if not pick.any():
+        return 0.0
+    paper, darkest = front_levels(y.astype(np.float32))
+    k = float(np.dot([0.299, 0.587, 0.114], 2.0 - np.asarray(tint, float)))
+    shown = y[pick].astype(np.float32) * ink[pick] * k * strength >= VISIBLE_BLEED * (paper - darkest)
+    return float(shown.mean())
+
+
 class BleedThrough(Op):
     subtype = "bleed_through"
     family = "interference"
@@ -151,14 +207,23 @@ class BleedThrough(Op):
                                 round(quantile(_DIFFUSION_AT_150[3], u_diffusion) * page.dpi / 150, 4)]
         return params
 
-    def _duplex(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> str:
-        """Which way the sheet was printed: recorded, or (``either``) the way that shows the target through
-        with less ink, judged on a quarter-size copy so applying and measuring agree at a small cost."""
+    def _duplex(self, image: np.ndarray, params: dict[str, Any],
+                page: RenderedPage) -> tuple[str, tuple[float, float]]:
+        """Which way the sheet was printed, and where the reverse's print lies on its side (``_behind_text``'s shift,
+        or none): recorded, or (``either``) the way that shows the target through with less ink, judged on a
+        quarter-size copy so applying and measuring agree at a small cost.
+
+        The reverse is a real other page, laid out as it was printed, so its print often lies beside the front's
+        text: a worksheet of short lines at the top left shows its reverse's short lines at the top right, in the
+        empty half, at any strength. Where neither way round shows this page's severity-3 share of the front's text
+        at severity 3's darkest ink (``duplex_aim``), the reverse is laid out behind the front's text (centred on it
+        through the sheet), for every severity of the page: the severity then says what the bleed does to the text,
+        as the rubric grades it, where before a severity-2 record could measure no text obscured at all."""
         duplex = str(params.get("duplex", "long_edge"))
         if params["source"] == "self_mirrored":  # the page's own print has one way round
-            return "long_edge"
+            return "long_edge", (0.0, 0.0)
         if duplex != "either":
-            return duplex
+            return duplex, (0.0, 0.0)
         small = cv2.resize(image, (max(16, image.shape[1] // 4), max(16, image.shape[0] // 4)),
                            interpolation=cv2.INTER_AREA)
         reverse = params.get("_reverse")
@@ -171,16 +236,26 @@ class BleedThrough(Op):
             target, diffusion = float(params["target_text_obscured"]), float(params["diffusion_px"])
             lo, hi = params["strength_bounds"]
         sigma = diffusion * small.shape[1] / page.width
-        need = {way: _strength_for(small, reverse_ink(*_reverse_print(small, quarter, way), sigma), page,
-                                   target, (float(lo), float(hi)), params["tint"])
-                for way in ("long_edge", "short_edge")}
-        return "short_edge" if need["short_edge"] < need["long_edge"] - 1e-6 else "long_edge"
+        ways = ("long_edge", "short_edge")
+        inks = {way: reverse_ink(*_reverse_print(small, quarter, way), sigma) for way in ways}
+        need = {way: _strength_for(small, inks[way], page, target, (float(lo), float(hi)), params["tint"])
+                for way in ways}
+        way = "short_edge" if need["short_edge"] < need["long_edge"] - 1e-6 else "long_edge"
+        if "duplex_aim" not in params or quarter["_reverse"] is None or \
+                max(_reach(small, inks[w], page, float(hi), params["tint"]) for w in ways) >= target:
+            return way, (0.0, 0.0)
+        back = luma(quarter["_reverse"])
+        behind = {w: _behind_text(small, page, back, w) for w in ways}
+        inks = {w: reverse_ink(*_reverse_print(small, quarter, w, behind[w]), sigma) for w in ways}
+        need = {w: _strength_for(small, inks[w], page, target, (float(lo), float(hi)), params["tint"]) for w in ways}
+        way = "short_edge" if need["short_edge"] < need["long_edge"] - 1e-6 else "long_edge"
+        return way, behind[way]
 
     def _ink_and_strength(self, image: np.ndarray, params: dict[str, Any],
                           page: RenderedPage) -> tuple[np.ndarray, float, str]:
         sigma = float(params["diffusion_px"]) * image.shape[1] / page.width
-        duplex = self._duplex(image, params, page)
-        ink = reverse_ink(*_reverse_print(image, params, duplex), sigma)
+        duplex, behind = self._duplex(image, params, page)
+        ink = reverse_ink(*_reverse_print(image, params, duplex, behind), sigma)
         if "strength" in params:
             return ink, float(params["strength"]), duplex
         lo, hi = params["strength_bounds"]
@@ -204,7 +279,10 @@ class BleedThrough(Op):
         text = np.zeros_like(front_paper)
         for x0, y0, x1, y1 in _text_boxes(before, page):
             text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
-        return {"duplex": self._duplex(before, params, page),
+        duplex, behind = self._duplex(before, params, page)
+        return {"duplex": duplex,
+                # Where the reverse's print was laid out behind the front's text (``_duplex``): its shift on the page.
+                **({"reverse_behind_text_frac": list(behind)} if any(behind) else {}),
                 "text_obscured": round(float(visible[text & front_paper].mean()) if (text & front_paper).any()
                                        else 0.0, 4),
                 "bleed_contrast": round(bleed / contrast, 4),
