@@ -63,6 +63,9 @@ def _reverse_print(image: np.ndarray, params: dict[str, Any], duplex: str = "lon
 
 
 _EDGE = 0.02  # the reverse's print, laid out behind the front's text, stays this far inside the sheet (of its size)
+# A reverse is laid out behind the front's text when, as printed, it shows on less of the text than this at severity
+# 3's darkest ink (1.5 times severity 3's floor: the quarter-size copy's estimate, with room for the full page's).
+_BEHIND_BELOW = 1.5 * BINS[3][0]
 
 
 def _backing(text: np.ndarray, ink: np.ndarray, lo: int, hi: int) -> int:
@@ -216,9 +219,10 @@ class BleedThrough(Op):
         The reverse is a real other page, laid out as it was printed, so its print often lies beside the front's
         text: a worksheet of short lines at the top left shows its reverse's short lines at the top right, in the
         empty half, at any strength. Where neither way round shows this page's severity-3 share of the front's text
-        at severity 3's darkest ink (``duplex_aim``), the reverse is laid out behind the front's text (centred on it
-        through the sheet), for every severity of the page: the severity then says what the bleed does to the text,
-        as the rubric grades it, where before a severity-2 record could measure no text obscured at all."""
+        (``duplex_aim``), nor 1.5 times severity 3's floor, at severity 3's darkest ink, the reverse is laid out
+        behind the front's text (``_behind_text``), for every severity of the page, if it reaches more there: the
+        severity then says what the bleed does to the text, as the rubric grades it, where before a severity-2
+        record could measure no text obscured at all."""
         duplex = str(params.get("duplex", "long_edge"))
         if params["source"] == "self_mirrored":  # the page's own print has one way round
             return "long_edge", (0.0, 0.0)
@@ -241,15 +245,23 @@ class BleedThrough(Op):
         need = {way: _strength_for(small, inks[way], page, target, (float(lo), float(hi)), params["tint"])
                 for way in ways}
         way = "short_edge" if need["short_edge"] < need["long_edge"] - 1e-6 else "long_edge"
-        if "duplex_aim" not in params or quarter["_reverse"] is None or \
-                max(_reach(small, inks[w], page, float(hi), params["tint"]) for w in ways) >= target:
+        if "duplex_aim" not in params or quarter["_reverse"] is None:
+            return way, (0.0, 0.0)
+        reach = {(w, (0.0, 0.0)): _reach(small, inks[w], page, float(hi), params["tint"]) for w in ways}
+        if max(reach.values()) >= min(target, _BEHIND_BELOW):
             return way, (0.0, 0.0)
         back = luma(quarter["_reverse"])
         behind = {w: _behind_text(small, page, back, w) for w in ways}
         inks = {w: reverse_ink(*_reverse_print(small, quarter, w, behind[w]), sigma) for w in ways}
-        need = {w: _strength_for(small, inks[w], page, target, (float(lo), float(hi)), params["tint"]) for w in ways}
-        way = "short_edge" if need["short_edge"] < need["long_edge"] - 1e-6 else "long_edge"
-        return way, behind[way]
+        reach.update({(w, behind[w]): _reach(small, inks[w], page, float(hi), params["tint"]) for w in ways})
+        moved = [w for w in ways if reach[(w, behind[w])] >= target]
+        if moved:  # laid out behind the text it reaches the target: the way round that needs less ink
+            need = {w: _strength_for(small, inks[w], page, target, (float(lo), float(hi)), params["tint"])
+                    for w in moved}
+            way = min(moved, key=lambda w: (need[w], w != "long_edge"))
+            return way, behind[way]
+        # Neither reaches it: the placement that shows the bleed on the most text (as printed, among equals).
+        return max(reach, key=lambda k: (reach[k], not any(k[1]), k[0] == "long_edge"))
 
     def _ink_and_strength(self, image: np.ndarray, params: dict[str, Any],
                           page: RenderedPage) -> tuple[np.ndarray, float, str]:
