@@ -267,11 +267,13 @@ def main() -> None:
                         help="an earlier results file of this script: its acceptance lines are quoted (repeatable)")
     parser.add_argument("--first-page", type=int, default=0,
                         help="number (and seed) of the first bin page: other pages than the default 0-199")
+    parser.add_argument("--dpi", type=int, default=60,
+                        help="the bin pages' resolution (60 by default; the packaged configs render at 100-150)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     t0 = time.perf_counter()
     times, size = ([], "") if args.no_times else timing(args.runs)
-    pages = sheets(args.bin_pages, 60, args.first_page)
+    pages = sheets(args.bin_pages, args.dpi, args.first_page)
     acceptance, misses, frames, prof, prof_misses = bins(pages, args.workers)
     acc, acc_sd, ranges = stump(frames)
     print(f"frame-aspect stump accuracy {acc:.3f} +- {acc_sd:.3f}", flush=True)
@@ -296,6 +298,7 @@ def main() -> None:
         f"Re-run: `python benchmarks/degrade.py --runs {args.runs} --bin-pages {args.bin_pages}"
         + (" --no-times" if args.no_times else "") + (f" --workers {args.workers}" if args.workers > 1 else "")
         + (f" --first-page {args.first_page}" if args.first_page else "")
+        + (f" --dpi {args.dpi}" if args.dpi != 60 else "")
         + "`.",
         "",
         "## Acceptance (issue 20)",
@@ -312,7 +315,7 @@ def main() -> None:
         "## Severity bins, each op alone",
         "",
         f"Share of {len(pages)} different pages (numbers {args.first_page}-{args.first_page + len(pages) - 1};"
-        f" {n_print} printed, {len(pages) - n_print} handwritten; 60 dpi;"
+        f" {n_print} printed, {len(pages) - n_print} handwritten; {args.dpi} dpi;"
         " triangle and bar-chart families; seed = page index; bleed_through shows the next page as its reverse"
         " side) whose measured effect lands in the rubric bin of the requested severity (`op.rubric`; a"
         " handwritten question must also be complete). Bold: below the target.",

@@ -201,17 +201,47 @@ def figure_mark_lines(mark: dict[str, Any], rng: np.random.Generator) -> list[np
             t = np.linspace(-0.8 * r, 0.8 * r, 8)[:, None]
             lines.append(base + t * u + v * rng.uniform(-0.04, 0.04) * r * t / r)
         return lines
-    # hatch: back-and-forth shading over the region's bounding box, one continuous pen path (clipped later)
+    # hatch: back-and-forth shading of the region, one continuous pen path: parallel strokes across it, each turning
+    # into the next just inside its edge, as a hand shades without lifting the pen (clipped to the region later)
     region = np.asarray(mark["region"], float)
     x0, y0 = region.min(axis=0)
     x1, y1 = region.max(axis=0)
     a = rng.uniform(0.6, 1.2)  # strokes lean like a right-handed student's
     u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
     c = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
-    half = 0.55 * float(np.hypot(x1 - x0, y1 - y0))  # the path covers the whole box at any lean
-    passes = max(4, int(2 * half / max(0.07 * float(mark.get("dpi", 100)), 1.0)))  # strokes ~2 mm apart
-    pts = [c + (-half + 2 * half * i / passes) * v + (half if i % 2 == 0 else -half) * u for i in range(passes + 1)]
-    return [np.array(pts)]
+    dpi = float(mark.get("dpi", 100))
+    half = 0.55 * float(np.hypot(x1 - x0, y1 - y0))  # the strokes cover the whole box at any lean
+    passes = max(4, int(2 * half / max(0.07 * dpi, 1.0)))  # strokes ~2 mm apart
+    inset = _HATCH_INSET_IN * dpi  # the turns stay inside the edge, so clipping leaves them joining the strokes
+    path: list[np.ndarray] = []
+    for i in range(passes + 1):
+        base = c + (-half + 2 * half * i / passes) * v
+        chord = _chord(region, base, u)
+        if chord is None or chord[1] - chord[0] <= 2 * inset:
+            continue
+        ends = [base + (chord[0] + inset) * u, base + (chord[1] - inset) * u]
+        path.extend(ends if len(path) % 4 == 0 else ends[::-1])
+    return [np.array(path)] if len(path) >= 2 else []
+
+
+_HATCH_INSET_IN = 0.015  # a hatch's turns run this far inside its region's edge (half the widest pen and a little)
+
+
+def _chord(region: np.ndarray, base: np.ndarray, u: np.ndarray) -> tuple[float, float] | None:
+    """Where the line ``base + t u`` crosses the polygon ``region`` (its first and last crossing, in t); None if it
+    misses it."""
+    ts = []
+    for p, q in zip(region, np.roll(region, -1, axis=0), strict=True):
+        e = q - p
+        det = u[0] * -e[1] - u[1] * -e[0]
+        if abs(det) < 1e-12:
+            continue
+        d = p - base
+        t = (d[0] * -e[1] - d[1] * -e[0]) / det
+        s = (u[0] * d[1] - u[1] * d[0]) / det
+        if -1e-9 <= s <= 1 + 1e-9:
+            ts.append(float(t))
+    return (min(ts), max(ts)) if len(ts) >= 2 else None
 
 
 def side_direction(image: np.ndarray, box: list[float], sx: float, sy: float) -> float | None:
