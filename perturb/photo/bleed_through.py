@@ -83,10 +83,7 @@ def _behind_text(image: np.ndarray, page: RenderedPage, back: np.ndarray, duplex
     seen through the sheet, behind the front's text: the rows of its print on the rows of the front's text and its
     columns on the text's columns, as far as its print stays on its sheet. A reverse laid out so its print backs the
     front's, as a duplex printer backs up a page's text area (zero when either side has no print)."""
-    y = luma(image)
-    text = np.zeros(y.shape, bool)
-    for x0, y0, x1, y1 in _text_boxes(image, page):
-        text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    text = _text_mask(image, page)
     # Seen through the sheet the reverse is mirrored: left-right on a long-edge duplex, top-bottom on a short-edge one.
     ink = cv2.flip(back, 0 if duplex == "short_edge" else 1) < 160
     if not text.any() or not ink.any():
@@ -117,6 +114,14 @@ def _text_boxes(image: np.ndarray, page: RenderedPage) -> list[tuple[int, int, i
             for b in page.layout if b.kind in CONTENT_KINDS and b.x1 > b.x0 and b.y1 > b.y0]
 
 
+def _text_mask(image: np.ndarray, page: RenderedPage) -> np.ndarray:
+    """The front's text boxes (``_text_boxes``) as a mask of ``image``'s pixels."""
+    text = np.zeros(image.shape[:2], bool)
+    for x0, y0, x1, y1 in _text_boxes(image, page):
+        text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    return text
+
+
 def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target: float,
                   bounds: tuple[float, float], tint: list[float]) -> float:
     """The strength at which the bleed visibly darkens (by ``VISIBLE_BLEED`` of the print's contrast) a
@@ -130,9 +135,7 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
     more or less of it still lands inside the bin (with a tenth of a point to spare), else halfway (in ratio)
     between the two ends."""
     y = luma(image)
-    text = np.zeros(y.shape, bool)
-    for x0, y0, x1, y1 in _text_boxes(image, page):
-        text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    text = _text_mask(image, page)
     pick = text & (y > 200)
     if not pick.any():
         return bounds[1]
@@ -161,9 +164,7 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
 def _reach(image: np.ndarray, ink: np.ndarray, page: RenderedPage, strength: float, tint: list[float]) -> float:
     """The share of the front's text area the bleed visibly darkens at ``strength`` (0 without text to darken)."""
     y = luma(image)
-    text = np.zeros(y.shape, bool)
-    for x0, y0, x1, y1 in _text_boxes(image, page):
-        text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    text = _text_mask(image, page)
     pick = text & (y > 200)
     if not pick.any():
         return 0.0
@@ -288,9 +289,7 @@ class BleedThrough(Op):
         on_paper = darkening[front_paper]
         bleed = float(np.percentile(on_paper, 99.9)) if on_paper.size else 0.0
         visible = darkening >= VISIBLE_BLEED * contrast
-        text = np.zeros_like(front_paper)
-        for x0, y0, x1, y1 in _text_boxes(before, page):
-            text[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+        text = _text_mask(before, page)
         duplex, behind = self._duplex(before, params, page)
         return {"duplex": duplex,
                 # Where the reverse's print was laid out behind the front's text (``_duplex``): its shift on the page.
