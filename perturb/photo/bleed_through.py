@@ -134,14 +134,9 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
     rounding to whole grey levels moves each pixel's threshold by a few per cent: the strength is kept where 5 %
     more or less of it still lands inside the bin (with a tenth of a point to spare), else halfway (in ratio)
     between the two ends."""
-    y = luma(image)
-    text = _text_mask(image, page)
-    pick = text & (y > 200)
-    if not pick.any():
+    need = _needs(image, ink, page, tint)
+    if need is None:
         return bounds[1]
-    paper, darkest = front_levels(y.astype(np.float32))
-    k = float(np.dot([0.299, 0.587, 0.114], 2.0 - np.asarray(tint, float)))
-    need = np.sort(VISIBLE_BLEED * (paper - darkest) / (y[pick].astype(np.float32) * np.maximum(ink[pick], 1e-6) * k))
     n = need.size
     # The bin the target lies in (every severity's targets do); a replayed target outside them all is aimed at as is.
     lo_share, hi_share = next((b for b in BINS.values() if b[0] <= target < b[1]), (0.0, 1.0))
@@ -161,17 +156,22 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
     return low if at_most < lo_share and low <= _STRENGTH[3][1] else strength
 
 
-def _reach(image: np.ndarray, ink: np.ndarray, page: RenderedPage, strength: float, tint: list[float]) -> float:
-    """The share of the front's text area the bleed visibly darkens at ``strength`` (0 without text to darken)."""
+def _needs(image: np.ndarray, ink: np.ndarray, page: RenderedPage, tint: list[float]) -> np.ndarray | None:
+    """The strength from which each paper pixel of the front's text area shows the bleed, sorted (``_strength_for``);
+    None without such pixels."""
     y = luma(image)
-    text = _text_mask(image, page)
-    pick = text & (y > 200)
+    pick = _text_mask(image, page) & (y > 200)
     if not pick.any():
-        return 0.0
+        return None
     paper, darkest = front_levels(y.astype(np.float32))
     k = float(np.dot([0.299, 0.587, 0.114], 2.0 - np.asarray(tint, float)))
-    shown = y[pick].astype(np.float32) * ink[pick] * k * strength >= VISIBLE_BLEED * (paper - darkest)
-    return float(shown.mean())
+    return np.sort(VISIBLE_BLEED * (paper - darkest) / (y[pick].astype(np.float32) * np.maximum(ink[pick], 1e-6) * k))
+
+
+def _reach(image: np.ndarray, ink: np.ndarray, page: RenderedPage, strength: float, tint: list[float]) -> float:
+    """The share of the front's text area the bleed visibly darkens at ``strength`` (0 without text to darken)."""
+    need = _needs(image, ink, page, tint)
+    return 0.0 if need is None else float(np.searchsorted(need, strength, side="right") / need.size)
 
 
 class BleedThrough(Op):
