@@ -128,9 +128,8 @@ def _marked(pen: np.ndarray, tokens: list[tuple[Box, Box]], sx: float, sy: float
     ``_NEAR_LINE`` line heights) of its stroke's line, and a token is marked when its pixels span half its columns.
 
     A mark is drawn on one line (a circle round a run of its tokens, a line under them), and its stroke keeps to
-    that line: each connected stroke belongs to the line whose band it overlaps most (the nearest line when it
-    overlaps none, as an underline may). By distance alone, the top of a circle round "M, is" beyond those two
-    words' ends was nearer to "KLM" on the line above, and marked it too (150 dpi: 6 of 200 records over their bin)."""
+    that line (``_on_stroke_line``). By distance alone, the top of a circle round "M, is" beyond those two words'
+    ends was nearer to "KLM" on the line above, and marked it too (150 dpi: 6 of 200 records over their bin)."""
     ys, xs = np.nonzero(pen)
     if not xs.size or not tokens:
         return []
@@ -140,7 +139,7 @@ def _marked(pen: np.ndarray, tokens: list[tuple[Box, Box]], sx: float, sy: float
     dx = np.maximum(np.maximum(boxes[None, :, 0] - px[:, None], px[:, None] - boxes[None, :, 2]), 0)
     dy = np.maximum(np.maximum(boxes[None, :, 1] - py[:, None], py[:, None] - boxes[None, :, 3]), 0)
     dist = np.hypot(dx, dy)
-    dist[~_on_stroke_line(pen, ys, py, tokens, sy)] = np.inf
+    dist[~_on_stroke_line(pen, xs, ys, py, tokens)] = np.inf
     near = dist.argmin(axis=1)
     close = dist[np.arange(near.size), near] <= _NEAR_LINE * boxes[near, 4]
     out = []
@@ -152,16 +151,16 @@ def _marked(pen: np.ndarray, tokens: list[tuple[Box, Box]], sx: float, sy: float
     return out
 
 
-def _on_stroke_line(pen: np.ndarray, ys: np.ndarray, py: np.ndarray, tokens: list[tuple[Box, Box]],
-                    sy: float) -> np.ndarray:
-    """(pen pixels, tokens): whether the token is on the line of the pixel's stroke (``_marked``). Strokes are the
-    pen's 8-connected pieces; a stroke's line is the one whose band holds the middle of the stroke's height (a circle
-    round words, a tick or star beside them), else the nearest line above that middle (a line drawn under words,
-    between two lines of writing, whose lower edge may touch the next line's band), or the first line."""
+def _on_stroke_line(pen: np.ndarray, xs: np.ndarray, ys: np.ndarray, py: np.ndarray,
+                    tokens: list[tuple[Box, Box]]) -> np.ndarray:
+    """(pen pixels at ``xs``, ``ys``; page row ``py``) x tokens: whether the token is on the line of the pixel's
+    stroke (``_marked``). Strokes are the pen's 8-connected pieces; a stroke's line is the one whose band holds the
+    middle of the stroke's height (a circle round words, a tick or star beside them), else the nearest line above that
+    middle (a line drawn under words, between two lines of writing, whose lower edge may touch the next line's band),
+    or the first line."""
     lines = sorted({(ln.y0, ln.y1) for _, ln in tokens})
     band = np.array(lines, float)
     n, labels = cv2.connectedComponents(pen.astype(np.uint8), connectivity=8)
-    xs = np.nonzero(pen)[1]
     label = labels[ys, xs]
     top, bottom = np.full(n, np.inf), np.full(n, -np.inf)
     np.minimum.at(top, label, py)
