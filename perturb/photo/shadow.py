@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric, quantile
-from perturb.photo.fields import LightOp, bisect_coverage, coarse_content, masked_fraction, sheet_mask
+from perturb.photo.fields import LightOp, bisect_coverage, content_grid, masked_fraction, sheet_mask
 from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
 from perturb.photo.measure import block_means, content_mask, luma
 from synth.records import RenderedPage
@@ -48,7 +48,7 @@ class Shadow(LightOp):
 
     def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
                         sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
-        xs, ys, mask = coarse_content(page)
+        xs, ys, mask = content_grid(page)
         visible = sheet_mask({"_sheet": sheet}, page, *xs.shape)
         # Common random numbers across severities: the page draws one quantile for the coverage it aims at and one
         # seed for the shadows it tries, the same way at every severity, and the k-th shadow tried (direction, edge,
