@@ -9,10 +9,11 @@ import cv2
 import numpy as np
 
 from perturb.photo.base import Op
-from perturb.photo.functional.lighting import Light, grid
+from perturb.photo.functional.lighting import FIELD_STEP, Light, grid
 from perturb.photo.measure import content_mask, every, half
 from synth.records import RenderedPage
 
+SAMPLE_CELLS = 80  # cells across the page on the grid lighting ops sample their parameters on
 SPARSE_FROM = 1000  # photos at least this many pixels wide are measured on every fourth pixel of every fourth row
 
 
@@ -73,17 +74,29 @@ def sheet_mask(params: dict[str, Any], page: RenderedPage, height: int, width: i
     return mask.astype(bool)
 
 
-def content_grid(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The grid (xs, ys) lighting ops sample on, and the page's content mask on it (all True if no layout).
+def coarse_content(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A coarse grid (xs, ys) over the page and the page's content mask on it (all True if no layout).
 
-    The grid and mask their measure grades on (``grid``'s FIELD_STEP cells, ``content_mask`` on them), at every
-    resolution: a coarser grid at 150 dpi (80 cells across, 16 px) aimed a shadow's content coverage up to 0.066
-    away from what the measure then read, past its bins' margins when the shadow's edge ran along a text line
-    (photo_sweep, seed 4242: 0.603 aimed at 0.545, severity 2's bin ends at 0.60).
+    About 80 cells across the page (never finer than FIELD_STEP): what lighting ops check the visible page on, and
+    glare's content area without pixels to look at.
+    """
+    xs, ys = grid(page.height, page.width, max(FIELD_STEP, round(page.width / SAMPLE_CELLS)))
+    mask = content_mask(page, *xs.shape) if page.layout else np.ones(xs.shape, bool)
+    return xs, ys, mask
+
+
+def content_cells(page: RenderedPage) -> tuple[np.ndarray, np.ndarray]:
+    """The centres (xs, ys, 1-D) of the cells a lighting op's measure grades the content on: ``grid``'s FIELD_STEP
+    cells under ``content_mask`` (every cell if no layout).
+
+    A shadow aimed on the coarse grid at 150 dpi (16 px cells) missed the content coverage its measure then read by
+    up to 0.066, past its bins' margins, where its edge ran along a text line (photo_sweep, seed 4242: 0.603 aimed
+    at 0.545; severity 2's bin ends at 0.60). Only the content's cells: bisecting on them costs less than on the
+    coarse grid's whole page.
     """
     xs, ys = grid(page.height, page.width)
     mask = content_mask(page, *xs.shape) if page.layout else np.ones(xs.shape, bool)
-    return xs, ys, mask
+    return xs[mask], ys[mask]
 
 
 def masked_fraction(field: np.ndarray, mask: np.ndarray, threshold: float = 0.5) -> float:

@@ -9,7 +9,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric
-from perturb.photo.fields import LightOp, bisect_coverage, content_grid, masked_fraction
+from perturb.photo.fields import LightOp, bisect_coverage, coarse_content, masked_fraction
 from perturb.photo.functional.lighting import Light, glare_field, glare_light, grid
 from perturb.photo.measure import content_mask, luma, sparse_luma, text_ink
 from synth.records import RenderedPage
@@ -70,7 +70,7 @@ class Glare(LightOp):
             px, py = ink[:, 0], ink[:, 1]
             tolerance = 0.004
         else:  # no pixels to see (sampled from the layout alone): aim at the share of the content's area
-            xs, ys, mask = content_grid(page)
+            xs, ys, mask = coarse_content(page)
             target = float(rng.uniform(*_TARGET_AREA[severity]))
             px, py = xs[mask], ys[mask]
             tolerance = 0.001

@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric, quantile
-from perturb.photo.fields import LightOp, bisect_coverage, content_grid, masked_fraction, sheet_mask
+from perturb.photo.fields import LightOp, bisect_coverage, coarse_content, content_cells, masked_fraction, sheet_mask
 from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
 from perturb.photo.measure import block_means, content_mask, luma
 from synth.records import RenderedPage
@@ -48,7 +48,9 @@ class Shadow(LightOp):
 
     def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
                         sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
-        xs, ys, mask = content_grid(page)
+        # Aimed on the content's cells of the grid the measure grades on; the visible page is checked on a coarse grid.
+        cells = content_cells(page)
+        xs, ys, _ = coarse_content(page)
         visible = sheet_mask({"_sheet": sheet}, page, *xs.shape)
         # Common random numbers across severities: the page draws one quantile for the coverage it aims at and one
         # seed for the shadows it tries, the same way at every severity, and the k-th shadow tried (direction, edge,
@@ -62,7 +64,7 @@ class Shadow(LightOp):
         for k in range(_TRIES):
             if k >= _JOINT_TRIES and best is not None and best[0] == 0.0:
                 break  # no shadow among the first tries fits every severity: the first that fits this one
-            params, miss = self._fit(np.random.default_rng([shapes, k]), severity, u, page, xs, ys, mask,
+            params, miss = self._fit(np.random.default_rng([shapes, k]), severity, u, page, cells, xs, ys,
                                      visible)
             # Which shadow was cast: a capture twin (same base, same capture, other content) casts the same one
             # unless that shadow misses its own page's bins; the record says so instead of hiding it.
@@ -70,27 +72,31 @@ class Shadow(LightOp):
             if best is None or miss < best[0]:
                 best = (miss, params)
             if miss == 0.0 and (k >= _JOINT_TRIES or all(
-                    self._fit(np.random.default_rng([shapes, k]), other, u, page, xs, ys, mask, visible)[1]
+                    self._fit(np.random.default_rng([shapes, k]), other, u, page, cells, xs, ys, visible)[1]
                     == 0.0 for other in (3, 2, 1) if other != severity)):
                 return params
         return best[1]
 
-    def _fit(self, rng: np.random.Generator, severity: int, u: float, page: RenderedPage, xs: np.ndarray,
-             ys: np.ndarray, mask: np.ndarray, visible: np.ndarray) -> tuple[dict[str, Any], float]:
-        """One shadow drawn from ``rng`` and slid to cover the target share of the content at ``severity``, and how
-        far its share of the visible page is above that severity's bin (0: inside, with the margin)."""
+    def _fit(self, rng: np.random.Generator, severity: int, u: float, page: RenderedPage,
+             cells: tuple[np.ndarray, np.ndarray], xs: np.ndarray, ys: np.ndarray,
+             visible: np.ndarray) -> tuple[dict[str, Any], float]:
+        """One shadow drawn from ``rng`` and slid to cover the target share of the content (``cells``) at
+        ``severity``, and how far its share of the visible page (``visible`` on the grid ``xs``, ``ys``) is above
+        that severity's bin (0: inside, with the margin)."""
         target = quantile(_TARGET[severity], u)
         params = self._draw(rng, severity)
         # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
-        field = shadow_parts(params, xs, ys, page.width, page.height)
-        offset = bisect_coverage(lambda o, f=field: strength_at(*f, o), mask, target, -1.5, 1.5, grows=False)
+        field = shadow_parts(params, *cells, page.width, page.height)
+        content = np.ones(cells[0].shape, bool)
+        offset = bisect_coverage(lambda o, f=field: strength_at(*f, o), content, target, -1.5, 1.5, grows=False)
         params["offset"] = round(offset, 5)
         params["target_content_coverage"] = round(target, 4)
         # Graded on the content and on the visible page: a severity is the more severe of the two, so a shadow never
         # covers more of the visible page than its bin allows (one that darkens a tenth of the text but most of the
         # sheet is not severity 1), while one over most of the writing is severe even where the blank rest of the
         # sheet stays lit (writing that sits high is covered from above).
-        on_page = masked_fraction(strength_at(*field, params["offset"]), visible)
+        on_page = masked_fraction(strength_at(*shadow_parts(params, xs, ys, page.width, page.height),
+                                              params["offset"]), visible)
         return params, max(on_page - (BINS[severity][1] - _PAGE_MARGIN), 0.0)
 
     def _draw(self, rng: np.random.Generator, severity: int) -> dict[str, Any]:
