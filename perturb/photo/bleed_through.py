@@ -78,12 +78,12 @@ def _backing(text: np.ndarray, ink: np.ndarray, lo: int, hi: int) -> int:
     return int(best[np.argmin(np.abs(best))])
 
 
-def _behind_text(image: np.ndarray, page: RenderedPage, back: np.ndarray, duplex: str) -> tuple[float, float]:
-    """The shift (fractions of the page) that lays the reverse's print (``back``, its luma at ``image``'s size), as
-    seen through the sheet, behind the front's text: the rows of its print on the rows of the front's text and its
-    columns on the text's columns, as far as its print stays on its sheet. A reverse laid out so its print backs the
-    front's, as a duplex printer backs up a page's text area (zero when either side has no print)."""
-    text = _text_mask(image, page)
+def _behind_text(text: np.ndarray, back: np.ndarray, duplex: str) -> tuple[float, float]:
+    """The shift (fractions of the page) that lays the reverse's print (``back``, its luma at the size of the front's
+    text mask ``text``), as seen through the sheet, behind the front's text: the rows of its print on the rows of the
+    front's text and its columns on the text's columns, as far as its print stays on its sheet. A reverse laid out so
+    its print backs the front's, as a duplex printer backs up a page's text area (zero when either side has no
+    print)."""
     # Seen through the sheet the reverse is mirrored: left-right on a long-edge duplex, top-bottom on a short-edge one.
     ink = cv2.flip(back, 0 if duplex == "short_edge" else 1) < 160
     if not text.any() or not ink.any():
@@ -122,8 +122,23 @@ def _text_mask(image: np.ndarray, page: RenderedPage) -> np.ndarray:
     return text
 
 
-def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target: float,
-                  bounds: tuple[float, float], tint: list[float]) -> float:
+_Front = tuple[np.ndarray, np.ndarray, float]  # the paper pixels of the front's text area, their luma, print contrast
+
+
+def _front(image: np.ndarray, text: np.ndarray) -> _Front | None:
+    """What the bleed's strength is solved against, once per image (every way round and placement of the reverse
+    shares it): the paper pixels of the front's text area (``text``, its boxes' mask), their luma, and the front
+    print's contrast; None without such pixels."""
+    y = luma(image)
+    pick = text & (y > 200)
+    if not pick.any():
+        return None
+    paper, darkest = front_levels(y.astype(np.float32))
+    return pick, y[pick].astype(np.float32), paper - darkest
+
+
+def _strength_for(front: _Front | None, ink: np.ndarray, target: float, bounds: tuple[float, float],
+                  tint: list[float]) -> float:
     """The strength at which the bleed visibly darkens (by ``VISIBLE_BLEED`` of the print's contrast) a
     ``target`` share of the front's text area, within ``bounds``, kept inside the target's rubric bin. A pixel of
     luma ``y`` darkens by ``y * strength * ink * k`` (``k`` the tint's luma weight), so each pixel has the strength
@@ -134,7 +149,7 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
     rounding to whole grey levels moves each pixel's threshold by a few per cent: the strength is kept where 5 %
     more or less of it still lands inside the bin (with a tenth of a point to spare), else halfway (in ratio)
     between the two ends."""
-    need = _needs(image, ink, page, tint)
+    need = _needs(front, ink, tint)
     if need is None:
         return bounds[1]
     n = need.size
@@ -156,21 +171,19 @@ def _strength_for(image: np.ndarray, ink: np.ndarray, page: RenderedPage, target
     return low if at_most < lo_share and low <= _STRENGTH[3][1] else strength
 
 
-def _needs(image: np.ndarray, ink: np.ndarray, page: RenderedPage, tint: list[float]) -> np.ndarray | None:
-    """The strength from which each paper pixel of the front's text area shows the bleed, sorted (``_strength_for``);
-    None without such pixels."""
-    y = luma(image)
-    pick = _text_mask(image, page) & (y > 200)
-    if not pick.any():
+def _needs(front: _Front | None, ink: np.ndarray, tint: list[float]) -> np.ndarray | None:
+    """The strength from which each paper pixel of the front's text area (``_front``) shows the bleed, sorted
+    (``_strength_for``); None without such pixels."""
+    if front is None:
         return None
-    paper, darkest = front_levels(y.astype(np.float32))
+    pick, y, contrast = front
     k = float(np.dot([0.299, 0.587, 0.114], 2.0 - np.asarray(tint, float)))
-    return np.sort(VISIBLE_BLEED * (paper - darkest) / (y[pick].astype(np.float32) * np.maximum(ink[pick], 1e-6) * k))
+    return np.sort(VISIBLE_BLEED * contrast / (y * np.maximum(ink[pick], 1e-6) * k))
 
 
-def _reach(image: np.ndarray, ink: np.ndarray, page: RenderedPage, strength: float, tint: list[float]) -> float:
+def _reach(front: _Front | None, ink: np.ndarray, strength: float, tint: list[float]) -> float:
     """The share of the front's text area the bleed visibly darkens at ``strength`` (0 without text to darken)."""
-    need = _needs(image, ink, page, tint)
+    need = _needs(front, ink, tint)
     return 0.0 if need is None else float(np.searchsorted(need, strength, side="right") / need.size)
 
 
@@ -241,24 +254,24 @@ class BleedThrough(Op):
             target, diffusion = float(params["target_text_obscured"]), float(params["diffusion_px"])
             lo, hi = params["strength_bounds"]
         sigma = diffusion * small.shape[1] / page.width
+        text = _text_mask(small, page)
+        front = _front(small, text)
         ways = ("long_edge", "short_edge")
         inks = {way: reverse_ink(*_reverse_print(small, quarter, way), sigma) for way in ways}
-        need = {way: _strength_for(small, inks[way], page, target, (float(lo), float(hi)), params["tint"])
-                for way in ways}
+        need = {way: _strength_for(front, inks[way], target, (float(lo), float(hi)), params["tint"]) for way in ways}
         way = "short_edge" if need["short_edge"] < need["long_edge"] - 1e-6 else "long_edge"
         if "duplex_aim" not in params or quarter["_reverse"] is None:
             return way, (0.0, 0.0)
-        reach = {(w, (0.0, 0.0)): _reach(small, inks[w], page, float(hi), params["tint"]) for w in ways}
+        reach = {(w, (0.0, 0.0)): _reach(front, inks[w], float(hi), params["tint"]) for w in ways}
         if max(reach.values()) >= min(target, _BEHIND_BELOW):
             return way, (0.0, 0.0)
         back = luma(quarter["_reverse"])
-        behind = {w: _behind_text(small, page, back, w) for w in ways}
+        behind = {w: _behind_text(text, back, w) for w in ways}
         inks = {w: reverse_ink(*_reverse_print(small, quarter, w, behind[w]), sigma) for w in ways}
-        reach.update({(w, behind[w]): _reach(small, inks[w], page, float(hi), params["tint"]) for w in ways})
+        reach.update({(w, behind[w]): _reach(front, inks[w], float(hi), params["tint"]) for w in ways})
         moved = [w for w in ways if reach[(w, behind[w])] >= target]
         if moved:  # laid out behind the text it reaches the target: the way round that needs less ink
-            need = {w: _strength_for(small, inks[w], page, target, (float(lo), float(hi)), params["tint"])
-                    for w in moved}
+            need = {w: _strength_for(front, inks[w], target, (float(lo), float(hi)), params["tint"]) for w in moved}
             way = min(moved, key=lambda w: (need[w], w != "long_edge"))
             return way, behind[way]
         # Neither reaches it: the placement that shows the bleed on the most text (as printed, among equals).
@@ -272,8 +285,8 @@ class BleedThrough(Op):
         if "strength" in params:
             return ink, float(params["strength"]), duplex
         lo, hi = params["strength_bounds"]
-        return ink, _strength_for(image, ink, page, float(params["target_text_obscured"]), (float(lo), float(hi)),
-                                  params["tint"]), duplex
+        return ink, _strength_for(_front(image, _text_mask(image, page)), ink, float(params["target_text_obscured"]),
+                                  (float(lo), float(hi)), params["tint"]), duplex
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         ink, strength, _ = self._ink_and_strength(image, params, page)

@@ -74,13 +74,16 @@ def sheet_mask(params: dict[str, Any], page: RenderedPage, height: int, width: i
     return mask.astype(bool)
 
 
-def coarse_content(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A coarse grid (xs, ys) over the page and the page's content mask on it (all True if no layout).
+def coarse_grid(page: RenderedPage) -> tuple[np.ndarray, np.ndarray]:
+    """A coarse grid (xs, ys) over the page, about 80 cells across (never finer than FIELD_STEP): what a shadow's
+    share of the visible page is checked on while it is sampled."""
+    return grid(page.height, page.width, max(FIELD_STEP, round(page.width / SAMPLE_CELLS)))
 
-    About 80 cells across the page (never finer than FIELD_STEP): what lighting ops check the visible page on, and
-    glare's content area without pixels to look at.
-    """
-    xs, ys = grid(page.height, page.width, max(FIELD_STEP, round(page.width / SAMPLE_CELLS)))
+
+def coarse_content(page: RenderedPage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``coarse_grid`` and the page's content mask on it (all True if no layout): glare's content area without
+    pixels to look at."""
+    xs, ys = coarse_grid(page)
     mask = content_mask(page, *xs.shape) if page.layout else np.ones(xs.shape, bool)
     return xs, ys, mask
 

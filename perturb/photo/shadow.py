@@ -8,7 +8,7 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric, quantile
-from perturb.photo.fields import LightOp, bisect_coverage, coarse_content, content_cells, masked_fraction, sheet_mask
+from perturb.photo.fields import LightOp, bisect_coverage, coarse_grid, content_cells, masked_fraction, sheet_mask
 from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
 from perturb.photo.measure import block_means, content_mask, luma
 from synth.records import RenderedPage
@@ -50,7 +50,7 @@ class Shadow(LightOp):
                         sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
         # Aimed on the content's cells of the grid the measure grades on; the visible page is checked on a coarse grid.
         cells = content_cells(page)
-        xs, ys, _ = coarse_content(page)
+        xs, ys = coarse_grid(page)
         visible = sheet_mask({"_sheet": sheet}, page, *xs.shape)
         # Common random numbers across severities: the page draws one quantile for the coverage it aims at and one
         # seed for the shadows it tries, the same way at every severity, and the k-th shadow tried (direction, edge,
