@@ -15,7 +15,8 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -23,8 +24,14 @@ from typing import Any
 from synth import __version__
 from synth.errors import ConfigError, UnsafePathError
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows has no flock: staging folders there are never judged left over
+    fcntl = None  # type: ignore[assignment]
+
 MARKER = ".mathstress.json"
 STAGING_PREFIX = ".mathstress-staging-"  # a folder being written; renamed into place when complete
+STAGING_LOCK = ".mathstress-staging.lock"  # held (flock) by the process writing a staging folder
 
 # The shapes synth.pipeline gives ids: base_id is f"{config.name}-{index:06d}" (RunConfig.name's own
 # pattern, then the zero-padded index); variants add -e<j> (error) or -s<j> (superficial control), and a
@@ -291,11 +298,60 @@ def prepare_output_dir(path: str | Path, kind: str, *, overwrite: bool = False,
     return path
 
 
-def staging_dir(dest: str | Path) -> Path:
-    """A new folder beside ``dest`` to write into; ``publish_dir`` moves it into place when complete."""
+@contextmanager
+def staging(dest: str | Path) -> Iterator[Path]:
+    """A new folder beside ``dest`` to write into, removed on leaving unless ``publish_dir`` moved it into place.
+
+    While it is written the folder holds ``STAGING_LOCK`` under an flock; the kernel drops the lock when this
+    process dies, however it dies (a C library's abort on a full disk skips every ``finally``), so a later export
+    beside ``dest`` knows the folder is left over (``clear_stale_staging``) and not another export still writing.
+    """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=dest.parent))
+    folder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=dest.parent))
+    fd = None
+    try:
+        if fcntl is not None:
+            fd = os.open(folder / STAGING_LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield folder
+    finally:
+        if fd is not None:
+            os.close(fd)
+        shutil.rmtree(folder, ignore_errors=True)  # gone already when it was published (renamed into place)
+
+
+def clear_stale_staging(parent: str | Path) -> list[tuple[str, int]]:
+    """Remove the staging folders in ``parent`` that an export killed before it could clean up left behind; return
+    each one's name and size in bytes.
+
+    Only folders named ``STAGING_PREFIX*`` that hold this version's ``STAGING_LOCK`` with nobody holding its lock
+    are removed: a live export's folder is locked, and a folder without the lock file (being set up, being
+    published, or left by an earlier version) is not ours to judge. Where flock is missing nothing is removed."""
+    removed: list[tuple[str, int]] = []
+    parent = Path(parent)
+    if fcntl is None or not parent.is_dir():
+        return removed
+    for folder in sorted(parent.iterdir()):
+        if not _is_staging(folder.name) or folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            fd = os.open(folder / STAGING_LOCK, os.O_RDWR | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        try:
+            size = sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir() or p.is_symlink())
+            shutil.rmtree(folder, ignore_errors=True)
+            if not folder.exists():
+                removed.append((folder.name, size))
+        finally:
+            os.close(fd)
+    return removed
 
 
 def publish_dir(staging: str | Path, dest: str | Path, kind: str, *, shape: Layout | None = None) -> Path:
@@ -305,6 +361,8 @@ def publish_dir(staging: str | Path, dest: str | Path, kind: str, *, shape: Layo
     one step; otherwise a user's files are left and our entries moved in beside them.
     """
     staging, dest = Path(staging), Path(dest)
+    # The lock file goes first: a folder without it is never judged left over, and it is not part of the output.
+    (staging / STAGING_LOCK).unlink(missing_ok=True)
     entries = [n for n in _names(staging) if n != MARKER]
     write_marker(staging, kind, entries=entries)
     prepare_output_dir(dest, kind, overwrite=True, shape=shape)

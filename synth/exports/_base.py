@@ -17,6 +17,7 @@ import json
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,16 @@ from synth.exports._anonymize import anonymous_view, check_key_path, remove_stal
 from synth.manifest import from_row, read_manifest
 from synth.records import Figure, Item
 from synth.registry import Registry, UnknownIdError
-from synth.safepath import Layout, check_row_ids, inside, layout, prepare_output_dir, publish_dir, staging_dir
+from synth.safepath import (
+    Layout,
+    check_row_ids,
+    clear_stale_staging,
+    inside,
+    layout,
+    prepare_output_dir,
+    publish_dir,
+    staging,
+)
 
 ProgressFn = Callable[[int, int], None]
 SUMMARY = "summary.json"
@@ -116,6 +126,8 @@ class Exporter:
     earlier: tuple[str, ...] = ()
     proof: tuple[str, ...] = (SUMMARY,)  # what shows that an unmarked folder is an earlier export of this format
     differences: tuple[str, ...] = ()
+    # Manifest fields whose files the format stores, and how many times (checked against the free disk first).
+    copies: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         # Messages about a registry clash name the module that defines the format (its write function's).
@@ -129,6 +141,12 @@ class Exporter:
     @property
     def kind(self) -> str:
         return f"export:{self.id}"
+
+    @property
+    def space_note(self) -> str:
+        """What ``copies`` asks of the disk, in words: "images twice", "image and clean_image once"."""
+        times = {1.0: "once", 2.0: "twice"}
+        return "; ".join(f"the run's {name} files {times.get(k, f'{k:g} times')}" for name, k in self.copies)
 
 
 EXPORTS: Registry[Exporter] = Registry("export format", discover="synth.exports",
@@ -347,23 +365,28 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
     require_run(run_dir)
     key = check_key_path(dest) if anonymize else None
     prepare_output_dir(dest, exporter.kind, shape=exporter.layout)
-    staging = staging_dir(dest)
-    view_dir = staging_dir(dest) if anonymize else None   # the anonymized run, beside dest; never published
-    try:
+    stale = clear_stale_staging(dest.parent)
+    check_space(run_dir, dest, exporter)
+    with ExitStack() as stack:
+        out = stack.enter_context(staging(dest))
+        view_dir = stack.enter_context(staging(dest)) if anonymize else None  # the anonymized run; not published
         try:
             view = anonymous_view(run_dir, view_dir / "run") if view_dir is not None else None
-            ctx = Context(view.run_dir if view else run_dir, staging, dest, progress, anonymous=view is not None)
+            ctx = Context(view.run_dir if view else run_dir, out, dest, progress, anonymous=view is not None)
+            if stale:
+                ctx.notes[STALE_NOTE] += len(stale)
+                ctx.details["stale_staging_removed"] = [{"folder": name, "bytes": size} for name, size in stale]
             exporter.write(ctx)
             summary = ExportSummary(fmt, dest, ctx.items, ctx.written, dict(sorted(ctx.skipped.items())),
                                     dict(sorted(ctx.notes.items())), len(ctx.copied) + ctx.embedded)
-            write_json(staging / SUMMARY, {
+            write_json(out / SUMMARY, {
                 "format": fmt, "benchmark": exporter.title, "items": ctx.items, "written": ctx.written,
                 "skipped": summary.skipped, "notes": summary.notes, "images": summary.images,
                 "differences": list(exporter.differences), **ctx.details,
                 **({"anonymized": {"key": key.name}} if key is not None else {})}, indent=2)
         except OSError as exc:
             raise _write_failure(exc, dest) from None
-        publish_dir(staging, dest, exporter.kind, shape=exporter.layout)
+        publish_dir(out, dest, exporter.kind, shape=exporter.layout)
         if key is not None and view is not None:
             try:
                 write_key(key, view)
@@ -372,11 +395,56 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
                                f"({exc.strerror or type(exc).__name__}); re-run the same export command") from None
         else:
             remove_stale_key(dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if view_dir is not None:
-            shutil.rmtree(view_dir, ignore_errors=True)
     return summary
+
+
+STALE_NOTE = ("staging folders that killed exports left beside the destination, removed"
+              " (stale_staging_removed in summary.json)")
+# Free space kept beyond what an export is known to write (its records, summary and card; a filesystem's own
+# reservations).
+SPARE_BYTES = 64 * 2**20
+
+
+def space_needed(run_dir: Path, exporter: Exporter) -> int:
+    """The bytes ``exporter`` is sure to write for the run's images: each copied manifest field's distinct files,
+    times how often the format stores them (``Exporter.copies``). A lower bound: re-encoded copies and figures
+    drawn for the export come on top."""
+    if not exporter.copies:
+        return 0
+    files: dict[str, set[str]] = {name: set() for name, _ in exporter.copies}
+    for row in read_manifest(run_dir):
+        for name in files:
+            if isinstance(row.get(name), str):
+                files[name].add(row[name])
+    total = 0.0
+    for name, times in exporter.copies:
+        size = 0
+        for rel in files[name]:
+            try:
+                size += inside(run_dir, rel, field=name).stat().st_size
+            except OSError:
+                continue  # a missing image is reported, with its row, when the export reaches it
+        total += times * size
+    return int(total)
+
+
+def check_space(run_dir: Path, dest: Path, exporter: Exporter) -> None:
+    """Refuse before writing anything when the disk beside ``dest`` cannot hold what the export is sure to write
+    (``space_needed``): a full disk part-way is slower to learn, and the parquet writer behind the ``hf`` format
+    aborts the whole process on it instead of raising."""
+    need = space_needed(run_dir, exporter)
+    if not need:
+        return
+    free = shutil.disk_usage(dest.parent).free
+    if free < need + SPARE_BYTES:
+        raise ResumableError(
+            f"export to {dest} needs at least {_gb(need + SPARE_BYTES)} free beside it ({exporter.space_note}); "
+            f"{_gb(free)} is free on the disk that holds {dest.parent}: free some space, or choose an --out on "
+            "another disk, and re-run the same export command; nothing was written")
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
 
 
 def _write_failure(exc: OSError, dest: Path) -> Exception:

@@ -314,7 +314,7 @@ def score_lines(scores: dict[str, Any]) -> list[str]:
 
 EXPORTS.register(Exporter(
     id="fermat", title="FERMAT (github.com/AI4Bharat/FERMAT @ ec1d8ac4)", write=write, load=load, task_gold=task_gold,
-    entries=(DATA, IMAGES), earlier=("fermat.jsonl", "images"), differences=DIFFERENCES,
+    entries=(DATA, IMAGES), earlier=("fermat.jsonl", "images"), differences=DIFFERENCES, copies=(("image", 1.0),),
     help="FERMAT: benchmark_images/*.png and fermat.csv, read by its main.py and fill_in_csv.py unchanged; "
          "python -m synth.fermat_score scores ED, EL, EC"))
 

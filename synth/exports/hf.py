@@ -18,7 +18,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, get_args
 
-from datasets import ClassLabel, Dataset, DatasetDict, Features, Image, Sequence, Value, disable_progress_bars
+from datasets import (
+    ClassLabel,
+    Dataset,
+    DatasetDict,
+    Features,
+    Image,
+    Sequence,
+    Value,
+    disable_progress_bars,
+    load_from_disk,
+)
 
 from perturb.photo import OPS
 from synth.config import Difficulty, ImageRole, QuestionType
@@ -177,14 +187,17 @@ def write(ctx: Context) -> None:
         except Exception as exc:
             raise _our_cause(exc) from None
     ctx.items = sum(counts.values())
-    data = DatasetDict(splits)
-    data.save_to_disk(str(ctx.out / "dataset"))
+    DatasetDict(splits).save_to_disk(str(ctx.out / "dataset"))
+    # The generator's cache holds every image once more: dropped before the parquet copy is written, so the export
+    # needs the images' size twice at its peak (Arrow and parquet), not three times.
+    del splits
+    shutil.rmtree(ctx.out / "cache", ignore_errors=True)
+    data = load_from_disk(str(ctx.out / "dataset"))
     (ctx.out / "data").mkdir()
     for split, ds in data.items():
         ds.to_parquet(str(ctx.out / "data" / f"{split}-00000-of-00001.parquet"))
     ctx.written = sum(len(ds) for ds in data.values())
-    del data, splits
-    shutil.rmtree(ctx.out / "cache", ignore_errors=True)
+    del data
     card = render_template(
         "dataset_card.md.j2", config=(ctx.run_dir / "config.yaml").read_text(encoding="utf-8"),
         total=sum(counts.values()), counts=[(s, counts[s]) for s in SPLITS if counts[s]],
@@ -199,5 +212,5 @@ def write(ctx: Context) -> None:
 
 EXPORTS.register(Exporter(
     id="hf", title="Hugging Face datasets", write=write, entries=("dataset", "data", "README.md"),
-    proof=("dataset",),
+    proof=("dataset",), copies=(("image", 2.0),),
     help="Hugging Face datasets: one split per variant (Arrow and parquet), ClassLabel labels, a dataset card"))

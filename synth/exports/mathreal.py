@@ -139,5 +139,5 @@ def load(root: Path) -> list[FormRecord]:
 
 EXPORTS.register(Exporter(
     id="mathreal", title="MathReal (github.com/junfeng0288/MathReal @ 4db6bbcf)", write=write, load=load,
-    entries=("json", "img"), differences=DIFFERENCES,
+    entries=("json", "img"), differences=DIFFERENCES, copies=(("image", 1.0), ("clean_image", 1.0)),
     help="MathReal: json/mathstress.json and img/, read by its evaluate/ scripts unchanged"))

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import ast
 import errno
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.exports import EXPORTS, Context, Exporter, export, read_summary
 from synth.registry import DuplicateIdError
+from synth.safepath import STAGING_PREFIX, staging
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted((ROOT / "synth" / "exports").glob("*.py"))
@@ -92,3 +97,43 @@ def test_format_modules_stay_small_and_import_first_party_code_at_the_top(path: 
             for node in ast.walk(fn) if isinstance(node, ast.ImportFrom) and node.module
             and node.module.split(".")[0] in FIRST_PARTY]
     assert late == []
+
+
+def test_a_staging_folder_a_killed_export_left_is_removed_by_the_next_export_and_a_live_one_is_kept(
+        tiny_run: Path, tmp_path: Path) -> None:
+    # A process killed while it writes (SIGKILL; pyarrow's abort on a full disk is the same: no finally runs).
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, sys\n"
+        "from synth.safepath import staging\n"
+        "held = staging(sys.argv[1])\n"
+        "folder = held.__enter__()\n"
+        "(folder / 'part.arrow').write_bytes(b'x' * 4096)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"), str(tmp_path / "t")], cwd=ROOT, check=False)
+    assert killed.returncode == -signal.SIGKILL
+    left = [p for p in tmp_path.iterdir() if p.name.startswith(STAGING_PREFIX)]
+    assert len(left) == 1
+    unknown = tmp_path / f"{STAGING_PREFIX}from-an-earlier-version"   # no lock file: not ours to judge
+    unknown.mkdir()
+    with staging(tmp_path / "other") as live:                     # another export still writing beside it
+        result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "processbench",
+                                          "--out", str(tmp_path / "t")], env={"COLUMNS": "250"})
+        assert result.exit_code == 0, result.output
+        assert not left[0].exists() and live.is_dir() and unknown.is_dir()
+    assert "note 1: staging folders that killed exports left beside the destination, removed" in result.output
+    assert read_summary(tmp_path / "t")["stale_staging_removed"] == [{"folder": left[0].name, "bytes": 4096}]
+    assert not live.exists()
+
+
+def test_an_export_the_disk_cannot_hold_is_refused_before_anything_is_written(
+        tiny_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    images = sum(p.stat().st_size for p in (tiny_run / "images").rglob("*") if p.is_file())
+    assert images > 0
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(10**12, 0, 2 * images))
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "hf", "--out", str(tmp_path / "h")])
+    line = _one_line(result, 3)
+    assert line.startswith(f"error: export to {tmp_path / 'h'} needs at least")
+    assert "the run's image files twice" in line and "choose an --out on another disk" in line
+    assert list(tmp_path.iterdir()) == []   # neither the export nor a staging folder
+    # The formats that store no image copies are not held back by it.
+    assert CliRunner().invoke(app, ["export", str(tiny_run), "--format", "processbench",
+                                    "--out", str(tmp_path / "p")]).exit_code == 0
