@@ -435,11 +435,14 @@ def check_space(run_dir: Path, dest: Path, exporter: Exporter) -> None:
     need = space_needed(run_dir, exporter)
     if not need:
         return
-    free = shutil.disk_usage(dest.parent).free
+    disk = dest.absolute().parent
+    while not disk.exists() and disk != disk.parent:  # the folders the export will make are on their parent's disk
+        disk = disk.parent
+    free = shutil.disk_usage(disk).free
     if free < need + SPARE_BYTES:
         raise ResumableError(
             f"export to {dest} needs at least {_gb(need + SPARE_BYTES)} free beside it ({exporter.space_note}); "
-            f"{_gb(free)} is free on the disk that holds {dest.parent}: free some space, or choose an --out on "
+            f"{_gb(free)} is free on the disk that holds {disk}: free some space, or choose an --out on "
             "another disk, and re-run the same export command; nothing was written")
 
 

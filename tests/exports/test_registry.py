@@ -137,3 +137,10 @@ def test_an_export_the_disk_cannot_hold_is_refused_before_anything_is_written(
     # The formats that store no image copies are not held back by it.
     assert CliRunner().invoke(app, ["export", str(tiny_run), "--format", "processbench",
                                     "--out", str(tmp_path / "p")]).exit_code == 0
+
+
+def test_an_export_into_folders_not_made_yet_checks_the_disk_they_will_be_on(tiny_run: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "new" / "deeper" / "h"
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "hf", "--out", str(dest)])
+    assert result.exit_code == 0, result.output
+    assert read_summary(dest)["written"] > 0
