@@ -345,7 +345,8 @@ def clear_stale_staging(parent: str | Path) -> list[tuple[str, int]]:
             os.close(fd)
             continue
         try:
-            size = sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir() or p.is_symlink())
+            size = sum(os.lstat(os.path.join(top, name)).st_size  # links counted as links, never followed
+                       for top, _, names in os.walk(folder) for name in names)
             shutil.rmtree(folder, ignore_errors=True)
             if not folder.exists():
                 removed.append((folder.name, size))
