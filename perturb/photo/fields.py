@@ -10,7 +10,7 @@ import numpy as np
 
 from perturb.photo.base import Op
 from perturb.photo.functional.lighting import FIELD_STEP, Light, grid
-from perturb.photo.measure import content_mask, every, half, ink_per_block
+from perturb.photo.measure import content_mask, every, half
 from synth.records import RenderedPage
 
 SAMPLE_CELLS = 80  # cells across the page on the grid lighting ops sample their parameters on
@@ -41,16 +41,12 @@ class LightOp(Op):
         raise NotImplementedError
 
     samples_on_photo = True  # sampled inside the capture, seeing the photo it lights (``sample_in_scene``)
-    # Given ``view`` when sampled: the sparse pixels its measure will read before it, lit as they will be (the base
-    # layer and the lighting ops before it), so it aims at the ink its measure will find.
-    wants_view = False
 
     def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        sheet: np.ndarray | None, image: np.ndarray | None = None,
-                        view: np.ndarray | None = None) -> dict[str, Any]:
+                        sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
         """Sample knowing where the sheet is in the photo (``sheet``: its outline, page units) and, when given, the
-        photo itself (``image``: to aim at what the measure will see, the text's ink) and the measure's own pixels
-        before the op (``view``, for an op that ``wants_view``). Recorded params replay without any."""
+        photo itself (``image``: to aim at what the measure will see, the text's ink). Recorded params replay
+        without either."""
         return self.sample_params(rng, severity, page)
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
@@ -106,32 +102,14 @@ def content_cells(page: RenderedPage) -> tuple[np.ndarray, np.ndarray]:
     return xs[mask], ys[mask]
 
 
-def ink_cells(page: RenderedPage, view: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The cells a shadow's measure grades the content on: ``grid``'s FIELD_STEP cells (xs, ys, 1-D) holding ink of
-    the text or the figure (``measure.INKED_KINDS``) in ``view`` (the ``sparse`` pixels the measure will read before
-    the op, lit as they will be), and how many ink pixels each holds (its weight). None on a page without ink."""
-    xs, ys = grid(page.height, page.width)
-    counts = ink_per_block(view, page, *xs.shape)
-    held = counts > 0
-    return xs[held], ys[held], counts[held]
-
-
-def masked_fraction(field: np.ndarray, mask: np.ndarray, threshold: float = 0.5,
-                    weights: np.ndarray | None = None) -> float:
-    """Share of the masked cells where ``field`` exceeds ``threshold`` (each cell counted ``weights`` times)."""
-    if not mask.any():
-        return 0.0
-    if weights is None:
-        return float((field[mask] > threshold).mean())
-    w = weights[mask]
-    return float(w[field[mask] > threshold].sum() / max(float(w.sum()), 1e-12))
+def masked_fraction(field: np.ndarray, mask: np.ndarray, threshold: float = 0.5) -> float:
+    """Share of the masked cells where ``field`` exceeds ``threshold``."""
+    return float((field[mask] > threshold).mean()) if mask.any() else 0.0
 
 
 def bisect_coverage(field_at: Callable[[float], np.ndarray], mask: np.ndarray, target: float,
-                    lo: float, hi: float, *, grows: bool, steps: int = 20, tolerance: float = 0.004,
-                    weights: np.ndarray | None = None) -> float:
-    """The parameter value in [lo, hi] whose field covers ``target`` of the masked cells (``weights``: each cell
-    counted that many times, as ``masked_fraction``).
+                    lo: float, hi: float, *, grows: bool, steps: int = 20, tolerance: float = 0.004) -> float:
+    """The parameter value in [lo, hi] whose field covers ``target`` of the masked cells.
 
     ``grows`` says whether coverage increases with the parameter. Lighting ops use it to hit a
     rubric bin by construction instead of hoping a sampled size lands in it. It stops as soon as the
@@ -141,7 +119,7 @@ def bisect_coverage(field_at: Callable[[float], np.ndarray], mask: np.ndarray, t
     """
     for _ in range(steps):
         mid = (lo + hi) / 2
-        covered = masked_fraction(field_at(mid), mask, weights=weights)
+        covered = masked_fraction(field_at(mid), mask)
         if abs(covered - target) <= tolerance:
             return mid
         too_much = covered > target

@@ -45,8 +45,7 @@ class Glare(LightOp):
         return self.sample_in_scene(rng, severity, page, None)
 
     def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        sheet: np.ndarray | None, image: np.ndarray | None = None,
-                        view: np.ndarray | None = None) -> dict[str, Any]:
+                        sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
         ink = None if image is None else _ink_points(image, page)
         if ink is not None and len(ink):
             # Centre the highlight on the writing itself (a pen's light strokes as well as print).

@@ -17,10 +17,6 @@ from synth.records import RenderedPage
 
 # Boxes that hold printed content; question tokens are covered by their lines.
 CONTENT_KINDS = frozenset({"header", "question_line", "choice", "step", "answer_area"})
-# The content a shadow's coverage is graded on: the text and the figure (MathReal's items all draw one, and its
-# rubric counts "the content"), by their ink, not their boxes' area: a figure's box is 2.4-4 times the text boxes'
-# area on cer_severity's pages, most of it empty paper.
-INKED_KINDS = CONTENT_KINDS | {"figure"}
 
 
 def half(image: np.ndarray) -> np.ndarray:
@@ -83,20 +79,6 @@ def content_mask(page: RenderedPage, height: int, width: int, kinds: frozenset[s
             y0, y1 = int(np.floor(b.y0 * sy)), int(np.ceil(b.y1 * sy))
             mask[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
     return mask
-
-
-def ink_per_block(image: np.ndarray, page: RenderedPage, rows: int, cols: int,
-                  kinds: frozenset[str] = INKED_KINDS) -> np.ndarray:
-    """How many ink pixels (``text_ink``) of the content boxes ``kinds`` each of ``block_means``'s (rows x cols)
-    blocks of ``image`` (RGB or grey) holds, as float32: the weights a coverage of the content's ink is taken with.
-    All zero on a page without a layout (an image from outside: where its content is is not known)."""
-    gray = luma(image) if image.ndim == 3 else image
-    h, w = gray.shape
-    step = max(-(-h // rows), -(-w // cols), 1)
-    padded = np.zeros((rows * step, cols * step), np.float32)
-    if page.layout:
-        padded[:h, :w] = text_ink(gray) & content_mask(page, h, w, kinds)
-    return padded.reshape(rows, step, cols, step).sum(axis=(1, 3))
 
 
 def local_paper(gray: np.ndarray) -> np.ndarray:

@@ -177,13 +177,9 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     if ordered and given[0] is None:
         first = get_op(ordered[0][0])
         # An op that aims at the photo the base layer makes (exposure) samples when it applies; the others
-        # sample the flat page here. The base layer's seed is its own generator's first draw when sampling, so it
-        # is known before (a lighting op may aim at the page the base layer lights).
+        # sample the flat page here.
         if not (first.samples_on_photo and not isinstance(first, (LightOp, GeometricOp))):
-            early = None
-            if isinstance(first, LightOp) and first.wants_view:
-                early = sample_base(np.random.default_rng(base_seed(ordered, None, {BASE: copy.deepcopy(rngs[BASE])})))
-            given[0] = _sample(first, ordered[0][1], rngs, page, scene, text, image, early)
+            given[0] = _sample(first, ordered[0][1], rngs, page, scene, text, image)
     seed = base_seed(ordered, given[0] if ordered else None, rngs)
     base = sample_base(np.random.default_rng(seed))
     noisy = any(get_op(s).adds_sensor_noise for s, _ in ordered)
@@ -249,16 +245,14 @@ BASE = "camera_base"  # the base layer's own generator, beside the ops' (an op-f
 
 
 def _sample(op: Op, severity: int, rngs: dict[str, np.random.Generator], page: RenderedPage, scene: Scene,
-            text: PageText | None, image: np.ndarray, base: dict[str, Any] | None = None) -> dict[str, Any]:
+            text: PageText | None, image: np.ndarray) -> dict[str, Any]:
     """An op's params sampled where the capture would sample them (the first op: on the flat page)."""
     require_applicable(op, page)
     rng = rngs[op.subtype]
     if isinstance(op, GeometricOp):
         return op.sample_in_chain(rng, severity, page, page_outline(page), area=float(page.width * page.height))
     if isinstance(op, LightOp):
-        # The first op of the capture: the measure reads the page lit by the base layer alone before it.
-        view = Light(base_gain(scene, page, base)).apply(sparse(image)) if op.wants_view and base else None
-        return op.sample_in_scene(rng, severity, page, scene.sheet, image, view)
+        return op.sample_in_scene(rng, severity, page, scene.sheet, image)
     if op.samples_on_photo:
         return op.sample_in_photo(rng, severity, page, image)  # type: ignore[attr-defined]
     return sample(op, rng, severity, page, text)
@@ -363,14 +357,8 @@ def _lighting(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rngs
         op = get_op(subtype)
         assert isinstance(op, LightOp)
         require_applicable(op, page)
-        p = given[k]
-        if p is None:
-            view = None
-            if op.wants_view:  # the sparse photo its measure reads before it: lit by the base layer and the ops before
-                view = base_light.apply(sparse(image))
-                for *_, earlier in stages:
-                    view = earlier.apply(view)
-            p = op.sample_in_scene(rngs[subtype], severity, page, scene.sheet, image, view)
+        p = given[k] if given[k] is not None else op.sample_in_scene(rngs[subtype], severity, page, scene.sheet,
+                                                                       image)
         with replayable(op):
             step = op.light(p, page)
         stages.append((op, severity, p, step))

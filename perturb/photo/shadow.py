@@ -8,23 +8,12 @@ import numpy as np
 
 from perturb.photo import register
 from perturb.photo.base import Rubric, quantile
-from perturb.photo.fields import (
-    LightOp,
-    bisect_coverage,
-    coarse_grid,
-    content_cells,
-    ink_cells,
-    masked_fraction,
-    sheet_mask,
-    sparse,
-)
+from perturb.photo.fields import LightOp, bisect_coverage, coarse_grid, content_cells, masked_fraction, sheet_mask
 from perturb.photo.functional.lighting import Light, grid, shadow_light, shadow_parts, strength_at
-from perturb.photo.measure import block_means, ink_per_block, luma
+from perturb.photo.measure import block_means, content_mask, luma
 from synth.records import RenderedPage
 
-# MathReal bins on the share of the content in shadow: 1-30 / 30-60 / >60 %. The content is the text and the figure,
-# graded by their ink (``measure.INKED_KINDS``): a shadow over the figure covers content (graded on the text's boxes
-# alone, a shadow over the header, the question and the figure of photo_sweep 5150's page 37 read 0.467).
+# MathReal bins on the share of the content (text boxes) in shadow: 1-30 / 30-60 / >60 %.
 BINS = {1: (0.01, 0.30), 2: (0.30, 0.60), 3: (0.60, 1.0)}
 _TARGET = {1: (0.06, 0.26), 2: (0.35, 0.55), 3: (0.66, 0.95)}
 # The rubric grades coverage; darkness grows with it, because an occluder that covers more of the page is
@@ -47,9 +36,6 @@ _JOINT_TRIES = 8
 _PAGE_MARGIN = 0.02
 # A pixel counts as shadowed where its light drops by more than half the shadow's depth.
 _HALF = 0.5
-# The cast shadow's coverage of the content, read on the measure's own pixels, is brought this near its target in
-# at most this many rounds of re-aiming (``Shadow._refine``).
-_REFINE_TOLERANCE, _REFINE_ROUNDS = 0.005, 3
 
 
 class Shadow(LightOp):
@@ -60,19 +46,10 @@ class Shadow(LightOp):
     def sample_params(self, rng: np.random.Generator, severity: int, page: RenderedPage) -> dict[str, Any]:
         return self.sample_in_scene(rng, severity, page, None)
 
-    wants_view = True
-
     def sample_in_scene(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        sheet: np.ndarray | None, image: np.ndarray | None = None,
-                        view: np.ndarray | None = None) -> dict[str, Any]:
-        # Aimed on the cells of the grid the measure grades on, each weighted by the content's ink it holds where the
-        # measure will look for it (``view``; else the unlit photo; without pixels, the text boxes' cells alike); the
-        # visible page is checked on a coarse grid.
-        if view is None and image is not None:
-            view = sparse(image)
-        cells = ink_cells(page, view) if view is not None else (*content_cells(page), None)
-        if not len(cells[0]):
-            cells = (*content_cells(page), None)
+                        sheet: np.ndarray | None, image: np.ndarray | None = None) -> dict[str, Any]:
+        # Aimed on the content's cells of the grid the measure grades on; the visible page is checked on a coarse grid.
+        cells = content_cells(page)
         xs, ys = coarse_grid(page)
         visible = sheet_mask({"_sheet": sheet}, page, *xs.shape)
         # Common random numbers across severities: the page draws one quantile for the coverage it aims at and one
@@ -84,7 +61,6 @@ class Shadow(LightOp):
         u = float(rng.random())
         shapes = int(rng.integers(2**63 - 1))
         best: tuple[float, dict[str, Any]] | None = None
-        chosen: dict[str, Any] | None = None
         for k in range(_TRIES):
             if k >= _JOINT_TRIES and best is not None and best[0] == 0.0:
                 break  # no shadow among the first tries fits every severity: the first that fits this one
@@ -98,51 +74,21 @@ class Shadow(LightOp):
             if miss == 0.0 and (k >= _JOINT_TRIES or all(
                     self._fit(np.random.default_rng([shapes, k]), other, u, page, cells, xs, ys, visible)[1]
                     == 0.0 for other in (3, 2, 1) if other != severity)):
-                chosen = params
-                break
-        if chosen is None:
-            chosen = best[1]
-        return self._refine(chosen, page, cells, view) if view is not None and cells[2] is not None else chosen
-
-    def _refine(self, params: dict[str, Any], page: RenderedPage, cells: tuple[np.ndarray, np.ndarray, np.ndarray],
-                view: np.ndarray) -> dict[str, Any]:
-        """``params`` with the offset moved until the shadow covers its target share of the content as the measure
-        will read it: lit on ``view`` (the measure's own pixels) and graded by block means. The cells' centres
-        predict it to within a few hundredths, but where the edge runs along a line of writing the line's cells sit
-        at the threshold together (bench page 37, handwritten, at 60 dpi: 0.803 read for 0.834 aimed); each round
-        aims the bisection past the target by what the last one missed, and the nearest is kept."""
-        target = float(params["target_content_coverage"])
-        field = shadow_parts(params, cells[0], cells[1], page.width, page.height)
-        content = np.ones(cells[0].shape, bool)
-        aim, nearest = target, None
-        for rounds in range(_REFINE_ROUNDS + 1):
-            got = _content_share(view, self.light(params, page).apply(view), float(params["depth"]), page)
-            if got is None:
                 return params
-            if nearest is None or abs(got - target) < nearest[0]:
-                nearest = (abs(got - target), params)
-            if abs(got - target) <= _REFINE_TOLERANCE or rounds == _REFINE_ROUNDS:
-                break
-            aim = min(max(aim + target - got, 0.0), 1.0)
-            params = {**params, "offset": round(bisect_coverage(lambda o, f=field: strength_at(*f, o), content, aim,
-                                                                -1.5, 1.5, grows=False, weights=cells[2]), 5)}
-        # A line's worth of cells crosses the threshold at once: the nearest of the rounds, not the last.
-        return nearest[1]
+        return best[1]
 
     def _fit(self, rng: np.random.Generator, severity: int, u: float, page: RenderedPage,
-             cells: tuple[np.ndarray, np.ndarray, np.ndarray | None], xs: np.ndarray, ys: np.ndarray,
+             cells: tuple[np.ndarray, np.ndarray], xs: np.ndarray, ys: np.ndarray,
              visible: np.ndarray) -> tuple[dict[str, Any], float]:
-        """One shadow drawn from ``rng`` and slid to cover the target share of the content (``cells``: x, y and
-        weight) at
+        """One shadow drawn from ``rng`` and slid to cover the target share of the content (``cells``) at
         ``severity``, and how far its share of the visible page (``visible`` on the grid ``xs``, ``ys``) is above
         that severity's bin (0: inside, with the margin)."""
         target = quantile(_TARGET[severity], u)
         params = self._draw(rng, severity)
         # Slide the shadow edge until it covers the target share of the content (coverage grows with offset down).
-        field = shadow_parts(params, cells[0], cells[1], page.width, page.height)
+        field = shadow_parts(params, *cells, page.width, page.height)
         content = np.ones(cells[0].shape, bool)
-        offset = bisect_coverage(lambda o, f=field: strength_at(*f, o), content, target, -1.5, 1.5, grows=False,
-                                 weights=cells[2])
+        offset = bisect_coverage(lambda o, f=field: strength_at(*f, o), content, target, -1.5, 1.5, grows=False)
         params["offset"] = round(offset, 5)
         params["target_content_coverage"] = round(target, 4)
         # Graded on the content and on the visible page: a severity is the more severe of the two, so a shadow never
@@ -172,33 +118,17 @@ class Shadow(LightOp):
 
     def measure_half(self, before: np.ndarray, after: np.ndarray, params: dict[str, Any],
                      page: RenderedPage) -> dict[str, Any]:
-        # Light ratio after/before on the fields' grid; shadowed where it fell by more than half the depth.
+        # Light ratio after/before on a coarse grid; shadowed where it fell by more than half the depth.
         gh, gw = grid(page.height, page.width)[0].shape
-        shadowed = _shadowed(before, after, float(params["depth"]), gh, gw)
-        share = _content_share(before, after, float(params["depth"]), page, shadowed)
+        # Block means of the sparse photo (``fields.sparse``: 2x2 of its pixels per cell on an A4 page at 150 dpi):
+        # the light ratio is smooth, so coverage moves by about 0.01 against full resolution, inside the bins' margins.
+        b, a = block_means(luma(before), gh, gw), block_means(luma(after), gh, gw)
+        shadowed = a / np.maximum(b, 1.0) < 1.0 - _HALF * float(params["depth"])
+        mask = content_mask(page, gh, gw)
         visible = sheet_mask(params, page, gh, gw)
         return {"page_coverage": round(float(shadowed[visible].mean()), 4) if visible.any() else None,
-                "content_coverage": None if share is None else round(share, 4),
+                "content_coverage": round(float(shadowed[mask].mean()), 4) if mask.any() else None,
                 "light_lost": round(float(params["depth"]), 4)}
-
-
-def _shadowed(before: np.ndarray, after: np.ndarray, depth: float, rows: int, cols: int) -> np.ndarray:
-    """The (rows x cols) cells whose light fell by more than half the shadow's depth, from block means of the sparse
-    photo before and after (``fields.sparse``: 2x2 of its pixels per cell on an A4 page at 150 dpi; the light ratio is
-    smooth, so coverage moves by about 0.01 against full resolution, inside the bins' margins)."""
-    b, a = block_means(luma(before), rows, cols), block_means(luma(after), rows, cols)
-    return a / np.maximum(b, 1.0) < 1.0 - _HALF * depth
-
-
-def _content_share(before: np.ndarray, after: np.ndarray, depth: float, page: RenderedPage,
-                   shadowed: np.ndarray | None = None) -> float | None:
-    """The share of the content's ink (text and figure, ``measure.INKED_KINDS``) in shadowed cells; None without
-    ink."""
-    gh, gw = grid(page.height, page.width)[0].shape
-    if shadowed is None:
-        shadowed = _shadowed(before, after, depth, gh, gw)
-    ink = ink_per_block(before, page, gh, gw)
-    return float(ink[shadowed].sum() / ink.sum()) if ink.any() else None
 
 
 register(Shadow())
