@@ -345,14 +345,30 @@ def clear_stale_staging(parent: str | Path) -> list[tuple[str, int]]:
             os.close(fd)
             continue
         try:
-            size = sum(os.lstat(os.path.join(top, name)).st_size  # links counted as links, never followed
-                       for top, _, names in os.walk(folder) for name in names)
+            size = tree_size(folder)
             shutil.rmtree(folder, ignore_errors=True)
             if not folder.exists():
                 removed.append((folder.name, size))
         finally:
             os.close(fd)
     return removed
+
+
+def unowned_staging(parent: str | Path) -> list[tuple[str, int]]:
+    """The staging folders in ``parent`` without this version's lock file (an earlier version's, left when its
+    export was killed; or one being set up or published this instant), with their sizes in bytes: not removed
+    (``clear_stale_staging``), but worth naming to a user short of space."""
+    parent = Path(parent)
+    if not parent.is_dir():
+        return []
+    return [(folder.name, tree_size(folder)) for folder in sorted(parent.iterdir())
+            if _is_staging(folder.name) and folder.is_dir() and not folder.is_symlink()
+            and not (folder / STAGING_LOCK).exists()]
+
+
+def tree_size(folder: Path) -> int:
+    """The bytes of the files under ``folder`` (links counted as links, never followed)."""
+    return sum(os.lstat(os.path.join(top, name)).st_size for top, _, names in os.walk(folder) for name in names)
 
 
 def publish_dir(staging: str | Path, dest: str | Path, kind: str, *, shape: Layout | None = None) -> Path:

@@ -39,6 +39,7 @@ from synth.safepath import (
     prepare_output_dir,
     publish_dir,
     staging,
+    unowned_staging,
 )
 
 ProgressFn = Callable[[int, int], None]
@@ -440,9 +441,13 @@ def check_space(run_dir: Path, dest: Path, exporter: Exporter) -> None:
         disk = disk.parent
     free = shutil.disk_usage(disk).free
     if free < need + SPARE_BYTES:
+        left = unowned_staging(dest.absolute().parent)
+        hint = (f"; beside it {', '.join(name for name, _ in left)} ({_gb(sum(n for _, n in left))}) "
+                "look left by an export of an earlier version that was killed: delete them if no mathstress "
+                "export is running" if left else "")
         raise ResumableError(
             f"export to {dest} needs at least {_gb(need + SPARE_BYTES)} free beside it ({exporter.space_note}); "
-            f"{_gb(free)} is free on the disk that holds {disk}: free some space, or choose an --out on "
+            f"{_gb(free)} is free on the disk that holds {disk}{hint}: free some space, or choose an --out on "
             "another disk, and re-run the same export command; nothing was written")
 
 

@@ -129,11 +129,16 @@ def test_an_export_the_disk_cannot_hold_is_refused_before_anything_is_written(
     images = sum(p.stat().st_size for p in (tiny_run / "images").rglob("*") if p.is_file())
     assert images > 0
     monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(10**12, 0, 2 * images))
-    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "hf", "--out", str(tmp_path / "h")])
+    old = tmp_path / f"{STAGING_PREFIX}k2j4x9"   # an earlier version's, killed: no lock file to judge it by
+    old.mkdir()
+    (old / "data.arrow").write_bytes(b"x" * 3_000_000)
+    result = CliRunner().invoke(app, ["export", str(tiny_run), "--format", "hf", "--out", str(tmp_path / "h")],
+                                env={"COLUMNS": "400"})
     line = _one_line(result, 3)
     assert line.startswith(f"error: export to {tmp_path / 'h'} needs at least")
     assert "the run's image files twice" in line and "choose an --out on another disk" in line
-    assert list(tmp_path.iterdir()) == []   # neither the export nor a staging folder
+    assert f"beside it {old.name} (3 MB) look left by an export of an earlier version" in line
+    assert list(tmp_path.iterdir()) == [old]   # neither the export nor a staging folder of its own; the old one kept
     # The formats that store no image copies are not held back by it.
     assert CliRunner().invoke(app, ["export", str(tiny_run), "--format", "processbench",
                                     "--out", str(tmp_path / "p")]).exit_code == 0
