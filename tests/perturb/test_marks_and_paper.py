@@ -289,3 +289,22 @@ def test_bleed_through_severity_2_stays_in_its_bin_where_the_share_jumps() -> No
         rec = degrade(sheet.pixels, sheet.page, "bleed_through", 2, np.random.default_rng(number), text=sheet.text,
                       reverse=sheet.reverse)[2]
         assert lo <= rec.measured["text_obscured"] <= hi, (number, rec.measured)
+
+
+def test_a_bleed_that_shows_on_more_than_its_bin_at_its_weakest_ink_gets_less_ink() -> None:
+    """The bin comes before the severity's ink floor: photo_sweep with seed 31337, page 33 (a reverse laid out behind
+    the text) showed the bleed on 2.54 % of the text area at severity 2's weakest ink, 0.12, over its bin's 2.5 %."""
+    from perturb.photo.bleed_through import _STRENGTH, BINS, _reach, _strength_for
+    from perturb.photo.functional.ink import VISIBLE_BLEED
+
+    # A front's text area of 10,000 paper pixels at luma 230 under print of contrast 200, and reverse ink behind it
+    # whose pixels need every strength from 0.05 to 2 to show (3.6 % of them by 0.12).
+    need = np.linspace(0.05, 2.0, 10_000)
+    tint = [1.0, 1.0, 1.0]
+    y, contrast = np.full(need.size, 230.0, np.float32), 200.0
+    ink = (VISIBLE_BLEED * contrast / (y * need)).astype(np.float32)
+    front = (np.ones(need.size, bool), y, contrast)
+    assert _reach(front, ink, _STRENGTH[2][0], tint) > BINS[2][1]
+    strength = _strength_for(front, ink, 0.0169, _STRENGTH[2], tint)
+    assert strength < _STRENGTH[2][0]
+    assert BINS[2][0] <= _reach(front, ink, strength, tint) <= BINS[2][1]
