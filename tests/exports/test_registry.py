@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -128,7 +129,7 @@ def test_an_export_the_disk_cannot_hold_is_refused_before_anything_is_written(
         tiny_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     images = sum(p.stat().st_size for p in (tiny_run / "images").rglob("*") if p.is_file())
     assert images > 0
-    monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(10**12, 0, 2 * images))
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: SimpleNamespace(total=10**12, used=0, free=2 * images))
     old = tmp_path / f"{STAGING_PREFIX}k2j4x9"   # an earlier version's, killed: no lock file to judge it by
     old.mkdir()
     (old / "data.arrow").write_bytes(b"x" * 3_000_000)
