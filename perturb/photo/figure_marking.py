@@ -86,6 +86,33 @@ def polygon_vertices(polygon: Box, boxes: list[Box], dpi: float) -> list[tuple[f
     return sorted(set(out), key=lambda p: np.arctan2(p[1] - my, p[0] - mx))
 
 
+# Figure elements that print words or numbers: a vertex's name, a value, an angle's size beside its arc (its box holds
+# both). Hatching keeps clear of them, as a student shades round what is written: a shape shaded through its angles'
+# "(x + 20)°" was a severity-1 mark said to have no effect, over a given the solution needs (photo_sweep, seed
+# 8675309, page 5). A polygon's shading is pulled further in (``_SHRINK``) until it is clear, else not offered.
+_WRITTEN = ("figure_label", "figure_text", "figure_angle_mark")
+_SHRINK = (0.4, 0.5, 0.6, 0.7)
+_CLEAR_IN = 0.04  # clear space between a hatch's region and printed writing
+
+
+def _clear_of_writing(region: list[list[float]], written: list[Box], dpi: float) -> bool:
+    """Whether the polygon ``region`` (page px) keeps ``_CLEAR_IN`` clear of every box in ``written``."""
+    if not written:
+        return True
+    pts = np.asarray(region, float)
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
+    inside = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
+    cv2.fillPoly(inside, [np.round(pts - [x0, y0]).astype(np.int32)], 1)
+    margin = _CLEAR_IN * dpi
+    for b in written:
+        bx0, by0 = max(int(np.floor(b.x0 - margin)) - x0, 0), max(int(np.floor(b.y0 - margin)) - y0, 0)
+        bx1, by1 = int(np.ceil(b.x1 + margin)) - x0 + 1, int(np.ceil(b.y1 + margin)) - y0 + 1
+        if bx1 > 0 and by1 > 0 and inside[by0:by1, bx0:bx1].any():
+            return False
+    return True
+
+
 def _shrunk(points: list[tuple[float, float]], by: float) -> list[list[float]]:
     """The polygon ``points`` pulled towards their centroid by the share ``by``: a hatch inside it never
     reaches the sides."""
@@ -101,6 +128,7 @@ def _candidates(page: RenderedPage) -> list[dict[str, Any]]:
         return []
     dpi = page.dpi
     r_circle = _RADIUS_IN["circle"] * dpi
+    written = [b for b in boxes if b.kind in _WRITTEN]
     out: list[dict[str, Any]] = []
 
     def add(kind: str, element: str, centre: tuple[float, float], radius: float, box: Box, **extra: Any) -> None:
@@ -122,18 +150,21 @@ def _candidates(page: RenderedPage) -> list[dict[str, Any]]:
                 a, c = np.array(vertices[i]), np.array(vertices[(i + 1) % len(vertices)])
                 side = np.degrees(np.arctan2(*(c - a)[::-1]))
                 add("tick", f"{name}:side{i}", (a + c) / 2, _RADIUS_IN["tick"] * dpi, b, tick_deg=round(side + 90, 2))
-            if len(vertices) >= 3 and min(w, h) >= 0.4 * dpi:  # shading inside, clear of the sides
-                inner = _shrunk(vertices, 0.4)
-                c = np.mean(inner, axis=0)
-                reach = max(np.hypot(p[0] - c[0], p[1] - c[1]) for p in inner)
-                add("hatch", f"{name}:inside", c, reach, b, region=inner)
+            if len(vertices) >= 3 and min(w, h) >= 0.4 * dpi:  # shading inside, clear of the sides and the writing
+                inner = next((r for r in (_shrunk(vertices, by) for by in _SHRINK)
+                              if _clear_of_writing(r, written, dpi)), None)
+                if inner is not None:
+                    c = np.mean(inner, axis=0)
+                    reach = max(np.hypot(p[0] - c[0], p[1] - c[1]) for p in inner)
+                    add("hatch", f"{name}:inside", c, reach, b, region=inner)
         elif ptype == "bar":
             if w >= 0.12 * dpi and h >= 0.25 * dpi:  # a bar coloured in, inside its outline
                 inset_x, inset_y = 0.18 * w, min(0.12 * h, 0.06 * dpi)
                 region = [[b.x0 + inset_x, b.y0 + inset_y], [b.x1 - inset_x, b.y0 + inset_y],
                           [b.x1 - inset_x, b.y1 - inset_y], [b.x0 + inset_x, b.y1 - inset_y]]
-                add("hatch", f"{name}:inside", _centre(b), 0.5 * float(np.hypot(w, h)), b,
-                    region=[[round(x, 2), round(y, 2)] for x, y in region])
+                if _clear_of_writing(region, written, dpi):
+                    add("hatch", f"{name}:inside", _centre(b), 0.5 * float(np.hypot(w, h)), b,
+                        region=[[round(x, 2), round(y, 2)] for x, y in region])
             add("circle", f"{name}:top", ((b.x0 + b.x1) / 2, b.y0), r_circle, b)  # the bar's value
         elif ptype == "point":
             add("circle", name, _centre(b), r_circle, b)
@@ -148,7 +179,8 @@ def _candidates(page: RenderedPage) -> list[dict[str, Any]]:
             cx, cy = _centre(b)
             ring = np.linspace(0, 2 * np.pi, 16, endpoint=False)
             region = [[round(cx + 0.3 * w * np.cos(t), 2), round(cy + 0.3 * h * np.sin(t), 2)] for t in ring]
-            add("hatch", f"{name}:inside", (cx, cy), 0.3 * max(w, h), b, region=region)
+            if _clear_of_writing(region, written, dpi):
+                add("hatch", f"{name}:inside", (cx, cy), 0.3 * max(w, h), b, region=region)
     return out
 
 

@@ -152,3 +152,27 @@ def test_figures_with_few_elements_still_take_every_severity_with_countable_mark
             _, _, rec = degrade(img, page, "figure_marking", severity, np.random.default_rng(seed))
             assert lo <= rec.measured["marks"] <= hi, (k, seed, rec.measured)
             assert rec.measured["marks"] == len(rec.params["marks"]), (k, seed, rec.params["marks"], rec.measured)
+
+
+def test_shading_keeps_clear_of_the_figures_writing() -> None:
+    """Bench pages at 150 dpi whose triangles print their angles inside ("46°", "x"): the old shading ran through
+    them, a mark over the givens the solution needs (at severity 1 in photo_sweep with seed 8675309). A hatch's pen
+    ink now stays out of every label and angle mark's box; the shading is still drawn where there is room."""
+    from perturb.photo.functional.ink import figure_pen
+    from tests.conftest import benchmark
+
+    hatches = 0
+    for number in (4, 12, 18):
+        sheet = benchmark("degrade").Sheet(number, 150, "handwritten" if number % 2 else "printed")
+        written = [b for b in sheet.page.layout if b.kind in ("figure_label", "figure_text", "figure_angle_mark")]
+        assert written
+        for severity in (1, 2, 3):
+            for seed in (number, number + 1000):
+                _, _, rec = degrade(sheet.pixels, sheet.page, "figure_marking", severity, np.random.default_rng(seed))
+                for mark in (m for m in rec.params["marks"] if m["kind"] == "hatch"):
+                    hatches += 1
+                    ink = figure_pen(sheet.pixels, {**rec.params, "marks": [mark]}, sheet.page) > 0
+                    for b in written:
+                        box = ink[int(b.y0):int(np.ceil(b.y1)), int(b.x0):int(np.ceil(b.x1))]
+                        assert not box.any(), (number, severity, seed, b.ref, int(box.sum()))
+    assert hatches >= 3, f"{hatches} shadings drawn on these triangles: too few for the test to say anything"
