@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from render.describe import describe_figure
+from synth.errors import RunError
 from synth.records import (
     Box,
     Control,
@@ -144,12 +145,30 @@ def dumps_row(row: dict[str, Any]) -> str:
 
 
 def read_manifest(run_dir: str | Path) -> Iterator[dict[str, Any]]:
-    """Stream the rows of a finished run's manifest.jsonl."""
+    """Stream the rows of a finished run's manifest.jsonl; a line that is not a JSON object (a cut or hand-edited
+    file) raises RunError naming it, with the fix (``generate --resume`` rebuilds the manifest from the shards)."""
     path = Path(run_dir) / "manifest.jsonl"
+
+    def damaged(where: str, reason: str) -> RunError:
+        return RunError(f"{path} {where} is not a manifest row ({reason[:200]}): the file is cut or was edited; "
+                        f"`mathstress generate {Path(run_dir) / 'config.yaml'} --out {run_dir} --resume` rebuilds it "
+                        "from the run's shards")
+
+    number = 0
     with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
+        try:
+            for number, line in enumerate(fh, start=1):  # noqa: B007 - the message names the line read last
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError as exc:
+                    raise damaged(f"line {number}", str(exc).splitlines()[0]) from None
+                if not isinstance(row, dict):
+                    raise damaged(f"line {number}", f"JSON {json.dumps(row)[:40]}, not an object")
+                yield row
+        except UnicodeDecodeError as exc:
+            raise damaged(f"after line {number}", f"not UTF-8: {exc.reason}") from None
 
 
 def schema() -> dict[str, Any]:

@@ -182,10 +182,28 @@ def _names(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
+def _run_files(folder: Path) -> bool:
+    """Whether ``folder``'s manifest.jsonl starts with a manifest row and its config.yaml is a run config (a name
+    and a seed): a user's folder of photos beside a ``config.yaml`` of their own is not a run, whatever its names."""
+    from synth.yamlsafe import read_yaml_file  # a folder's kind is rarely in doubt: YAML only then
+
+    try:
+        with (folder / "manifest.jsonl").open(encoding="utf-8") as fh:
+            row = json.loads(next((line for line in fh if line.strip()), ""))
+        config = read_yaml_file(folder / "config.yaml")
+    except (OSError, ValueError, ConfigError):
+        return False
+    return isinstance(row, dict) and {"id", "base_id", "image"} <= row.keys() and isinstance(config, dict) \
+        and isinstance(config.get("name"), str) and "seed" in config
+
+
 def _legacy(folder: Path, kind: str, shape: Layout) -> bool:
-    """Whether unmarked ``folder`` holds exactly what an earlier mathstress wrote for ``kind``."""
+    """Whether unmarked ``folder`` holds exactly what an earlier mathstress wrote for ``kind`` (a run: all its
+    proof files, and they read as a run's; ``_run_files``)."""
     names = _names(folder)
     if not shape.proof or not any(n in shape.proof for n in names):
+        return False
+    if kind == "run" and not (all(n in names for n in shape.proof) and _run_files(folder)):
         return False
     for name in names:
         if name in shape.entries or name in shape.kept or _is_staging(name):
@@ -264,6 +282,24 @@ def _check_writable_parent(path: Path) -> None:
         raise ConfigError(f"output folder {str(parent)!r} is not writable; choose another --out")
 
 
+# A run's folders that mathstress replaces whole: images/ on --overwrite, shards/ when the run is published or resumed.
+RUN_INTERNALS = ("images", "shards")
+
+
+def _check_not_in_run_internals(path: Path) -> None:
+    """Refuse an output folder inside a run's ``images/`` or ``shards/``: a later --resume or --overwrite of the
+    run deletes them whole, with whatever was written there (an export, an evaluation's paid answers)."""
+    resolved = path.resolve()
+    for parent in resolved.parents:
+        if folder_kind(parent) != "run":
+            continue
+        inner = resolved.relative_to(parent).parts[0]
+        if inner in RUN_INTERNALS:
+            raise UnsafePathError(f"{path} is inside the {inner}/ folder of the run {parent}, which mathstress "
+                                  f"replaces whole (generate --resume or --overwrite); choose an --out outside it, "
+                                  f"e.g. {parent / ('export' if inner == 'images' else 'out')}")
+
+
 def prepare_output_dir(path: str | Path, kind: str, *, overwrite: bool = False,
                        shape: Layout | None = None) -> Path:
     """Check that ``path`` may receive mathstress output of ``kind``; with ``overwrite``, clear what we wrote.
@@ -276,6 +312,7 @@ def prepare_output_dir(path: str | Path, kind: str, *, overwrite: bool = False,
     """
     path = Path(path)
     shape = shape if shape is not None else LAYOUTS.get(kind, Layout(frozenset()))
+    _check_not_in_run_internals(path)
     if path.exists() and not path.is_dir():
         raise ConfigError(f"output path {str(path)!r} is a file, not a folder; choose another --out")
     if not path.exists():

@@ -12,6 +12,7 @@ from render.worksheet import WorksheetResult, write_worksheets
 from synth.config import DegradeConfig, RunConfig
 from synth.errors import ConfigError
 from synth.records import Item
+from synth.safepath import MARKER, layout, prepare_output_dir, read_marker, write_marker
 from synth.stages import ShardStats, build_items
 
 
@@ -30,7 +31,20 @@ def worksheet_items(config: RunConfig, limit: int | None = None) -> list[Item]:
     return [item for index in range(count) for item, _ in build_items(textual, index, stats)]
 
 
+# What `mathstress worksheet` writes in its folder. Earlier versions left no marker, and a user's folder can hold these
+# very names (problems.pdf, index.json), so an unmarked folder is never taken for one: it is refused, never rewritten.
+WORKSHEETS_KIND = "worksheets"
+WORKSHEETS_LAYOUT = layout(entries=("problems.pdf", "copy.pdf", "answer_key.pdf", "index.json", ".problems.pdf.tmp",
+                                    ".copy.pdf.tmp", ".answer_key.pdf.tmp", f"{MARKER}.tmp"))
+
+
 def build_worksheets(config: RunConfig, out_dir: str | Path, *, limit: int | None = None,
                      page: str = "a4") -> WorksheetResult:
-    """Worksheets for a run config: the same problems (and ids) ``mathstress generate`` would make."""
-    return write_worksheets(worksheet_items(config, limit), out_dir, title=f"mathstress · {config.name}", page=page)
+    """Worksheets for a run config: the same problems (and ids) ``mathstress generate`` would make, in ``out_dir``
+    (missing, empty or an earlier worksheet folder; anything else is refused before the problems are built)."""
+    out = prepare_output_dir(Path(out_dir), WORKSHEETS_KIND, shape=WORKSHEETS_LAYOUT)
+    items = worksheet_items(config, limit)
+    out.mkdir(parents=True, exist_ok=True)
+    if read_marker(out) is None:
+        write_marker(out, WORKSHEETS_KIND)
+    return write_worksheets(items, out, title=f"mathstress · {config.name}", page=page)

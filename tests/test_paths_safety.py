@@ -310,3 +310,116 @@ def test_output_path_that_is_a_file_is_a_config_error(tmp_path: Path) -> None:
         prepare_output_dir(tmp_path / "f", "run", overwrite=True)
     with pytest.raises(ConfigError, match="is a file"):
         prepare_output_dir(tmp_path / "f" / "sub", "export:hf")
+
+
+# -- round 19: a hostile user's folders (eval, report, worksheet, a run's insides, a cut manifest) -------------------
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` and its bytes, by relative path."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _user_folder(root: Path, names: dict[str, str]) -> Path:
+    for name, text in names.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_eval_refuses_a_users_folder_and_an_out_that_is_a_file_and_writes_nothing(small_run: Path,
+                                                                                  tmp_path: Path) -> None:
+    # Before: eval replaced results.json, responses/ and report.md of a folder that merely held those names.
+    mine = _user_folder(tmp_path / "thesis", {"results.json": '{"my": "results"}', "responses/detect.jsonl": "mine",
+                                              "report.md": "mine"})
+    before = _tree(mine)
+    line = _one_line_error(CliRunner().invoke(app, ["eval", str(small_run), "--model", "random", "--task", "detect",
+                                                    "--out", str(mine)]))
+    assert "not written by mathstress" in line and _tree(mine) == before
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    line = _one_line_error(CliRunner().invoke(app, ["eval", str(small_run), "--model", "random", "--task", "detect",
+                                                    "--out", str(tmp_path / "afile")]))
+    assert "is a file" in line
+
+
+def test_eval_marks_its_folder_and_resumes_an_earlier_versions_unmarked_one(small_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ev"
+    args = ["eval", str(small_run), "--model", "random", "--task", "detect", "--out", str(out)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert read_marker(out)["kind"] == "eval"
+    first = (out / "results.json").read_text(encoding="utf-8")
+    (out / MARKER).unlink()  # as an earlier version left it: its cache proves it is an evaluation
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert read_marker(out)["kind"] == "eval"
+    again = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]["detect"]
+    assert again["metrics"] == json.loads(first)["tasks"]["detect"]["metrics"]
+    assert again["counts"]["cached"] == again["counts"]["requests"]  # resumed from its cache, no call made again
+
+
+@pytest.mark.parametrize("text", ["[]", "{}", "null", '{"model": 5}', '{"bad'])
+def test_report_on_a_results_json_that_is_not_an_evaluations_is_one_line_exit_2(tmp_path: Path, text: str) -> None:
+    (tmp_path / "results.json").write_text(text, encoding="utf-8")
+    line = _one_line_error(CliRunner().invoke(app, ["report", str(tmp_path)]))
+    assert "results.json" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_report_names_a_cut_responses_file(small_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ev"
+    assert CliRunner().invoke(app, ["eval", str(small_run), "--model", "random", "--task", "detect",
+                                    "--out", str(out)]).exit_code == 0
+    with (out / "responses" / "detect.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"bad\n')
+    line = _one_line_error(CliRunner().invoke(app, ["report", str(out)]))
+    assert "detect.jsonl line" in line and "re-run the same `mathstress eval`" in line
+
+
+def test_worksheet_refuses_a_users_folder_even_with_its_file_names(tmp_path: Path) -> None:
+    mine = _user_folder(tmp_path / "sheets", {n: "mine" for n in ("problems.pdf", "copy.pdf", "answer_key.pdf",
+                                                                   "index.json")})
+    before = _tree(mine)
+    config = str(_config_file(tmp_path))
+    line = _one_line_error(CliRunner().invoke(app, ["worksheet", config, "--out", str(mine)]))
+    assert "not written by mathstress" in line and _tree(mine) == before
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    assert "is a file" in _one_line_error(CliRunner().invoke(app, ["worksheet", config, "--out",
+                                                                   str(tmp_path / "afile")]))
+    ours = tmp_path / "ours"
+    for _ in range(2):  # its own folder is marked, and written again on a second run
+        assert CliRunner().invoke(app, ["worksheet", config, "--out", str(ours)]).exit_code == 0
+    assert read_marker(ours)["kind"] == "worksheets" and (ours / "problems.pdf").stat().st_size > 1000
+
+
+def test_overwrite_refuses_a_users_config_and_images_that_only_look_like_a_run(tmp_path: Path) -> None:
+    # Before: config.yaml beside images/ passed for an earlier version's run, and --overwrite deleted both.
+    mine = _user_folder(tmp_path / "photos", {"config.yaml": "camera: mine\n", "images/holiday.jpg": "jpeg"})
+    before = _tree(mine)
+    line = _one_line_error(CliRunner().invoke(app, ["generate", str(_config_file(tmp_path)), "--out", str(mine),
+                                                    "--overwrite"]))
+    assert "not written by mathstress" in line and _tree(mine) == before
+
+
+@pytest.mark.parametrize("inner", ["images", "shards"])
+def test_an_out_inside_a_runs_images_or_shards_is_refused(small_run: Path, tmp_path: Path, inner: str) -> None:
+    # A later --resume (shards) or --overwrite (images) deletes those folders whole, with an export inside.
+    target = small_run / inner / "mine"
+    for args in (["export", str(small_run), "--format", "fermat", "--out", str(target)],
+                 ["eval", str(small_run), "--model", "random", "--task", "detect", "--out", str(target)]):
+        line = _one_line_error(CliRunner().invoke(app, args))
+        assert f"inside the {inner}/ folder of the run" in line
+        assert not target.exists()
+
+
+def test_a_cut_manifest_is_one_line_exit_2_naming_the_fix_for_every_reader(small_run: Path, tmp_path: Path) -> None:
+    cut = _copy_run(small_run, tmp_path / "cut")
+    data = (cut / "manifest.jsonl").read_bytes()
+    (cut / "manifest.jsonl").write_bytes(data[: len(data) // 2])
+    for args in (["eval", str(cut), "--model", "random", "--task", "detect", "--out", str(tmp_path / "ev")],
+                 ["export", str(cut), "--format", "fermat", "--out", str(tmp_path / "exp")],
+                 ["degrade", str(cut), "--out", str(tmp_path / "deg"), "--ops", "blur:1"]):
+        line = _one_line_error(CliRunner().invoke(app, args))
+        assert "manifest.jsonl line" in line and "--resume" in line, args
+    assert not any((tmp_path / n).exists() for n in ("ev", "exp", "deg"))
+    result = CliRunner().invoke(app, ["generate", str(cut / "config.yaml"), "--out", str(cut), "--resume"])
+    assert result.exit_code == 0, result.output  # the fix the message gives works
+    assert len(list(read_manifest(cut))) == len(list(read_manifest(small_run)))

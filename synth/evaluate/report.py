@@ -14,8 +14,9 @@ from synth.errors import ConfigError, RunError
 from synth.evaluate.cache import strict_json
 from synth.evaluate.metrics import MIN_BASES, kappa, majority_correct
 from synth.evaluate.plots import confusion_plot, group_bars, severity_plot
-from synth.evaluate.results import RESULTS_FILE, write_atomic
+from synth.evaluate.results import EVAL_KIND, RESULTS_FILE, write_atomic
 from synth.evaluate.viewer import embedded_json, viewer_entries
+from synth.safepath import read_marker
 from synth.templating import render_template
 
 REPORT_FILE = "report.md"
@@ -168,17 +169,33 @@ def render_html(results: Mapping[str, Any], figs: Mapping[str, list[tuple[str, b
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise RunError(f"{path} is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise RunError(f"{path} holds JSON {json.dumps(data)[:40]}, not the object an evaluation writes")
+    return data
 
 
 def _records(eval_dir: Path, key: str) -> list[dict[str, Any]]:
     path = eval_dir / "responses" / f"{key}.jsonl"
     if not path.is_file():
         return []
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    rows = []
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise RunError(f"{path} line {number} is not JSON ({exc}): the file is cut or was edited; re-run "
+                               "the same `mathstress eval` command, which writes it again from its cache") from None
+            if not isinstance(row, dict):
+                raise RunError(f"{path} line {number} holds JSON {json.dumps(row)[:40]}, not a response record; re-run "
+                               "the same `mathstress eval` command, which writes it again from its cache")
+            rows.append(row)
+    return rows
 
 
 def compare_models(eval_dir: str | Path, others: Sequence[str | Path]) -> list[dict[str, Any]]:
@@ -225,7 +242,14 @@ def write_report(eval_dir: str | Path, *, compare: Sequence[str | Path] = (), pr
         raise RunError(f"{eval_dir} has no {RESULTS_FILE}; run `mathstress eval` first")
     if (price_in is None) != (price_out is None):
         raise ConfigError("give both --price-in and --price-out (US dollars per million tokens), or neither")
+    marker = read_marker(eval_dir)
+    if marker is not None and marker["kind"] != EVAL_KIND:
+        raise RunError(f"{eval_dir} holds mathstress output of another kind ({marker['kind']}), not an evaluation; "
+                       "pass the folder `mathstress eval` wrote (RUN/eval/<model> by default)")
     results = _read_json(path)
+    if not isinstance(results.get("tasks"), dict) or not all(isinstance(t, dict) for t in results["tasks"].values()):
+        raise RunError(f"{path} is not the results.json of an evaluation (no tasks); pass the folder `mathstress eval` "
+                       "wrote, or re-run `mathstress eval` to write it again from its cache")
     changed = False
     if compare:
         results["comparisons"] = compare_models(eval_dir, compare)

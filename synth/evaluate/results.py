@@ -12,15 +12,35 @@ from pathlib import Path
 from typing import Any
 
 from synth import __version__
-from synth.evaluate.cache import json_ready, strict_json
+from synth.evaluate.cache import CACHE_FILE, json_ready, strict_json
 from synth.evaluate.metrics import Scored, capture_interaction, paired_deltas, run_stability
 from synth.evaluate.models import Model
 from synth.evaluate.scoring import conditions_of, headline, score, summarize
 from synth.evaluate.tasks import Task
 from synth.manifest import variant_label
 from synth.records import Item
+from synth.safepath import MARKER, layout, prepare_output_dir, read_marker, write_marker
 
 RESULTS_FILE = "results.json"
+EVAL_KIND = "eval"
+# What `mathstress eval` and `report` write in an evaluation folder; one without the marker (an earlier version's)
+# is recognised by its response cache and nothing but these names.
+EVAL_LAYOUT = layout(
+    entries=(CACHE_FILE, f"{CACHE_FILE}-wal", f"{CACHE_FILE}-shm", f"{CACHE_FILE}-journal", RESULTS_FILE,
+             f"{RESULTS_FILE}.tmp", "responses", "report.md", "report.md.tmp", "report.html", "report.html.tmp",
+             f"{MARKER}.tmp"),
+    proof=(CACHE_FILE,))
+
+
+def prepare_eval_dir(out: Path) -> Path:
+    """Make ``out`` ready for an evaluation: missing, empty, an evaluation folder (resumed) or an earlier version's;
+    anything else (a file, a user's folder, a run, a run's images/) is refused before a call is made or a file
+    written (``safepath.prepare_output_dir``). Marks it as an evaluation's."""
+    prepare_output_dir(out, EVAL_KIND, shape=EVAL_LAYOUT)
+    out.mkdir(parents=True, exist_ok=True)
+    if read_marker(out) is None:
+        write_marker(out, EVAL_KIND)
+    return out
 SUMMARY_SCHEMA = "mathstress.results.summary/1"
 # How much of each response the per-item records keep (the full bounded text is in cache.sqlite).
 _RECORD_CHARS = 2_000
