@@ -12,12 +12,13 @@ stops with a ResumableError and the shards committed so far are kept.
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from synth.errors import ResumableError, RunError
+from synth.errors import ConfigError, ResumableError, RunError
 from synth.executors import OnShard, ShardJob
 from synth.rundir import RESUME_HINT, RunDir
 from synth.seeding import stable_hash
@@ -45,10 +46,35 @@ class Dask:
 
     def __post_init__(self) -> None:
         _import_distributed()  # a missing extra is refused here, before the run folder is touched
+        if self.scheduler:  # so is a scheduler address that is malformed or that nothing answers at
+            _check_scheduler(self.scheduler)
 
     def run(self, job: ShardJob, shards: Sequence[int], on_shard: OnShard) -> None:
         if shards:
             _run(job, list(shards), self.scheduler, self.workers, on_shard)
+
+
+def _unreachable(scheduler: str, why: object) -> RunError:
+    return RunError(f"could not reach the Dask scheduler at {scheduler}: {why}; start one with `dask scheduler` and "
+                    "workers with `dask worker ADDRESS`, or drop --scheduler to use a local cluster")
+
+
+def _check_scheduler(scheduler: str) -> None:
+    """Refuse ``--scheduler`` before the run folder is touched: a malformed address (ConfigError), or a TCP one
+    where nothing accepts a connection within the connect timeout (RunError)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler, strict=True)
+        host, port = parse_host_port(location) if scheme in ("tcp", "tls") else (None, None)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"--scheduler {scheduler!r} is not a scheduler address ({exc}); give tcp://HOST:PORT, as "
+                          "`dask scheduler` prints it") from None
+    if host is not None:
+        try:
+            socket.create_connection((host, int(port)), timeout=float(CONNECT_TIMEOUT.rstrip("s"))).close()
+        except OSError as exc:
+            raise _unreachable(scheduler, exc) from None
 
 
 def _run(job: ShardJob, todo: list[int], scheduler: str | None, workers: int, on_shard: OnShard) -> None:
@@ -58,9 +84,7 @@ def _run(job: ShardJob, todo: list[int], scheduler: str | None, workers: int, on
             try:
                 client = stack.enter_context(distributed.Client(scheduler, timeout=CONNECT_TIMEOUT))
             except (OSError, TimeoutError) as exc:
-                raise RunError(f"could not reach the Dask scheduler at {scheduler}: {exc}; start one with "
-                               "`dask scheduler` and workers with `dask worker ADDRESS`, or drop --scheduler "
-                               "to use a local cluster") from None
+                raise _unreachable(scheduler, exc) from None
             slots = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
         else:
             cluster = stack.enter_context(distributed.LocalCluster(

@@ -348,6 +348,11 @@ def staging(dest: str | Path) -> Iterator[Path]:
     folder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=dest.parent))
     fd = None
     try:
+        # mkdtemp makes the folder private (0700); published, it is an ordinary output folder, as the user's umask
+        # makes folders (an export was unreadable to everyone else on a shared machine).
+        mask = os.umask(0o022)
+        os.umask(mask)
+        os.chmod(folder, 0o777 & ~mask)
         if fcntl is not None:
             fd = os.open(folder / STAGING_LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -58,6 +58,15 @@ def test_unreachable_scheduler_names_the_fix(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(executor, "CONNECT_TIMEOUT", "2s")
     with pytest.raises(RunError, match="could not reach the Dask scheduler"):
         run(_config(1), tmp_path / "r", executor="dask", scheduler=f"tcp://127.0.0.1:{_free_port()}")
+    assert not (tmp_path / "r").exists()  # refused before the run folder is made (it was left half-made)
+
+
+@pytest.mark.parametrize("address", ["notaurl", "tcp://127.0.0.1", "tcp://host:port"])
+def test_a_malformed_scheduler_address_is_a_config_error_before_the_run_folder(tmp_path: Path, address: str) -> None:
+    # Before: a ValueError traceback from inside Dask, and a run folder that the next plain run called "a run".
+    with pytest.raises(ConfigError, match="is not a scheduler address"):
+        run(_config(1), tmp_path / "r", executor="dask", scheduler=address)
+    assert not (tmp_path / "r").exists()
 
 
 def test_scheduler_and_two_workers_on_localhost_survive_a_killed_worker(tmp_path: Path) -> None:

@@ -423,3 +423,12 @@ def test_a_cut_manifest_is_one_line_exit_2_naming_the_fix_for_every_reader(small
     result = CliRunner().invoke(app, ["generate", str(cut / "config.yaml"), "--out", str(cut), "--resume"])
     assert result.exit_code == 0, result.output  # the fix the message gives works
     assert len(list(read_manifest(cut))) == len(list(read_manifest(small_run)))
+
+
+def test_an_export_folder_gets_the_users_umask_not_mkdtemps_private_mode(small_run: Path, tmp_path: Path) -> None:
+    mask = os.umask(0o022)
+    try:
+        export_form(small_run, tmp_path / "out", "errorradar")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o755  # was 0o700: unreadable to every other user
