@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 import time
 import warnings
@@ -49,7 +50,7 @@ from synth.errors import ConfigError, ResumableError, RunError
 from synth.manifest import dumps_row, from_row, read_manifest, to_row
 from synth.records import Item, Problem, RenderedPage, Variant
 from synth.rundir import RESUME_HINT, ResumePlan, RunDir, ShardOutput, open_run, sha256, stage_image
-from synth.safepath import check_row_ids, inside, read_marker
+from synth.safepath import MARKER, check_row_ids, inside, read_marker
 from synth.seeding import item_seed, stage_rng
 from synth.stages import versions
 from synth.yamlsafe import preview, read_yaml_file
@@ -223,9 +224,15 @@ def _text(value: Any) -> str:
 
 def _folder_input(root: Path, config: ExternalConfig, exclude: Path | None) -> Input:
     skip = exclude.resolve() if exclude is not None else None
+    found = []
+    for folder, subfolders, names in os.walk(root):
+        # Hidden folders, and mathstress output inside the input folder (a run, an export, an earlier degrade's
+        # --out: its photos are not clean sources), are not walked into.
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and not (Path(folder, d) / MARKER).is_file()]
+        found.extend(Path(folder, n).relative_to(root) for n in names)
     files = []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
+    for rel in sorted(found):
+        path = root / rel
         if any(part.startswith(".") for part in rel.parts) or path.suffix.lower() not in IMAGE_SUFFIXES:
             continue
         if skip is not None and path.resolve().is_relative_to(skip):

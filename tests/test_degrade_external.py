@@ -82,6 +82,16 @@ def test_a_folder_gives_each_image_a_clean_control_and_measured_photos_paired_wi
     assert np.array_equal(clean_a, page(1))
 
 
+def test_an_earlier_degrade_inside_the_input_folder_is_not_taken_for_clean_sources(photos: Path,
+                                                                                    tmp_path: Path) -> None:
+    # Before: a second degrade of the folder read the first one's photos (written inside it) as clean sources.
+    first = degrade_external(photos, photos / "out", config("blur:1"))
+    assert first.sources == 3
+    again = degrade_external(photos, tmp_path / "again", config("blur:1"))
+    assert again.sources == 3
+    assert all(not r["source"]["path"].startswith("out/") for r in rows(tmp_path / "again"))
+
+
 def test_a_corrupt_image_among_good_ones_is_one_recorded_failure_and_the_rest_goes_on(photos: Path,
                                                                                       tmp_path: Path) -> None:
     (photos / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"not the rest of a png" * 4)
