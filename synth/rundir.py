@@ -23,7 +23,7 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,6 +170,37 @@ class ShardRecord:
         if not ok:
             return f"its record is not a mathstress format-{FORMAT} record for shard {shard}"
         return cls(shard, rows["sha256"], rows["bytes"], rows["lines"], dict(images), data["stats"])
+
+
+def image_digests(run_dir: str | Path) -> dict[str, str]:
+    """The sha256 of every image a finished run's ``checksums.jsonl`` records, by name in ``images/``; empty when
+    there is no such file or it cannot be read (an earlier version's run, another tool's folder): nothing to hold
+    the images to. Records that do not verify are left out."""
+    digests: dict[str, str] = {}
+    try:
+        with open(Path(run_dir) / STATE_NAME, encoding="utf-8") as fh:
+            for shard, line in enumerate(fh):
+                record = ShardRecord.parse(line, shard)
+                if isinstance(record, ShardRecord):
+                    digests.update(record.images)
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return digests
+
+
+def damaged_images(run_dir: str | Path, names: Iterable[str]) -> list[str]:
+    """Which of ``names`` (files in the run's ``images/``) no longer match the sha256 their shard recorded, or are
+    missing; names the checksums do not cover are not judged."""
+    digests, images = image_digests(run_dir), Path(run_dir) / "images"
+    bad = []
+    for name in dict.fromkeys(names):
+        if name in digests:
+            try:
+                if _file_sha256(images / name) != digests[name]:
+                    bad.append(name)
+            except OSError:
+                bad.append(name)
+    return bad
 
 
 def _plain(name: object) -> bool:

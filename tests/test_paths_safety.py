@@ -141,8 +141,9 @@ def test_export_and_show_refuse_an_image_symlinked_outside_the_run(small_run: Pa
 def test_a_symlink_inside_the_run_that_stays_inside_is_followed(small_run: Path, tmp_path: Path) -> None:
     crafted = _copy_run(small_run, tmp_path / "run")
     photo = next(r for r in read_manifest(crafted) if r["variant"] == "degraded")
-    (crafted / photo["image"]).unlink()
-    os.symlink(crafted / photo["clean_image"], crafted / photo["image"])
+    (crafted / "kept").mkdir()
+    (crafted / photo["image"]).rename(crafted / "kept" / "photo.png")  # the same bytes, reached through a link
+    os.symlink(crafted / "kept" / "photo.png", crafted / photo["image"])
     assert export_form(crafted, tmp_path / "mathreal", "mathreal").written == 2
 
 
@@ -432,3 +433,20 @@ def test_an_export_folder_gets_the_users_umask_not_mkdtemps_private_mode(small_r
     finally:
         os.umask(mask)
     assert (tmp_path / "out").stat().st_mode & 0o777 == 0o755  # was 0o700: unreadable to every other user
+
+
+@pytest.mark.parametrize("fmt", ["hf", "fermat", "mathreal"])
+def test_an_export_refuses_a_run_whose_image_no_longer_matches_its_checksum(small_run: Path, tmp_path: Path,
+                                                                           fmt: str) -> None:
+    # Before: the hf export published a garbage PNG, and the dataset raised only when a user's code decoded it.
+    run_dir = _copy_run(small_run, tmp_path / "run")
+    damaged = sorted((run_dir / "images").iterdir())[1]
+    damaged.write_bytes(b"garbage")
+    line = _one_line_error(CliRunner().invoke(app, ["export", str(run_dir), "--format", fmt, "--out",
+                                                    str(tmp_path / "exp")]))
+    assert f"images/{damaged.name}" in line and "--resume" in line
+    assert not (tmp_path / "exp").exists()
+    assert CliRunner().invoke(app, ["generate", str(run_dir / "config.yaml"), "--out", str(run_dir),
+                                    "--resume"]).exit_code == 0  # the fix the message gives
+    assert CliRunner().invoke(app, ["export", str(run_dir), "--format", fmt, "--out",
+                                    str(tmp_path / "exp")]).exit_code == 0
