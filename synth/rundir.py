@@ -499,12 +499,18 @@ def open_run(run_dir: Path, resolved: str, *, resume: bool, overwrite: bool, n_s
     """
     stored = run_dir / "config.yaml"
     if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
+        # A folder that is not a run is refused whatever was asked (it was called "a run" to resume or overwrite);
+        # with --overwrite a run's own entries are cleared.
+        prepare_output_dir(run_dir, "run", overwrite=overwrite)
         if overwrite:
-            prepare_output_dir(run_dir, "run", overwrite=True)  # refuses a folder that is not a run
+            pass
         elif not resume:
             raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to "
                            "replace it, or --out to write elsewhere")
-        elif not stored.exists() or stored.read_text(encoding="utf-8") != resolved:
+        elif not stored.exists():
+            raise RunError(f"{run_dir} holds a run without its config.yaml, so --resume cannot tell it was started "
+                           "with this config; use --overwrite to replace it, or another --out")
+        elif stored.read_text(encoding="utf-8") != resolved:
             raise RunError(f"{run_dir} {differs}")
     run_dir.mkdir(parents=True, exist_ok=True)
     if read_marker(run_dir) is None:

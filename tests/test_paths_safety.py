@@ -450,3 +450,14 @@ def test_an_export_refuses_a_run_whose_image_no_longer_matches_its_checksum(smal
                                     "--resume"]).exit_code == 0  # the fix the message gives
     assert CliRunner().invoke(app, ["export", str(run_dir), "--format", fmt, "--out",
                                     str(tmp_path / "exp")]).exit_code == 0
+
+
+@pytest.mark.parametrize("flags", [[], ["--resume"]])
+def test_generate_into_a_users_folder_says_it_is_not_a_run(tmp_path: Path, flags: list[str]) -> None:
+    # Before: "already holds a run; pass --resume ... or --overwrite", and --resume "was started with a different
+    # config": a folder holding only a user's notes was called a run.
+    mine = _user_folder(tmp_path / "mine", {"notes.txt": "mine"})
+    line = _one_line_error(CliRunner().invoke(app, ["generate", str(_config_file(tmp_path)), "--out", str(mine),
+                                                    *flags]))
+    assert "not written by mathstress" in line
+    assert _tree(mine) == {"notes.txt": b"mine"}
