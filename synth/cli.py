@@ -97,13 +97,14 @@ def generate(
     """Generate a run folder: manifest.jsonl, images/, stats.json, config.yaml."""
     from synth.config import load_config
     from synth.pipeline import run
+    from synth.safepath import folder_kind
 
     with _stopping("finished shards are kept; re-run with --resume to continue"):
         cfg = load_config(config)
         if limit is not None and limit < cfg.count:
             cfg = cfg.model_copy(update={"count": limit})
         run_dir = out_dir or Path(cfg.output.root) / cfg.name
-        if not (resume or overwrite) and (run_dir / "config.yaml").is_file():
+        if not (resume or overwrite) and folder_kind(run_dir) == "run":
             # Said before any progress bar starts (the pipeline refuses it too, once the bar is up).
             from synth.errors import RunError
 
@@ -127,8 +128,38 @@ def generate(
         console.print(f"[yellow]repaired:[/] {escape(note)}", highlight=False, soft_wrap=True)
     for note in result.plan:  # what the quota plan could not do as asked (also in stats.json)
         console.print(f"[yellow]plan:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    for line in _unfilled(result.run_dir):
+        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
     resumed = f" ({result.resumed_shards} of {result.shards} shards resumed)" if result.resumed_shards else ""
     out.print(f"wrote {result.items} items to {result.run_dir}{resumed} in {result.seconds:.1f} s")
+
+
+def _unfilled(run_dir: Path) -> list[str]:
+    """The error slots the config asked for that the run left unfilled, per subtype, with the injectors' reasons
+    (from stats.json): a config whose injection never succeeds otherwise ends in "wrote N items" of clean pages."""
+    import json
+
+    try:
+        stats = json.loads((run_dir / "stats.json").read_text(encoding="utf-8"))
+        generate, inject = stats["rejections"]["generate"], stats["rejections"]["inject"]
+        made = stats["counts"]["subtypes"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    lines = []
+    for key, n in sorted(generate.items()):
+        parts = key.split(":")
+        if len(parts) != 3 or parts[0] != "allocation" or parts[2] != "unfilled" or not n:
+            continue
+        subtype = parts[1]
+        reasons: dict[str, int] = {}
+        for name, tally in inject.items():
+            if name.split("/")[0].split(".")[-1] == subtype and isinstance(tally, dict):
+                for why, k in (tally.get("rejected") or {}).items():
+                    reasons[why] = reasons.get(why, 0) + int(k)
+        why = ", ".join(f"{w} {k}" for w, k in sorted(reasons.items(), key=lambda kv: -kv[1])[:3])
+        lines.append(f"{n} {subtype} slots the config asks for are unfilled ({made.get(subtype, 0)} made)"
+                     + (f"; the injector's refusals: {why}" if why else "") + " (stats.json: rejections)")
+    return lines
 
 
 def _shard_list(shards: list[int]) -> str:

@@ -138,3 +138,18 @@ def test_every_packaged_quota_config_plans_on_seeds_it_was_not_tuned_on(name: st
             slots += sum(len(p.subtypes) for p in plans)
             twice += sum(n - 1 for p in plans for n in Counter(p.subtypes).values() if n > 1)
     assert twice <= 0.001 * slots, (name, twice, slots)
+
+
+def test_generate_warns_when_the_configs_error_slots_cannot_be_filled(tmp_path: Path) -> None:
+    # Found by a hostile-user pass: a placement no solution has ends in "wrote 3 items", clean pages only, and the
+    # reason only in stats.json.
+    data = {"name": "never", "seed": 1, "count": 3,
+            "generate": {"families": {"arithmetic.order_of_operations": 1.0}, "difficulties": ["easy"]},
+            "inject": {"variants_per_base": 1, "placement": 999, "subtypes": {"intermediate_propagated": 1.0}},
+            "render": {"enabled": False}, "degrade": {"ops": []}}
+    (tmp_path / "never.yaml").write_text(json.dumps(data))
+    result = CliRunner().invoke(app, ["generate", str(tmp_path / "never.yaml"), "--out", str(tmp_path / "run")],
+                                env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "warning: 3 intermediate_propagated slots the config asks for are unfilled (0 made)" in result.output
+    assert "no_step_at_placement" in result.output
