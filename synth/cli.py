@@ -97,15 +97,21 @@ def generate(
     """Generate a run folder: manifest.jsonl, images/, stats.json, config.yaml."""
     from synth.config import load_config
     from synth.pipeline import run
-    from synth.safepath import folder_kind
+    from synth.rundir import LOCK_NAME
+    from synth.safepath import folder_kind, prepare_output_dir
 
     with _stopping("finished shards are kept; re-run with --resume to continue"):
         cfg = load_config(config)
         if limit is not None and limit < cfg.count:
             cfg = cfg.model_copy(update={"count": limit})
         run_dir = out_dir or Path(cfg.output.root) / cfg.name
-        if not (resume or overwrite) and folder_kind(run_dir) == "run":
-            # Said before any progress bar starts (the pipeline refuses it too, once the bar is up).
+        # Said before any progress bar starts (the pipeline refuses them too, once the bar is up): a folder that is
+        # not a run, whatever was asked, and a run without --resume or --overwrite.
+        held = run_dir.is_dir() and any(p.name != LOCK_NAME for p in run_dir.iterdir())  # the lock: a run starting
+        kind = folder_kind(run_dir) if held else None
+        if held and kind != "run":
+            prepare_output_dir(run_dir, "run")
+        if not (resume or overwrite) and kind == "run":
             from synth.errors import RunError
 
             raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to replace "

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.generators import REGISTRY
 from synth.resources import packaged_configs
+from synth.safepath import write_marker
 from synth.taxonomy import ERROR_SUBTYPES
 
 
@@ -53,7 +54,16 @@ def test_generate_help_shows_the_dask_extra_in_brackets() -> None:
 def test_generate_on_an_existing_run_says_so_before_any_progress(tmp_path: Path) -> None:
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "config.yaml").write_text("name: earlier\n")
+    write_marker(tmp_path / "run", "run")
     result = CliRunner().invoke(app, ["generate", "quickstart", "--out", str(tmp_path / "run")])
     assert result.exit_code == 2
     assert result.output.startswith("error:") and "already holds a run; pass --resume" in result.output
     assert (tmp_path / "run" / "config.yaml").read_text() == "name: earlier\n"
+    # a user's folder with a config.yaml of their own is not a run: said so, as early, whatever was asked
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "config.yaml").write_text("camera: mine\n")
+    for flags in ([], ["--resume"], ["--overwrite"]):
+        result = CliRunner().invoke(app, ["generate", "quickstart", "--out", str(tmp_path / "mine"), *flags])
+        assert result.exit_code == 2 and result.output.startswith("error:"), result.output
+        assert "not written by mathstress" in result.output
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["config.yaml"]
