@@ -75,6 +75,14 @@ def _labels(row: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _is_png(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(8) == b"\x89PNG\r\n\x1a\n"
+    except OSError:
+        return False
+
+
 def contact_sheet(run_dir: str | Path, item_id: str, out: str | Path | None = None) -> Path:
     """Write the contact sheet of ``item_id`` to ``out`` (a path the caller chose) or RUN/show/<id>.png."""
     run_dir = Path(run_dir)
@@ -84,6 +92,9 @@ def contact_sheet(run_dir: str | Path, item_id: str, out: str | Path | None = No
     path = Path(out) if out is not None else inside(run_dir, f"show/{row['id']}.png", field="id", where=where)
     if path.is_dir():
         raise ConfigError(f"--out {str(path)!r} is a folder; give a PNG file path")
+    if out is not None and path.exists() and not _is_png(path):  # a user's notes.txt was silently replaced
+        raise ConfigError(f"--out {str(path)!r} exists and is not a PNG image, so it is not replaced; choose "
+                          "another --out")
     panels = [_panel(run_dir, row["image"], f"item {row['id']}", "image", where)]
     if row["id"] != row["base_id"]:
         panels.append(_panel(run_dir, row["clean_image"], f"clean twin {row['base_id']}", "clean_image", where))

@@ -461,3 +461,14 @@ def test_generate_into_a_users_folder_says_it_is_not_a_run(tmp_path: Path, flags
                                                     *flags]))
     assert "not written by mathstress" in line
     assert _tree(mine) == {"notes.txt": b"mine"}
+
+
+def test_show_does_not_replace_a_file_that_is_not_a_png(small_run: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine", encoding="utf-8")
+    item = next(read_manifest(small_run))["id"]
+    line = _one_line_error(CliRunner().invoke(app, ["show", str(small_run), item, "--out", str(notes)]))
+    assert "is not a PNG image" in line and notes.read_text(encoding="utf-8") == "mine"
+    sheet = tmp_path / "sheet.png"
+    for _ in range(2):  # its own sheet is replaced on a second call
+        assert CliRunner().invoke(app, ["show", str(small_run), item, "--out", str(sheet)]).exit_code == 0

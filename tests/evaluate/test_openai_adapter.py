@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from synth.errors import ConfigError
 from synth.evaluate import evaluate_run, get_model, get_task, load_items
 from tests.evaluate._http import completion, send_json, serve
 
@@ -167,3 +168,10 @@ def test_a_store_written_before_usage_columns_opens_and_reads(tmp_path: Path) ->
         cache.put_ok("k2", model="m", endpoint="e", task="detect", item_id="j", run_index=0, response="x",
                      truncated=False, latency_s=0.1, prompt_tokens=3, completion_tokens=1, cost=0.01)
         assert cache.get("k2").cost == 0.01
+
+
+@pytest.mark.parametrize("url", ["notaurl", "ftp://host/v1", "localhost:8000/v1", "http://"])
+def test_a_base_url_that_is_not_http_is_refused_before_any_call(url: str) -> None:
+    # Before: every call failed "unsupported protocol" and eval ended in exit 4, as if the endpoint had failed.
+    with pytest.raises(ConfigError, match="is not an http\\(s\\) URL"):
+        get_model("openai:m", base_url=url)

@@ -131,6 +131,12 @@ class OpenAIChat(Adapter):
         self.extra_body = parse_extra_body(self.extra_body)
         self.id = f"openai:{self.model}"
         self.endpoint = (self.base_url or "https://api.openai.com/v1").rstrip("/")
+        scheme, _, rest = self.endpoint.partition("://")
+        if scheme.lower() not in ("http", "https") or not rest.strip("/"):
+            # every call would fail alike ("unsupported protocol") and the run would end in exit 4 as if the
+            # endpoint had failed
+            raise ConfigError(f"--base-url {self.base_url!r} is not an http(s) URL; give the endpoint's address, "
+                              "e.g. http://localhost:8000/v1")
         # Everything that changes what the endpoint is asked goes into the cache key; settings left at their
         # defaults are not listed, so stores written before they existed are still reused.
         self.params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
