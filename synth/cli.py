@@ -97,7 +97,7 @@ def generate(
     """Generate a run folder: manifest.jsonl, images/, stats.json, config.yaml."""
     from synth.config import load_config
     from synth.pipeline import run
-    from synth.rundir import LOCK_NAME
+    from synth.rundir import LOCK_NAME, same_config
     from synth.safepath import folder_kind, prepare_output_dir
 
     with _stopping("finished shards are kept; re-run with --resume to continue"):
@@ -109,7 +109,7 @@ def generate(
         # not a run, whatever was asked, and a run without --resume or --overwrite.
         held = run_dir.is_dir() and any(p.name != LOCK_NAME for p in run_dir.iterdir())  # the lock: a run starting
         kind = folder_kind(run_dir) if held else None
-        if held and kind != "run":
+        if held and kind != "run" and not (resume and same_config(run_dir, cfg.to_yaml())):
             prepare_output_dir(run_dir, "run")
         if not (resume or overwrite) and kind == "run":
             from synth.errors import RunError

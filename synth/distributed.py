@@ -62,11 +62,10 @@ def _unreachable(scheduler: str, why: object) -> RunError:
 def _check_scheduler(scheduler: str) -> None:
     """Refuse ``--scheduler`` before the run folder is touched: a malformed address (ConfigError), or a TCP one
     where nothing accepts a connection within the connect timeout (RunError)."""
-    from distributed.comm.addressing import parse_address, parse_host_port
-
+    addressing = _import_distributed().comm.addressing
     try:
-        scheme, location = parse_address(scheduler, strict=True)
-        host, port = parse_host_port(location) if scheme in ("tcp", "tls") else (None, None)
+        scheme, location = addressing.parse_address(scheduler)  # no scheme is tcp, as Dask's Client reads it
+        host, port = addressing.parse_host_port(location) if scheme in ("tcp", "tls") else (None, None)
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"--scheduler {scheduler!r} is not a scheduler address ({exc}); give tcp://HOST:PORT, as "
                           "`dask scheduler` prints it") from None

@@ -24,6 +24,7 @@ from synth.records import (
     from_jsonable,
     to_jsonable,
 )
+from synth.rundir import manifest_seal, repair_command
 
 
 def _bbox(boxes: dict[tuple[str, str], Box], kind: str, ref: str) -> list[float] | None:
@@ -151,10 +152,9 @@ def read_manifest(run_dir: str | Path) -> Iterator[dict[str, Any]]:
 
     def damaged(where: str, reason: str) -> RunError:
         return RunError(f"{path} {where} is not a manifest row ({reason[:200]}): the file is cut or was edited; "
-                        f"`mathstress generate {Path(run_dir) / 'config.yaml'} --out {run_dir} --resume` rebuilds it "
-                        "from the run's shards")
+                        f"{repair_command(run_dir)} rebuilds it from the run's shards")
 
-    number = 0
+    number = rows = 0
     with path.open(encoding="utf-8") as fh:
         try:
             for number, line in enumerate(fh, start=1):  # noqa: B007 - the message names the line read last
@@ -166,9 +166,14 @@ def read_manifest(run_dir: str | Path) -> Iterator[dict[str, Any]]:
                     raise damaged(f"line {number}", str(exc).splitlines()[0]) from None
                 if not isinstance(row, dict):
                     raise damaged(f"line {number}", f"JSON {json.dumps(row)[:40]}, not an object")
+                rows += 1
                 yield row
         except UnicodeDecodeError as exc:
             raise damaged(f"after line {number}", f"not UTF-8: {exc.reason}") from None
+    seal = manifest_seal(run_dir)
+    if seal is not None and seal.get("lines") != rows:
+        raise RunError(f"{path} holds {rows} rows where the run's checksums.jsonl recorded {seal.get('lines')}: the "
+                       f"file is cut or was edited; {repair_command(run_dir)} rebuilds it from the run's shards")
 
 
 def schema() -> dict[str, Any]:

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 from synth.errors import ConfigError, LockedError, ResumableError, RunError
 from synth.safepath import prepare_output_dir, read_marker, write_marker
+from synth.yamlsafe import read_yaml_file
 
 try:
     import fcntl
@@ -170,6 +171,35 @@ class ShardRecord:
         if not ok:
             return f"its record is not a mathstress format-{FORMAT} record for shard {shard}"
         return cls(shard, rows["sha256"], rows["bytes"], rows["lines"], dict(images), data["stats"])
+
+
+def repair_command(run_dir: str | Path) -> str:
+    """The command that redoes a run's damaged shards, for messages: `generate` with its own config.yaml, or, for a
+    `mathstress degrade` output (its config.yaml holds ``degrade_external``), `degrade` of the same input."""
+    run_dir = Path(run_dir)
+    try:
+        config = read_yaml_file(run_dir / "config.yaml")
+    except ConfigError:
+        config = None
+    if isinstance(config, dict) and "degrade_external" in config:
+        source = config.get("input") if isinstance(config.get("input"), dict) else {}
+        where = source.get("path", "INPUT") if isinstance(source, dict) else "INPUT"
+        return f"`mathstress degrade {where} --out {run_dir} --resume` with the options it was made with"
+    return f"`mathstress generate {run_dir / 'config.yaml'} --out {run_dir} --resume`"
+
+
+def manifest_seal(run_dir: str | Path) -> dict[str, Any] | None:
+    """What a finished run's checksums.jsonl recorded of its manifest (``sha256``, ``bytes``, ``lines``), or None
+    when it has no such record that verifies (an earlier version's run, another tool's folder)."""
+    try:
+        with open(Path(run_dir) / STATE_NAME, encoding="utf-8") as fh:
+            last = ""
+            for line in fh:
+                last = line
+    except (OSError, UnicodeDecodeError):
+        return None
+    tail = _unseal(last)
+    return tail["manifest"] if isinstance(tail, dict) and isinstance(tail.get("manifest"), dict) else None
 
 
 def image_digests(run_dir: str | Path) -> dict[str, str]:
@@ -489,6 +519,14 @@ class RunDir:
             os.replace(tmp, path)
 
 
+def same_config(run_dir: Path, resolved: str) -> bool:
+    """Whether ``run_dir``'s config.yaml holds exactly ``resolved`` (the settings a resume must match)."""
+    try:
+        return (run_dir / "config.yaml").read_text(encoding="utf-8") == resolved
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def open_run(run_dir: Path, resolved: str, *, resume: bool, overwrite: bool, n_shards: int,
              differs: str) -> ResumePlan:
     """Create or reopen the run folder whose settings are ``resolved`` (its config.yaml); the shards still to do.
@@ -500,8 +538,10 @@ def open_run(run_dir: Path, resolved: str, *, resume: bool, overwrite: bool, n_s
     stored = run_dir / "config.yaml"
     if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
         # A folder that is not a run is refused whatever was asked (it was called "a run" to resume or overwrite);
-        # with --overwrite a run's own entries are cleared.
-        prepare_output_dir(run_dir, "run", overwrite=overwrite)
+        # with --overwrite a run's own entries are cleared. Resuming with the very settings its config.yaml holds
+        # proves the folder ours (a run of an earlier version stopped before its first shard has no other proof).
+        if not (resume and same_config(run_dir, resolved)):
+            prepare_output_dir(run_dir, "run", overwrite=overwrite)
         if overwrite:
             pass
         elif not resume:

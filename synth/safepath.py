@@ -23,6 +23,7 @@ from typing import Any
 
 from synth import __version__
 from synth.errors import ConfigError, UnsafePathError
+from synth.yamlsafe import read_yaml_file
 
 try:
     import fcntl
@@ -185,8 +186,6 @@ def _names(folder: Path) -> list[str]:
 def _run_files(folder: Path) -> bool:
     """Whether ``folder``'s manifest.jsonl starts with a manifest row and its config.yaml is a run config (a name
     and a seed): a user's folder of photos beside a ``config.yaml`` of their own is not a run, whatever its names."""
-    from synth.yamlsafe import read_yaml_file  # a folder's kind is rarely in doubt: YAML only then
-
     try:
         with (folder / "manifest.jsonl").open(encoding="utf-8") as fh:
             row = json.loads(next((line for line in fh if line.strip()), ""))
@@ -228,12 +227,15 @@ def folder_kind(folder: str | Path) -> str | None:
     A marker decides; an unmarked folder is a run when it holds exactly a run's files.
     """
     folder = Path(folder)
-    if not folder.is_dir():
+    try:
+        if not folder.is_dir():
+            return None
+        marker = read_marker(folder)
+        if marker is not None:
+            return str(marker["kind"])
+        return "run" if _legacy(folder, "run", RUN_LAYOUT) else None
+    except OSError:  # a folder this user may not list is not one mathstress wrote for them
         return None
-    marker = read_marker(folder)
-    if marker is not None:
-        return str(marker["kind"])
-    return "run" if _legacy(folder, "run", RUN_LAYOUT) else None
 
 
 def _remove(path: Path) -> None:
@@ -290,14 +292,15 @@ def _check_not_in_run_internals(path: Path) -> None:
     """Refuse an output folder inside a run's ``images/`` or ``shards/``: a later --resume or --overwrite of the
     run deletes them whole, with whatever was written there (an export, an evaluation's paid answers)."""
     resolved = path.resolve()
-    for parent in resolved.parents:
-        if folder_kind(parent) != "run":
+    for at, inner in enumerate(resolved.parts):
+        # Only the folder directly above an images/ or shards/ part is asked (every folder up to / may not be
+        # listable: a 0711 home on a shared machine).
+        parent = Path(*resolved.parts[:at])
+        if at == 0 or inner not in RUN_INTERNALS or folder_kind(parent) != "run":
             continue
-        inner = resolved.relative_to(parent).parts[0]
-        if inner in RUN_INTERNALS:
-            raise UnsafePathError(f"{path} is inside the {inner}/ folder of the run {parent}, which mathstress "
-                                  f"replaces whole (generate --resume or --overwrite); choose an --out outside it, "
-                                  f"e.g. {parent / ('export' if inner == 'images' else 'out')}")
+        raise UnsafePathError(f"{path} is inside the {inner}/ folder of the run {parent}, which mathstress "
+                              f"replaces whole (generate --resume or --overwrite); choose an --out outside it, "
+                              f"e.g. {parent / ('export' if inner == 'images' else 'out')}")
 
 
 def prepare_output_dir(path: str | Path, kind: str, *, overwrite: bool = False,

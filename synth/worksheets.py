@@ -6,6 +6,7 @@ of ``render.worksheet``'s packs carries the id ``mathstress generate`` gives tha
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from render.worksheet import WorksheetResult, write_worksheets
@@ -38,11 +39,26 @@ WORKSHEETS_LAYOUT = layout(entries=("problems.pdf", "copy.pdf", "answer_key.pdf"
                                     ".copy.pdf.tmp", ".answer_key.pdf.tmp", f"{MARKER}.tmp"))
 
 
+def _our_index(path: Path) -> bool:
+    """Whether ``path`` is a worksheet index: item id -> pack -> page number."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and bool(data) and all(
+        isinstance(v, dict) and v and all(isinstance(k, str) and type(n) is int for k, n in v.items())
+        for v in data.values())
+
+
 def build_worksheets(config: RunConfig, out_dir: str | Path, *, limit: int | None = None,
                      page: str = "a4") -> WorksheetResult:
     """Worksheets for a run config: the same problems (and ids) ``mathstress generate`` would make, in ``out_dir``
     (missing, empty or an earlier worksheet folder; anything else is refused before the problems are built)."""
-    out = prepare_output_dir(Path(out_dir), WORKSHEETS_KIND, shape=WORKSHEETS_LAYOUT)
+    out = Path(out_dir)
+    if out.is_dir() and read_marker(out) is None and any(out.iterdir()) \
+            and all(p.name in WORKSHEETS_LAYOUT.entries for p in out.iterdir()) and _our_index(out / "index.json"):
+        write_marker(out, WORKSHEETS_KIND)  # an earlier version's worksheets (its index.json): ours, adopted
+    out = prepare_output_dir(out, WORKSHEETS_KIND, shape=WORKSHEETS_LAYOUT)
     items = worksheet_items(config, limit)
     out.mkdir(parents=True, exist_ok=True)
     if read_marker(out) is None:

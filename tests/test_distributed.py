@@ -116,3 +116,11 @@ def test_scheduler_and_two_workers_on_localhost_survive_a_killed_worker(tmp_path
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
+
+
+def test_a_scheduler_address_without_a_scheme_is_tcp_as_dask_reads_it() -> None:
+    from synth.distributed import _check_scheduler
+    from synth.errors import RunError
+
+    with pytest.raises(RunError, match="could not reach the Dask scheduler"):  # parsed, then nothing answers
+        _check_scheduler(f"127.0.0.1:{_free_port()}")

@@ -472,3 +472,73 @@ def test_show_does_not_replace_a_file_that_is_not_a_png(small_run: Path, tmp_pat
     sheet = tmp_path / "sheet.png"
     for _ in range(2):  # its own sheet is replaced on a second call
         assert CliRunner().invoke(app, ["show", str(small_run), item, "--out", str(sheet)]).exit_code == 0
+
+
+def test_a_manifest_cut_at_a_line_boundary_is_caught_by_its_recorded_line_count(small_run: Path,
+                                                                                tmp_path: Path) -> None:
+    cut = _copy_run(small_run, tmp_path / "cut")
+    lines = (cut / "manifest.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (cut / "manifest.jsonl").write_text("".join(lines[:-2]), encoding="utf-8")
+    for args in (["eval", str(cut), "--model", "random", "--task", "detect", "--out", str(tmp_path / "ev")],
+                 ["export", str(cut), "--format", "processbench", "--out", str(tmp_path / "exp")]):
+        line = _one_line_error(CliRunner().invoke(app, args))
+        assert f"holds {len(lines) - 2} rows" in line and "--resume" in line, args
+    assert not (tmp_path / "ev").exists() and not (tmp_path / "exp").exists()
+
+
+def test_the_repair_a_degrade_output_is_told_is_degrade_not_generate(tmp_path: Path) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    Image.new("RGB", (120, 160), (240, 240, 240)).save(photos / "a.png")
+    out = tmp_path / "deg"
+    assert CliRunner().invoke(app, ["degrade", str(photos), "--out", str(out), "--ops", "blur:1"]).exit_code == 0
+    data = (out / "manifest.jsonl").read_bytes()
+    (out / "manifest.jsonl").write_bytes(data[: len(data) // 2])
+    line = _one_line_error(CliRunner().invoke(app, ["export", str(out), "--format", "fermat", "--out",
+                                                    str(tmp_path / "exp")]))
+    assert f"`mathstress degrade {photos} --out {out} --resume`" in line
+    assert CliRunner().invoke(app, ["degrade", str(photos), "--out", str(out), "--ops", "blur:1",
+                                    "--resume"]).exit_code == 0  # the fix the message gives
+    assert CliRunner().invoke(app, ["export", str(out), "--format", "fermat", "--out",
+                                    str(tmp_path / "exp")]).exit_code == 0
+
+
+def test_a_text_only_export_does_not_judge_images_it_does_not_write(small_run: Path, tmp_path: Path) -> None:
+    run_dir = _copy_run(small_run, tmp_path / "run")
+    sorted((run_dir / "images").iterdir())[1].write_bytes(b"garbage")
+    assert CliRunner().invoke(app, ["export", str(run_dir), "--format", "processbench", "--out",
+                                    str(tmp_path / "pb")]).exit_code == 0
+
+
+def test_a_refused_evaluation_leaves_no_folder_behind(small_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ev"
+    result = CliRunner().invoke(app, ["eval", str(small_run), "--model", "openai:m", "--base-url", "notaurl",
+                                      "--task", "detect", "--out", str(out)])
+    assert result.exit_code == 2 and not out.exists()
+
+
+def test_earlier_versions_report_from_inspect_and_worksheet_folders_are_adopted(small_run: Path,
+                                                                               tmp_path: Path) -> None:
+    ev = tmp_path / "ev"
+    assert CliRunner().invoke(app, ["eval", str(small_run), "--model", "random", "--task", "detect",
+                                    "--out", str(ev)]).exit_code == 0
+    (ev / MARKER).unlink()
+    (ev / "cache.sqlite").unlink()  # as `report --from-inspect` of an earlier version left it: results, no cache
+    assert CliRunner().invoke(app, ["report", str(ev)]).exit_code == 0
+    assert CliRunner().invoke(app, ["eval", str(small_run), "--model", "random", "--task", "detect",
+                                    "--out", str(ev)]).exit_code == 0
+    assert read_marker(ev)["kind"] == "eval"
+    sheets = tmp_path / "sheets"
+    config = str(_config_file(tmp_path))
+    assert CliRunner().invoke(app, ["worksheet", config, "--out", str(sheets)]).exit_code == 0
+    (sheets / MARKER).unlink()  # an earlier version's worksheets: no marker, its index.json
+    assert CliRunner().invoke(app, ["worksheet", config, "--out", str(sheets)]).exit_code == 0
+    assert read_marker(sheets)["kind"] == "worksheets"
+
+
+def test_show_fills_an_empty_placeholder_file(small_run: Path, tmp_path: Path) -> None:
+    placeholder = tmp_path / "sheet.png"
+    placeholder.touch()
+    item = next(read_manifest(small_run))["id"]
+    assert CliRunner().invoke(app, ["show", str(small_run), item, "--out", str(placeholder)]).exit_code == 0
+    assert placeholder.read_bytes()[:4] == b"\x89PNG"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import ConfigError, RunError
-from synth.evaluate.results import prepare_eval_dir, score_outcomes, write_results
+from synth.evaluate.results import check_eval_dir, mark_eval_dir, score_outcomes, write_results
 from synth.evaluate.runner import Counts, EvalResult, Outcome, load_items, model_slug, plan, result_key
 from synth.evaluate.tasks import get_task
 
@@ -145,7 +145,7 @@ def results_from_inspect(log_dir: str | Path, *, out_dir: str | Path | None = No
     limit_setting = limits.pop() if len(limits) == 1 else sorted(limits, key=str)
     settings = {"runs": epochs, "limit": limit_setting, "input": ", ".join(sorted(modes)), "seed": seed,
                 "n_boot": n_boot, "rpm": None, "tpm": None, "source": "inspect logs"}
-    prepare_eval_dir(out)
+    mark_eval_dir(check_eval_dir(out))
     results = write_results(out, run_dir=run, model=model, scored_by_task=scored_by_task, counts=counts,
                             settings=settings, seed=seed, n_boot=n_boot)
     return EvalResult(out, results, counts)

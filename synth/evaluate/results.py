@@ -32,11 +32,28 @@ EVAL_LAYOUT = layout(
     proof=(CACHE_FILE,))
 
 
-def prepare_eval_dir(out: Path) -> Path:
-    """Make ``out`` ready for an evaluation: missing, empty, an evaluation folder (resumed) or an earlier version's;
-    anything else (a file, a user's folder, a run, a run's images/) is refused before a call is made or a file
-    written (``safepath.prepare_output_dir``). Marks it as an evaluation's."""
-    prepare_output_dir(out, EVAL_KIND, shape=EVAL_LAYOUT)
+def check_eval_dir(out: Path) -> Path:
+    """Check that ``out`` may hold an evaluation: missing, empty, an evaluation folder (resumed) or an earlier
+    version's (its ``cache.sqlite``; or, from ``report --from-inspect``, a ``results.json`` with its tasks); anything
+    else (a file, a user's folder, a run, a run's images/) is refused before a call is made or a file written
+    (``safepath.prepare_output_dir``). Writes nothing: ``mark_eval_dir`` makes the folder when there is work."""
+    if out.is_dir() and read_marker(out) is None and not (out / CACHE_FILE).exists() \
+            and all(p.name in EVAL_LAYOUT.entries for p in out.iterdir()) and _our_results(out / RESULTS_FILE):
+        write_marker(out, EVAL_KIND)  # an earlier version's `report --from-inspect` folder: ours, adopted
+    return prepare_output_dir(out, EVAL_KIND, shape=EVAL_LAYOUT)
+
+
+def _our_results(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("tasks"), dict) and bool(data["tasks"]) \
+        and all(isinstance(t, dict) and "metrics" in t for t in data["tasks"].values())
+
+
+def mark_eval_dir(out: Path) -> Path:
+    """Make the evaluation folder ``check_eval_dir`` allowed, and mark it as an evaluation's."""
     out.mkdir(parents=True, exist_ok=True)
     if read_marker(out) is None:
         write_marker(out, EVAL_KIND)

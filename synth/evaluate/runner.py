@@ -15,7 +15,7 @@ from synth.errors import ConfigError, EvalFailuresError, RunError
 from synth.evaluate.cache import CACHE_FILE, ResponseCache, request_key
 from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Reply, Request
 from synth.evaluate.ratelimit import RateLimiter, guess_tokens
-from synth.evaluate.results import prepare_eval_dir, score_outcomes, write_results
+from synth.evaluate.results import check_eval_dir, mark_eval_dir, score_outcomes, write_results
 from synth.evaluate.tasks import Task, prompt_for
 from synth.manifest import from_row, read_manifest
 from synth.records import Item
@@ -313,7 +313,7 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
     out = Path(out_dir) if out_dir is not None else default_out_dir(run_dir, model.id)
     limiter = RateLimiter(rpm=rpm, tpm=tpm)
     items = load_items(run_dir, limit=limit)
-    prepare_eval_dir(out)
+    check_eval_dir(out)
     counts: dict[str, Counts] = {}
     scored_by_task = {}
     planned = []
@@ -321,7 +321,7 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
         requests = plan(run_dir, task, items, runs=runs, input_mode=input_mode)
         model.prepare(task, [r.item for r in requests if r.run_index == 0], workdir=out)
         planned.append((task, requests))
-    with ResponseCache(out / CACHE_FILE) as cache:
+    with ResponseCache(mark_eval_dir(out) / CACHE_FILE) as cache:
         for task, requests in planned:
             key = result_key(task, input_mode)
             last: list[Counts] = []

@@ -30,7 +30,7 @@ from synth.exports._anonymize import anonymous_view, check_key_path, remove_stal
 from synth.manifest import from_row, read_manifest
 from synth.records import Figure, Item
 from synth.registry import Registry, UnknownIdError
-from synth.rundir import damaged_images
+from synth.rundir import damaged_images, repair_command
 from synth.safepath import (
     Layout,
     check_row_ids,
@@ -369,7 +369,7 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
     prepare_output_dir(dest, exporter.kind, shape=exporter.layout)
     stale = clear_stale_staging(dest.parent)
     check_space(run_dir, dest, exporter)
-    check_images(run_dir)
+    check_images(run_dir, exporter)
     with ExitStack() as stack:
         out = stack.enter_context(staging(dest))
         view_dir = stack.enter_context(staging(dest)) if anonymize else None  # the anonymized run; not published
@@ -401,18 +401,21 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
     return summary
 
 
-def check_images(run_dir: Path) -> None:
-    """Refuse a run whose images no longer match the sha256 their shard recorded (``checksums.jsonl``): an export
-    would publish them as they are, and a damaged file fails only when a user's code decodes it (the ``hf``
-    dataset raised on iterating its split). Costs one read of every image; a run without checksums is not judged."""
-    names = [row[key].removeprefix("images/") for row in read_manifest(run_dir) for key in ("image", "clean_image")
+def check_images(run_dir: Path, exporter: Exporter) -> None:
+    """Refuse a run whose images the export copies (``Exporter.copies``) no longer match the sha256 their shard
+    recorded (``checksums.jsonl``): an export would publish them as they are, and a damaged file fails only when a
+    user's code decodes it (the ``hf`` dataset raised on iterating its split). Costs one read of each such image; a
+    format that copies none, or a run without checksums, is not judged."""
+    fields = [name for name, _ in exporter.copies]
+    if not fields:
+        return
+    names = [row[key].removeprefix("images/") for row in read_manifest(run_dir) for key in fields
              if isinstance(row.get(key), str) and row[key].startswith("images/")]
     bad = damaged_images(run_dir, names)
     if bad:
         shown = ", ".join(f"images/{n}" for n in bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
         raise RunError(f"{len(bad)} of the run's images do not match the checksums their shards recorded (damaged or "
-                       f"replaced): {shown}; `mathstress generate {run_dir / 'config.yaml'} --out {run_dir} --resume` "
-                       "redoes them with the same bytes")
+                       f"replaced): {shown}; {repair_command(run_dir)} redoes them with the same bytes")
 
 
 STALE_NOTE = ("staging folders that killed exports left beside the destination, removed"
