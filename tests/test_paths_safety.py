@@ -542,3 +542,21 @@ def test_show_fills_an_empty_placeholder_file(small_run: Path, tmp_path: Path) -
     item = next(read_manifest(small_run))["id"]
     assert CliRunner().invoke(app, ["show", str(small_run), item, "--out", str(placeholder)]).exit_code == 0
     assert placeholder.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_folder_above_out_that_cannot_be_listed_does_not_stop_the_output(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 0711 home on a shared machine: its owner's folders inside are reachable, the home itself is not listable.
+    # The check for a run's images/ above --out listed every ancestor, and eval and export crashed on it.
+    locked = tmp_path / "home"
+    (locked / "work").mkdir(parents=True)
+    listing = Path.iterdir
+
+    def iterdir(self: Path):  # noqa: ANN202 - Path.iterdir's own signature
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    assert prepare_output_dir(locked / "work" / "ev", "eval") == locked / "work" / "ev"
+    assert folder_kind(locked) is None
