@@ -134,15 +134,17 @@ def generate(
         console.print(f"[yellow]repaired:[/] {escape(note)}", highlight=False, soft_wrap=True)
     for note in result.plan:  # what the quota plan could not do as asked (also in stats.json)
         console.print(f"[yellow]plan:[/] {escape(note)}", highlight=False, soft_wrap=True)
-    for line in _unfilled(result.run_dir):
-        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    for severe, line in _unfilled(result.run_dir):
+        label = "[yellow]warning:[/]" if severe else "note:"
+        console.print(f"{label} {escape(line)}", highlight=False, soft_wrap=True)
     resumed = f" ({result.resumed_shards} of {result.shards} shards resumed)" if result.resumed_shards else ""
     out.print(f"wrote {result.items} items to {result.run_dir}{resumed} in {result.seconds:.1f} s")
 
 
-def _unfilled(run_dir: Path) -> list[str]:
+def _unfilled(run_dir: Path) -> list[tuple[bool, str]]:
     """The error slots the config asked for that the run left unfilled, per subtype, with the injectors' reasons
-    (from stats.json): a config whose injection never succeeds otherwise ends in "wrote N items" of clean pages."""
+    (from stats.json): a config whose injection never succeeds otherwise ends in "wrote N items" of clean pages.
+    Severe (a warning) when more than a tenth of the subtype's slots are unfilled, else a note."""
     import json
 
     try:
@@ -163,8 +165,9 @@ def _unfilled(run_dir: Path) -> list[str]:
                 for why, k in (tally.get("rejected") or {}).items():
                     reasons[why] = reasons.get(why, 0) + int(k)
         why = ", ".join(f"{w} {k}" for w, k in sorted(reasons.items(), key=lambda kv: -kv[1])[:3])
-        lines.append(f"{n} {subtype} slots the config asks for are unfilled ({made.get(subtype, 0)} made)"
-                     + (f"; the injector's refusals: {why}" if why else "") + " (stats.json: rejections)")
+        done = int(made.get(subtype, 0))
+        lines.append((n > 0.1 * (n + done), f"{n} {subtype} slots the config asks for are unfilled ({done} made)"
+                      + (f"; the injector's refusals: {why}" if why else "") + " (stats.json: rejections)"))
     return lines
 
 
