@@ -560,3 +560,14 @@ def test_a_folder_above_out_that_cannot_be_listed_does_not_stop_the_output(tmp_p
     monkeypatch.setattr(Path, "iterdir", iterdir)
     assert prepare_output_dir(locked / "work" / "ev", "eval") == locked / "work" / "ev"
     assert folder_kind(locked) is None
+
+
+@pytest.mark.parametrize("edit", [{"steps": None}, {"error": "oops"}, {"question": []}])
+def test_eval_on_a_manifest_row_with_a_wrong_field_is_one_line_exit_2(small_run: Path, tmp_path: Path,
+                                                                      edit: dict[str, Any]) -> None:
+    # Rows that parse as JSON but lack what a row holds gave TypeError or AttributeError tracebacks.
+    bad = _copy_run(small_run, tmp_path / "bad", edit=lambda n, row: {**row, **edit} if n == 1 else row)
+    line = _one_line_error(CliRunner().invoke(app, ["eval", str(bad), "--model", "random", "--task", "detect",
+                                                    "--out", str(tmp_path / "ev")]))
+    assert "row 2 is not a mathstress manifest row" in line and "--resume" in line
+    assert not (tmp_path / "ev").exists()

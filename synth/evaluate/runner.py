@@ -19,6 +19,7 @@ from synth.evaluate.results import check_eval_dir, mark_eval_dir, score_outcomes
 from synth.evaluate.tasks import Task, prompt_for
 from synth.manifest import from_row, read_manifest
 from synth.records import Item
+from synth.rundir import repair_command
 
 InputMode = Literal["image", "text"]
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -66,10 +67,19 @@ def load_items(run_dir: str | Path, *, limit: int | None = None) -> list[Item]:
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be >= 1, got {limit}")
     rows = list(read_manifest(run_dir))
-    if limit is not None:
-        chosen = stratified_bases(rows, limit)
-        rows = [row for row in rows if row["base_id"] in chosen]
-    return [from_row(row) for row in rows]
+    numbered = list(enumerate(rows, start=1))
+    items = []
+    try:
+        if limit is not None:
+            chosen = stratified_bases(rows, limit)
+            numbered = [(n, row) for n, row in numbered if row["base_id"] in chosen]
+        for _, row in numbered:
+            items.append(from_row(row))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        at = f"row {numbered[len(items)][0]}" if len(items) < len(numbered) else "a row"
+        raise RunError(f"{path} {at} is not a mathstress manifest row ({exc!r} is missing or wrong): the file was "
+                       f"edited; {repair_command(run_dir)} rebuilds it from the run's shards") from None
+    return items
 
 
 def stratified_bases(rows: Sequence[dict], n: int) -> set[str]:
