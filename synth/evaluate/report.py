@@ -14,7 +14,7 @@ from synth.errors import ConfigError, RunError
 from synth.evaluate.cache import strict_json
 from synth.evaluate.metrics import MIN_BASES, kappa, majority_correct
 from synth.evaluate.plots import confusion_plot, group_bars, severity_plot
-from synth.evaluate.results import EVAL_KIND, RESULTS_FILE, write_atomic
+from synth.evaluate.results import EVAL_KIND, RESULTS_FILE, is_results, write_atomic
 from synth.evaluate.viewer import embedded_json, viewer_entries
 from synth.safepath import read_marker
 from synth.templating import render_template
@@ -247,7 +247,7 @@ def write_report(eval_dir: str | Path, *, compare: Sequence[str | Path] = (), pr
         raise RunError(f"{eval_dir} holds mathstress output of another kind ({marker['kind']}), not an evaluation; "
                        "pass the folder `mathstress eval` wrote (RUN/eval/<model> by default)")
     results = _read_json(path)
-    if not isinstance(results.get("tasks"), dict) or not all(isinstance(t, dict) for t in results["tasks"].values()):
+    if not is_results(results):
         raise RunError(f"{path} is not the results.json of an evaluation (no tasks); pass the folder `mathstress eval` "
                        "wrote, or re-run `mathstress eval` to write it again from its cache")
     changed = False

@@ -43,13 +43,18 @@ def check_eval_dir(out: Path) -> Path:
     return prepare_output_dir(out, EVAL_KIND, shape=EVAL_LAYOUT)
 
 
+def is_results(data: object) -> bool:
+    """Whether ``data`` (a parsed results.json) is an evaluation's: an object whose ``tasks`` are objects."""
+    return isinstance(data, dict) and isinstance(data.get("tasks"), dict) \
+        and all(isinstance(t, dict) for t in data["tasks"].values())
+
+
 def _our_results(path: Path) -> bool:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and isinstance(data.get("tasks"), dict) and bool(data["tasks"]) \
-        and all(isinstance(t, dict) and "metrics" in t for t in data["tasks"].values())
+    return is_results(data) and bool(data["tasks"]) and all("metrics" in t for t in data["tasks"].values())
 
 
 def mark_eval_dir(out: Path) -> Path:
