@@ -60,7 +60,8 @@ class Background(GeometricOp):
         return self.sample_in_chain(rng, severity, page, page_outline(page))
 
     def sample_in_chain(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        outline: np.ndarray, area: float | None = None) -> dict[str, Any]:
+                        outline: np.ndarray, area: float | None = None,
+                        lean: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
         scene = sample_desk(rng)
         area = area or float(page.width * page.height)
         target = float(rng.uniform(*_TARGET[severity]))

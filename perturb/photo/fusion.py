@@ -68,11 +68,20 @@ class GeometricOp(Op):
                      outline: np.ndarray) -> dict[str, Any]:
         raise NotImplementedError
 
+    reads_lean = False  # the op is graded on how the writing leans (tilt): the chain gives it ``lean``
+
     def sample_in_chain(self, rng: np.random.Generator, severity: int, page: RenderedPage,
-                        outline: np.ndarray, area: float | None = None) -> dict[str, Any]:
+                        outline: np.ndarray, area: float | None = None,
+                        lean: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
         """Sample knowing where the sheet is in the current frame (after earlier geometric ops); ``area`` is the
-        flat page's (the photo's area, in page units)."""
+        flat page's (the photo's area, in page units); ``lean``, for an op that ``reads_lean`` after earlier
+        geometric ops, is how the writing leans in the current frame (``measure.text_lean``)."""
         return self.sample_params(rng, severity, page)
+
+    def measure_in_chain(self, params: dict[str, Any], page: RenderedPage, warp: Warp, outline: np.ndarray,
+                         lean: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
+        """``measure_warp`` inside a chain (``lean`` as in ``sample_in_chain``)."""
+        return self.measure_warp(params, page, warp, outline)
 
     def apply(self, image: np.ndarray, params: dict[str, Any], page: RenderedPage) -> tuple[np.ndarray, RenderedPage]:
         warp = self.warp(params, page)

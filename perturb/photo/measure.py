@@ -260,6 +260,25 @@ def text_line_bow(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPag
     return _bow(forward, text_lines(page) if lines is None else lines) / page.width / zoom
 
 
+def text_lean(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPage,
+              lines: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """How the writing leans once mapped by ``forward``: the angle (degrees, counter-clockwise as
+    ``corner_angle_deg``, within +-90) of every short piece of the page's text lines (``text_lines``), and each
+    piece's mapped length (its weight). On a bent or keystoned sheet the pieces lean differently; flat, all alike."""
+    src = text_lines(page) if lines is None else lines
+    q = forward(src.reshape(-1, 2)).reshape(src.shape)
+    d = np.diff(q, axis=1).reshape(-1, 2)
+    angle = (np.degrees(np.arctan2(-d[:, 1], d[:, 0])) + 90.0) % 180.0 - 90.0
+    return angle, np.linalg.norm(d, axis=1)
+
+
+def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The value below which half the weight lies (the lower one at an exact tie)."""
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(weights[order])
+    return float(values[order][min(int(np.searchsorted(cum, 0.5 * cum[-1])), len(cum) - 1)])
+
+
 # A line across the text column, between the render's margins, in page widths: the length at which the writing's
 # curvature is expressed as a sag (``text_line_curvature``).
 TEXT_COLUMN = 0.8

@@ -64,6 +64,7 @@ from perturb.photo.fields import LightOp, sparse
 from perturb.photo.functional.camera import add_noise, grain_band
 from perturb.photo.functional.geometric import (
     Warp,
+    compose_forward,
     frame_warp,
     move_boxes,
     moved_page,
@@ -73,7 +74,7 @@ from perturb.photo.functional.geometric import (
 )
 from perturb.photo.functional.lighting import Light, sample_base
 from perturb.photo.fusion import GeometricOp, desk_of
-from perturb.photo.measure import every
+from perturb.photo.measure import every, text_lean
 from perturb.photo.worker import Deferred, done, later
 from synth.records import DegradationRecord, RenderedPage
 from synth.seeding import stable_hash
@@ -475,11 +476,13 @@ def _chain(page: RenderedPage, steps: Sequence[Step], rngs: dict[str, np.random.
             frame()
             framed = True
         before = now()
+        lean = text_lean(compose_forward(warps), page) if op.reads_lean and warps else None
         p = given[k] if given[k] is not None else op.sample_in_chain(rngs[subtype], severity, before, outline,
-                                                                       area=area)
+                                                                       area=area, lean=lean)
         with replayable(op):
             warp = op.warp(p, before)
-        records.append(DegradationRecord(subtype, op.family, severity, p, op.measure_warp(p, before, warp, outline)))
+        records.append(DegradationRecord(subtype, op.family, severity, p,
+                                         op.measure_in_chain(p, before, warp, outline, lean=lean)))
         add(warp, desk_of([p]))
         framed = framed or op.frames
     frame()
