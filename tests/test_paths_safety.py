@@ -435,7 +435,7 @@ def test_an_export_folder_gets_the_users_umask_not_mkdtemps_private_mode(small_r
     assert (tmp_path / "out").stat().st_mode & 0o777 == 0o755  # was 0o700: unreadable to every other user
 
 
-@pytest.mark.parametrize("fmt", ["hf", "fermat", "mathreal"])
+@pytest.mark.parametrize("fmt", ["hf", "fermat", "mathreal", "mmerror", "errorradar"])
 def test_an_export_refuses_a_run_whose_image_no_longer_matches_its_checksum(small_run: Path, tmp_path: Path,
                                                                            fmt: str) -> None:
     # Before: the hf export published a garbage PNG, and the dataset raised only when a user's code decoded it.

@@ -130,6 +130,9 @@ class Exporter:
     differences: tuple[str, ...] = ()
     # Manifest fields whose files the format stores, and how many times (checked against the free disk first).
     copies: tuple[tuple[str, float], ...] = ()
+    # Manifest fields whose files the format copies for some rows only (a page where there is no figure): checked
+    # against their checksums like ``copies``, not counted as space (a lower bound would be no bound).
+    verifies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Messages about a registry clash name the module that defines the format (its write function's).
@@ -402,11 +405,11 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
 
 
 def check_images(run_dir: Path, exporter: Exporter) -> None:
-    """Refuse a run whose images the export copies (``Exporter.copies``) no longer match the sha256 their shard
-    recorded (``checksums.jsonl``): an export would publish them as they are, and a damaged file fails only when a
-    user's code decodes it (the ``hf`` dataset raised on iterating its split). Costs one read of each such image; a
-    format that copies none, or a run without checksums, is not judged."""
-    fields = [name for name, _ in exporter.copies]
+    """Refuse a run whose images the export copies (``Exporter.copies`` and ``verifies``) no longer match the sha256
+    their shard recorded (``checksums.jsonl``): an export would publish them as they are, and a damaged file fails
+    only when a user's code decodes it (the ``hf`` dataset raised on iterating its split). Costs one read of each
+    such image; a format that copies none, or a run without checksums, is not judged."""
+    fields = [name for name, _ in exporter.copies] + list(exporter.verifies)
     if not fields:
         return
     names = [row[key].removeprefix("images/") for row in read_manifest(run_dir) for key in fields

@@ -86,5 +86,5 @@ def task_gold(record: FormRecord, task_id: str) -> Any:
 
 EXPORTS.register(Exporter(
     id="errorradar", title="ErrorRadar (arXiv 2410.04509; no public code)", write=write, load=load,
-    task_gold=task_gold, entries=(DATA, "images"), differences=DIFFERENCES,
+    task_gold=task_gold, entries=(DATA, "images"), differences=DIFFERENCES, verifies=("image",),
     help="ErrorRadar (paper only): first wrong step and 5-way error category, with the question image"))

@@ -162,4 +162,5 @@ def task_gold(record: FormRecord, task_id: str) -> Any:
 EXPORTS.register(Exporter(
     id="mmerror", title="MMErroR (github.com/code-here-in/MMerroR-Evaluation @ b5fc9f82)", write=write, load=load,
     task_gold=task_gold, entries=TASK_FOLDERS, earlier=("mmerror.jsonl", "images"), differences=DIFFERENCES,
+    verifies=("image",),
     help="MMErroR: ETC/ and EPD/ (jsons/ and images/ each), read by its run.py unchanged"))
