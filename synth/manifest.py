@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from render.describe import describe_figure
-from synth.errors import RunError
+from synth.errors import MathstressError, RunError
 from synth.records import (
     Box,
     Control,
@@ -24,7 +24,7 @@ from synth.records import (
     from_jsonable,
     to_jsonable,
 )
-from synth.rundir import manifest_seal, repair_command
+from synth.rundir import file_sha256, manifest_seal, repair_command
 
 
 def _bbox(boxes: dict[tuple[str, str], Box], kind: str, ref: str) -> list[float] | None:
@@ -174,6 +174,28 @@ def read_manifest(run_dir: str | Path) -> Iterator[dict[str, Any]]:
     if seal is not None and seal.get("lines") != rows:
         raise RunError(f"{path} holds {rows} rows where the run's checksums.jsonl recorded {seal.get('lines')}: the "
                        f"file is cut or was edited; {repair_command(run_dir)} rebuilds it from the run's shards")
+
+
+# What reading a row's fields raises when the row is not what generate writes (``steps: null``, an error label that is
+# a string, a key left out).
+ROW_FAULTS = (KeyError, TypeError, AttributeError, IndexError, ValueError)
+
+
+def edited_row(run_dir: str | Path, where: str, exc: BaseException) -> RunError | None:
+    """The one-line error for ``exc``, raised reading the manifest row ``where`` names, when the manifest is not
+    the one the run sealed (``checksums.jsonl``: hand-edited, or from an earlier version); None when it is, for
+    then the row is as generate wrote it and the fault is ours: its traceback is the report."""
+    if isinstance(exc, MathstressError):
+        return None
+    path = Path(run_dir) / "manifest.jsonl"
+    seal = manifest_seal(run_dir)
+    try:
+        if seal is not None and seal.get("sha256") == file_sha256(path):
+            return None
+    except OSError:
+        pass
+    return RunError(f"{where} is not a mathstress manifest row ({exc!r} is missing or of the wrong kind): the file "
+                    f"was edited; {repair_command(run_dir)} rebuilds it from the run's shards")
 
 
 def schema() -> dict[str, Any]:

@@ -83,7 +83,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
@@ -226,7 +226,7 @@ def damaged_images(run_dir: str | Path, names: Iterable[str]) -> list[str]:
     for name in dict.fromkeys(names):
         if name in digests:
             try:
-                if _file_sha256(images / name) != digests[name]:
+                if file_sha256(images / name) != digests[name]:
                     bad.append(name)
             except OSError:
                 bad.append(name)
@@ -353,7 +353,7 @@ class RunDir:
             return record
         part = self._paths(shard)[0]
         try:
-            rows_ok = part.stat().st_size == record.rows_bytes and _file_sha256(part) == record.rows_sha256
+            rows_ok = part.stat().st_size == record.rows_bytes and file_sha256(part) == record.rows_sha256
         except OSError:
             return f"shards/{part.name} is missing"
         if not rows_ok:
@@ -364,7 +364,7 @@ class RunDir:
         for name, digest in record.images.items():
             path = self.images / name
             try:
-                if _file_sha256(path) != digest:
+                if file_sha256(path) != digest:
                     return f"images/{name} does not match its checksum (damaged or replaced)"
             except OSError:
                 return f"images/{name} is missing"

@@ -571,3 +571,27 @@ def test_eval_on_a_manifest_row_with_a_wrong_field_is_one_line_exit_2(small_run:
                                                     "--out", str(tmp_path / "ev")]))
     assert "row 2 is not a mathstress manifest row" in line and "--resume" in line
     assert not (tmp_path / "ev").exists()
+
+
+@pytest.mark.parametrize("fmt", ["hf", "fermat", "mathreal", "mmerror", "errorradar", "seeing", "processbench"])
+@pytest.mark.parametrize("edit", [{"steps": None}, {"error": "oops"}, {"question": []}, {"answer": None}])
+def test_export_of_a_manifest_row_with_a_wrong_field_is_one_line_exit_2(small_run: Path, tmp_path: Path, fmt: str,
+                                                                        edit: dict[str, Any]) -> None:
+    # Rows that parse as JSON but lack what a row holds gave TypeError, KeyError or AttributeError tracebacks.
+    bad = _copy_run(small_run, tmp_path / "bad", edit=lambda n, row: {**row, **edit})
+    result = CliRunner().invoke(app, ["export", str(bad), "--format", fmt, "--out", str(tmp_path / "exp")])
+    if result.exit_code == 0:  # a format that never reads the field exports what it reads
+        return
+    line = _one_line_error(result)
+    assert "is not a mathstress manifest row" in line or "not a manifest row" in line, line
+    assert "--resume" in line and not (tmp_path / "exp").exists()
+
+
+def test_a_fault_reading_an_intact_manifest_is_ours_and_keeps_its_traceback(small_run: Path, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # The manifest is the one the run sealed: a KeyError is a bug of ours, not "the file was edited".
+    from synth.exports import _base
+
+    monkeypatch.setattr(_base.Context, "question_image", lambda self, row, folder="images": row["no such field"])
+    with pytest.raises(KeyError, match="no such field"):
+        export_form(small_run, tmp_path / "exp", "errorradar")

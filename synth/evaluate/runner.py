@@ -17,9 +17,8 @@ from synth.evaluate.models import MAX_RESPONSE_CHARS, Model, ModelCallError, Rep
 from synth.evaluate.ratelimit import RateLimiter, guess_tokens
 from synth.evaluate.results import check_eval_dir, mark_eval_dir, score_outcomes, write_results
 from synth.evaluate.tasks import Task, prompt_for
-from synth.manifest import from_row, read_manifest
+from synth.manifest import ROW_FAULTS, edited_row, from_row, read_manifest
 from synth.records import Item
-from synth.rundir import repair_command
 
 InputMode = Literal["image", "text"]
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -75,10 +74,12 @@ def load_items(run_dir: str | Path, *, limit: int | None = None) -> list[Item]:
             numbered = [(n, row) for n, row in numbered if row["base_id"] in chosen]
         for _, row in numbered:
             items.append(from_row(row))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except ROW_FAULTS as exc:
         at = f"row {numbered[len(items)][0]}" if len(items) < len(numbered) else "a row"
-        raise RunError(f"{path} {at} is not a mathstress manifest row ({exc!r} is missing or wrong): the file was "
-                       f"edited; {repair_command(run_dir)} rebuilds it from the run's shards") from None
+        edited = edited_row(run_dir, f"{path} {at}", exc)
+        if edited is None:
+            raise
+        raise edited from None
     return items
 
 

@@ -27,7 +27,7 @@ from PIL import Image, UnidentifiedImageError
 from render.figures import draw_figure
 from synth.errors import ConfigError, ResumableError, RunError
 from synth.exports._anonymize import anonymous_view, check_key_path, remove_stale_key, write_key
-from synth.manifest import from_row, read_manifest
+from synth.manifest import ROW_FAULTS, edited_row, from_row, read_manifest
 from synth.records import Figure, Item
 from synth.registry import Registry, UnknownIdError
 from synth.rundir import damaged_images, repair_command
@@ -382,7 +382,13 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
             if stale:
                 ctx.notes[STALE_NOTE] += len(stale)
                 ctx.details["stale_staging_removed"] = [{"folder": name, "bytes": size} for name, size in stale]
-            exporter.write(ctx)
+            try:
+                exporter.write(ctx)
+            except ROW_FAULTS as exc:
+                edited = edited_row(run_dir, ctx.where or str(run_dir / "manifest.jsonl"), exc)
+                if edited is None:
+                    raise
+                raise edited from None
             summary = ExportSummary(fmt, dest, ctx.items, ctx.written, dict(sorted(ctx.skipped.items())),
                                     dict(sorted(ctx.notes.items())), len(ctx.copied) + ctx.embedded)
             write_json(out / SUMMARY, {

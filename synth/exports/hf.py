@@ -35,7 +35,7 @@ from synth.config import Difficulty, ImageRole, QuestionType
 from synth.errors import MathstressError, RunError
 from synth.exports._base import EXPORTS, Context, Exporter
 from synth.generators import REGISTRY as FAMILIES
-from synth.manifest import read_manifest
+from synth.manifest import ROW_FAULTS, read_manifest
 from synth.safepath import inside
 from synth.taxonomy import ERROR_SUBTYPES
 from synth.templating import render_template
@@ -148,11 +148,16 @@ def hf_record(run_dir: Path, row: dict[str, Any], where: str = "") -> dict[str, 
 
 
 def _our_cause(exc: BaseException) -> BaseException:
-    """The MathstressError behind an error `datasets` wrapped (DatasetGenerationError), else ``exc`` itself."""
+    """The MathstressError behind an error `datasets` wrapped (DatasetGenerationError), else the error our records
+    raised (a row lacking a field: the export driver names the row), else ``exc`` itself."""
     cause: BaseException | None = exc
+    deepest = exc
     while cause is not None and not isinstance(cause, MathstressError):
+        deepest = cause
         cause = cause.__cause__ or cause.__context__
-    return cause if cause is not None else exc
+    if cause is not None:
+        return cause
+    return deepest if isinstance(deepest, ROW_FAULTS) else exc
 
 
 def write(ctx: Context) -> None:
