@@ -49,7 +49,7 @@ from synth.config import CaptureProfile, DegradeConfig, DegradeOp, ProfileStep
 from synth.errors import ConfigError, ResumableError, RunError
 from synth.manifest import dumps_row, from_row, read_manifest, to_row
 from synth.records import Item, Problem, RenderedPage, Variant
-from synth.rundir import RESUME_HINT, ResumePlan, RunDir, ShardOutput, open_run, sha256, stage_image
+from synth.rundir import RESUME_HINT, ResumePlan, RunDir, ShardOutput, file_sha256, open_run, sha256, stage_image
 from synth.safepath import MARKER, check_row_ids, inside, read_marker
 from synth.seeding import item_seed, stage_rng
 from synth.stages import versions
@@ -244,9 +244,12 @@ def _folder_input(root: Path, config: ExternalConfig, exclude: Path | None) -> I
     if not files:
         raise ConfigError(f"{root} holds no images ({', '.join(IMAGE_SUFFIXES)}); give the folder that holds them")
     meta = _folder_metadata(root)
+    # What --resume holds the folder to: each image's bytes and the metadata row it is labelled with (names and
+    # sizes alone let a relabelled metadata.jsonl or a same-size replaced image through: old and new labels mixed).
     digest = hashlib.sha256()
     for rel in files:
-        digest.update(f"{rel}\0{(root / rel).stat().st_size}\n".encode())
+        label = json.dumps(meta.get(rel), sort_keys=True, ensure_ascii=False)
+        digest.update(f"{rel}\0{_bytes_digest(root / rel)}\0{label}\n".encode())
 
     def entries() -> Iterator[Entry]:
         for i, rel in enumerate(files):
@@ -258,6 +261,14 @@ def _folder_input(root: Path, config: ExternalConfig, exclude: Path | None) -> I
                         _text(row.get(config.answer_column or "answer")))
 
     return Input("folder", root, len(files), digest.hexdigest(), entries, root)
+
+
+def _bytes_digest(path: Path) -> str:
+    """A source file's sha256, or "unreadable" (the item that reads it fails, with its reason, when degraded)."""
+    try:
+        return file_sha256(path)
+    except OSError:
+        return "unreadable"
 
 
 def _folder_metadata(root: Path) -> dict[str, dict[str, Any]]:
@@ -365,7 +376,7 @@ def _parquet_input(path: Path, config: ExternalConfig) -> Input:
     ident = _pick(names, config.id_column, ["id", "pid"], "id")
     total = pf.metadata.num_rows
     count = total if config.limit is None else min(total, config.limit)
-    fingerprint = f"{path.stat().st_size}:{total}:{sha256(str(schema).encode())[:16]}"
+    fingerprint = f"{_bytes_digest(path)}:{total}:{sha256(str(schema).encode())[:16]}"  # its bytes, as a folder's
     wanted = [c for c in dict.fromkeys([column, question, answer, ident]) if c is not None]
 
     def entries() -> Iterator[Entry]:
@@ -503,7 +514,25 @@ def _pixels(image: Image.Image, max_pixels: int) -> np.ndarray:
     if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
         rgba = image.convert("RGBA")
         image = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba)
+    if image.mode in ("I", "F") or image.mode.startswith("I;16"):
+        image = _eight_bit_grey(image)
     return np.ascontiguousarray(np.asarray(image.convert("RGB"), dtype=np.uint8))
+
+
+def _eight_bit_grey(image: Image.Image) -> Image.Image:
+    """A 16-bit, 32-bit or floating-point grey image as 8-bit grey, its range scaled, not clipped: PIL's convert
+    clips every value over 255 to white (a 16-bit scan's clean control came out 99.5 % white). 16-bit modes span
+    0-65535; a 32-bit integer image is read as 16-bit when it fits, else scaled by its own maximum; a float image
+    spans 0-1 when it fits, else is taken as 8-bit."""
+    a = np.nan_to_num(np.asarray(image, dtype=np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+    top = float(a.max(initial=0.0))
+    if image.mode.startswith("I;16"):
+        a = a / 257.0
+    elif image.mode == "I":
+        a = a / (257.0 if top <= 65535 else top / 255.0)
+    elif top <= 1.0:
+        a = a * 255.0
+    return Image.fromarray(np.clip(np.rint(a), 0, 255).astype(np.uint8), "L")
 
 
 # ------------------------------------------------------------------------- one source, one shard

@@ -156,6 +156,56 @@ def test_an_interrupted_run_resumes_to_the_same_bytes(photos: Path, tmp_path: Pa
         degrade_external(photos, tmp_path / "cut", config(ops="blur:2", shard_size=1), resume=True)
 
 
+@pytest.mark.parametrize("change", ["relabel", "same_size_image", "parquet"])
+def test_resume_refuses_an_input_whose_labels_or_bytes_changed(photos: Path, tmp_path: Path, change: str) -> None:
+    # Names and sizes alone were the fingerprint: an interrupted run resumed on a relabelled metadata.jsonl (or a
+    # same-size replaced image, or an edited parquet of the same size) mixed the old gold with the new, silently.
+    source = photos
+    if change == "parquet":
+        source = tmp_path / "pages.parquet"
+        small_dataset().to_parquet(str(source))
+    else:
+        (photos / "metadata.jsonl").write_text("".join(
+            json.dumps({"file_name": n, "question": f"q{i}", "answer": str(100 + i)}) + "\n"
+            for i, n in enumerate(["a.png", "sub/b.jpg", "c.png"])))
+    cfg = config(ops="blur:1", shard_size=1)
+
+    def stop_after_first_shard(done: int, total: int) -> None:
+        if done == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        degrade_external(source, tmp_path / "cut", cfg, progress=stop_after_first_shard)
+    if change == "relabel":
+        (photos / "metadata.jsonl").write_text((photos / "metadata.jsonl").read_text().replace('"10', '"20'))
+    elif change == "same_size_image":
+        data = bytearray((photos / "c.png").read_bytes())
+        write(photos, "c.png", page(3)[::-1].copy())  # other pixels; the size may differ: pad or cut to the old one
+        new = (photos / "c.png").read_bytes()
+        (photos / "c.png").write_bytes(new if len(new) == len(data) else new[:len(data)].ljust(len(data), b"\0"))
+    else:
+        table = datasets.Dataset.from_parquet(str(source)).map(lambda r: {"answer": r["answer"].replace("2", "7")})
+        table.to_parquet(str(source))
+    with pytest.raises(RunError, match="input changed"):
+        degrade_external(source, tmp_path / "cut", cfg, resume=True)
+
+
+@pytest.mark.parametrize("kind", ["16-bit png", "float tiff"])
+def test_a_deep_grey_scan_keeps_its_tones(tmp_path: Path, kind: str) -> None:
+    # PIL's convert("RGB") clipped every 16-bit value over 255: a grey ramp's clean control came out 99.5 % white.
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    ramp = np.tile(np.linspace(0.0, 1.0, 400), (300, 1))
+    if kind == "16-bit png":
+        Image.fromarray((ramp * 65535).astype(np.uint16)).save(folder / "scan.png")
+    else:
+        Image.fromarray(ramp.astype(np.float32)).save(folder / "scan.tiff")
+    degrade_external(folder, tmp_path / "out", config(ops="blur:1"))
+    clean = next(r for r in rows(tmp_path / "out") if not r["degradations"])
+    grey = np.asarray(Image.open(tmp_path / "out" / clean["image"]).convert("L"), dtype=np.float64)
+    assert abs(grey.mean() - 127.5) < 3 and (grey == 255).mean() < 0.01
+
+
 class Gold(Adapter):
     """Answers every item with its gold label (the task's own canonical answer)."""
 
