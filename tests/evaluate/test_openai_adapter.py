@@ -141,6 +141,24 @@ def test_cost_comes_from_the_endpoint_or_from_the_users_prices() -> None:
     assert unpriced._with_usage("ok", SimpleNamespace(prompt_tokens=10, completion_tokens=5)).cost is None
 
 
+def test_an_endpoints_absurd_usage_counts_are_unknown_not_a_crash(tmp_path: Path) -> None:
+    # A 400-digit prompt_tokens raised OverflowError in the cost (float) and in the cache's SQLite INSERT.
+    from types import SimpleNamespace
+
+    from synth.evaluate.cache import ResponseCache
+
+    priced = get_model("openai:m", base_url="http://127.0.0.1:9/v1", price_in=1.0, price_out=2.0)
+    huge = 10 ** 400
+    reply = priced._with_usage("ok", SimpleNamespace(prompt_tokens=huge, completion_tokens=5, cost=huge))
+    assert (reply.prompt_tokens, reply.completion_tokens, reply.cost) == (None, 5, None)
+    assert priced._with_usage("ok", {"prompt_tokens": 2**63, "completion_tokens": 1}).prompt_tokens is None
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    cache.put_ok("k", model="m", endpoint="e", task="detect", item_id="i", run_index=0, response=reply.text,
+                 truncated=False, latency_s=0.1, prompt_tokens=reply.prompt_tokens,
+                 completion_tokens=reply.completion_tokens, cost=reply.cost)
+    assert cache.get("k") is not None
+
+
 def test_half_a_price_is_a_config_error() -> None:
     from synth.errors import ConfigError
 

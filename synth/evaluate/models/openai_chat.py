@@ -262,13 +262,19 @@ class OpenAIChat(Adapter):
             return extra.get(name) if value is None and isinstance(extra, dict) else value
 
         def count(name: str) -> int | None:
+            # A count no model reaches (over 2**53: a 400-digit one made the cache's SQLite INSERT and the cost's
+            # float overflow) is as unknown as a missing one.
             value = read(name)
-            return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+            ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
+            return value if ok else None
 
         prompt, completion = count("prompt_tokens"), count("completion_tokens")
         # Some gateways (OpenRouter, LiteLLM proxies) report the charge; otherwise use the user's prices.
         reported = read("cost")
-        cost = float(reported) if isinstance(reported, (int, float)) and not isinstance(reported, bool) else None
+        try:
+            cost = float(reported) if isinstance(reported, (int, float)) and not isinstance(reported, bool) else None
+        except OverflowError:  # an integer too large for a float
+            cost = None
         if cost is not None and not (math.isfinite(cost) and cost >= 0):   # 1e999 parses as inf
             cost = None
         if cost is None and self.price_in is not None and prompt is not None and completion is not None:
