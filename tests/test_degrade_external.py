@@ -232,13 +232,24 @@ def test_a_saved_hf_dataset_keeps_its_rows_questions_and_answers_and_eval_and_re
     first = rows(out)[3]
     assert first["source"] == {"kind": "hf", "row": 1, "id": "mv1"}
     assert (first["question"]["text"], first["answer"]["value"]) == ("What is 1 + 2?", "3")
-    tasks = [get_task(t) for t in ("solve", "transcribe", "solvable")]
+    tasks = [get_task(t) for t in ("solve", "solvable")]
     evaluated = evaluate_run(out, Gold(), tasks, out_dir=out / "eval" / "gold", n_boot=50)
     solve = evaluated.results["tasks"]["solve"]
     assert solve["metrics"]["accuracy"] == 1.0 and solve["metrics"]["by_variant"] == {"clean": 1.0, "degraded": 1.0}
     assert {d["condition"] for d in solve["deltas"]} >= {"degradation:blur:1", "degradation:exposure:2"}
     assert write_report(out / "eval" / "gold").is_file()
     assert len(load_items(out)) == 9
+
+
+@pytest.mark.parametrize("task", ["detect", "localize", "correct", "transcribe", "solve", "solvable"])
+def test_eval_refuses_a_task_with_no_gold_on_your_own_images(photos: Path, tmp_path: Path, task: str) -> None:
+    # Images with no metadata: no solution shown, no answer, text never seen. detect scored every page as a correct
+    # solution, solve scored 0 against an empty answer, transcribe a CER of 1 against an empty text, each reported
+    # as a measurement.
+    degrade_external(photos, tmp_path / "out", config(ops="blur:1"))
+    with pytest.raises(ConfigError, match=f"the {task} task applies to none of the 6 items.*it needs"):
+        evaluate_run(tmp_path / "out", Gold(), [get_task(task)], out_dir=tmp_path / "ev", n_boot=10)
+    assert not (tmp_path / "ev").exists()
 
 
 def test_a_parquet_file_with_an_image_column_and_a_column_that_is_not_one(tmp_path: Path) -> None:

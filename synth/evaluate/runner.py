@@ -330,6 +330,9 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
     planned = []
     for task in tasks:   # plan and prepare every task first, so a task the model cannot answer fails fast
         requests = plan(run_dir, task, items, runs=runs, input_mode=input_mode)
+        if not requests:  # scoring nothing reported counts with no metric, as if the task had been measured
+            raise ConfigError(f"the {task.id} task applies to none of the {len(items)} items of {run_dir}: it needs "
+                              f"{task.needs}; choose other tasks (`mathstress eval --help` lists them)")
         model.prepare(task, [r.item for r in requests if r.run_index == 0], workdir=out)
         planned.append((task, requests))
     with ResponseCache(mark_eval_dir(out) / CACHE_FILE) as cache:

@@ -59,6 +59,18 @@ def _every_item(item: Item) -> bool:
     return True
 
 
+def shows_solution(item: Item) -> bool:
+    """The item shows a worked solution to judge (a ``degrade`` output's own images show none: detect, localize,
+    correct and presence have no gold there, and scored it as if every page were a correct solution)."""
+    return bool(item.variant.steps)
+
+
+def page_text_known(item: Item) -> bool:
+    """We wrote the page, so its text is known: a ``degrade`` output's own images hold text we never saw (its
+    question column, if any, is not what the page says)."""
+    return item.image is not None and item.problem.domain != "external" and bool(item.problem.question_text.strip())
+
+
 def _no_choices(item: Item) -> tuple[Label, ...]:
     return ()
 
@@ -78,6 +90,7 @@ class Task:
     choices: Callable[[Item], tuple[Label, ...]] = _no_choices  # the labels a guesser may pick for this item
     credit: Callable[[Item, Label | None], float] | None = None  # open tasks: partial credit in [0, 1]
     applies: Callable[[Item], bool] = _every_item
+    needs: str = "items"               # what ``applies`` asks of an item, for the error when no item has it
     shows_steps: bool = True           # text input includes the shown solution (solve tasks: question only)
     needs_image: bool = False          # meaningless without the page (transcription)
     context: Mapping[str, Any] = field(default_factory=dict)

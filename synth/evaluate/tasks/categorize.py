@@ -24,7 +24,7 @@ def parse_categorize(response: str) -> str | None:
 register_task(Task(
     id="categorize", summary="the first error's family: computational, conceptual, ... (macro F1)",
     template="eval/categorize.j2",
-    applies=lambda item: item.variant.error is not None,
+    applies=lambda item: item.variant.error is not None, needs="an injected error (an error variant)",
     gold=lambda item: item.variant.error.family,
     parse=parse_categorize,
     answer=lambda label: f"Category: {label}",

@@ -15,6 +15,7 @@ register_task(Task(
     id="categorize-errorradar", summary="ErrorRadar's category: VIS, CAL, REAS, KNOW or MIS (macro F1)",
     template="eval/categorize_errorradar.j2",
     applies=lambda item: item.variant.error is not None and bool(item.variant.error.projections.get("errorradar")),
+    needs="an injected error of a kind ErrorRadar names",
     gold=lambda item: item.variant.error.projections["errorradar"],
     parse=label_parser("error category|category", _PHRASES),
     answer=lambda label: f"Error Category: {ERRORRADAR_NAMES[label]}",

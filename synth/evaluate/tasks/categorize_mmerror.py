@@ -27,7 +27,7 @@ def mmerror_of(item: Item) -> str | None:
 register_task(Task(
     id="categorize-mmerror", summary="MMErroR's error type: A, B, C or D (macro F1)",
     template="eval/categorize_mmerror.j2",
-    applies=lambda item: mmerror_of(item) is not None,
+    applies=lambda item: mmerror_of(item) is not None, needs="an injected error of a kind MMErroR names",
     gold=mmerror_of,
     parse=label_parser("error type|type|answer", type_phrases()),
     answer=lambda label: f"Error Type: {label}",

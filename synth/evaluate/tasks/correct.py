@@ -6,7 +6,7 @@ import re
 
 from synth.evaluate.answers import MAX_ANSWER_CHARS, answers_match, boxed, clean_answer
 from synth.evaluate.metrics import accuracy, loose_accuracy
-from synth.evaluate.tasks import Label, Task, register_task
+from synth.evaluate.tasks import Label, Task, register_task, shows_solution
 from synth.evaluate.tasks._parsing import raw_lines
 from synth.records import Item
 
@@ -58,6 +58,7 @@ def _correct_credit(item: Item, pred: Label | None) -> float:
 
 register_task(Task(
     id="correct", summary="the corrected final answer, or NA (answer equivalence)",
+    applies=shows_solution, needs="a shown worked solution (a `degrade` output of your own images has none)",
     template="eval/correct.j2",
     gold=lambda item: NA if item.variant.is_correct else _gold_answer(item),
     parse=parse_corrected,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from synth.evaluate.metrics import Metric, Scored, classification, precision_recall_f1, predictions
-from synth.evaluate.tasks import Task, register_task
+from synth.evaluate.tasks import Task, register_task, shows_solution
 from synth.evaluate.tasks._parsing import last_match, normalized_lines
 
 LABELS = ("correct", "incorrect")
@@ -40,7 +40,8 @@ def error_detection() -> Metric:
 
 
 register_task(Task(
-    id="detect", summary="is the shown solution correct? (balanced accuracy, error F1)",
+    id="detect", summary="is the shown solution correct? (balanced accuracy, error F1)", applies=shows_solution,
+    needs="a shown worked solution (a `degrade` output of your own images has none)",
     template="eval/detect.j2",
     gold=lambda item: "correct" if item.variant.is_correct else "incorrect",
     parse=parse_detect,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from synth.evaluate.metrics import Metric, Scored, predictions
-from synth.evaluate.tasks import Task, register_task
+from synth.evaluate.tasks import Task, register_task, shows_solution
 from synth.evaluate.tasks._parsing import normalized_lines
 
 NO_ERROR = -1
@@ -68,6 +68,7 @@ def step_metrics() -> Metric:
 
 register_task(Task(
     id="localize", summary="the first wrong step, or -1 (accuracy, ProcessBench F1)",
+    applies=shows_solution, needs="a shown worked solution (a `degrade` output of your own images has none)",
     template="eval/localize.j2",
     gold=lambda item: item.variant.error.first_error_step if item.variant.error else NO_ERROR,
     parse=parse_localize,

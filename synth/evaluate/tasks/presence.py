@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from synth.evaluate.metrics import UNPARSED, Metric, Scored, classification, classification_metrics, predictions
-from synth.evaluate.tasks import Task, register_task
+from synth.evaluate.tasks import Task, register_task, shows_solution
 from synth.evaluate.tasks._parsing import label_parser
 from synth.evaluate.tasks.categorize_mmerror import mmerror_of, type_phrases
 from synth.vocab import MMERROR, MMERROR_LETTERS, NO_ERROR_LABEL
@@ -35,7 +35,8 @@ def presence() -> Metric:
 register_task(Task(
     id="presence", summary="MMErroR EPD: no error, or the error's type A-D (macro F1, presence accuracy)",
     template="eval/presence.j2",
-    applies=lambda item: item.variant.error is None or mmerror_of(item) is not None,
+    applies=lambda item: shows_solution(item) and (item.variant.error is None or mmerror_of(item) is not None),
+    needs="a shown worked solution, correct or with an error MMErroR types",
     gold=lambda item: NO_ERROR_LABEL if item.variant.error is None else mmerror_of(item),
     parse=label_parser("answer|error type", _PHRASES),
     answer=lambda label: "Answer: No Error" if label == NO_ERROR_LABEL else f"Answer: Error Present, {label}",

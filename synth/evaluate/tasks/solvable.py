@@ -84,6 +84,8 @@ def solvability() -> Metric:
 register_task(Task(
     id="solvable", summary="answer or refuse, with and without the image (refusal / guess-wrong / lucky rates)",
     template="eval/solvable.j2",
+    applies=lambda item: bool(_solvable_gold(item).strip()),
+    needs="a gold answer (for your own images, give degrade --answer-column)",
     gold=_solvable_gold,
     parse=parse_solvable,
     answer=_solvable_answer,

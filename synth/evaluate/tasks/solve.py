@@ -45,6 +45,8 @@ def _solve_credit(item: Item, pred: Label | None) -> float:
 register_task(Task(
     id="solve", summary="the final answer, from the question (strict and loose accuracy)",
     template="eval/solve.j2",
+    applies=lambda item: bool(_gold_answer(item).strip()),
+    needs="a gold answer (for your own images, give degrade --answer-column)",
     gold=_gold_answer,
     parse=parse_solution_answers,
     answer=lambda label: f"The answer is \\boxed{{{label}}}",

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from synth.evaluate.metrics import Metric, Scored
-from synth.evaluate.tasks import Label, Task, register_task
+from synth.evaluate.tasks import Label, Task, page_text_known, register_task
 from synth.evaluate.tasks._parsing import MAX_PARSE_CHARS
 from synth.evaluate.textdist import cer, levenshtein, normalize_for_cer
 from synth.records import Item
@@ -68,7 +68,7 @@ def character_error_rate() -> Metric:
 register_task(Task(
     id="transcribe", summary="the page's question and steps as text (needs --input image; CER)",
     template="eval/transcribe.j2",
-    applies=lambda item: item.image is not None,
+    applies=page_text_known, needs="a page mathstress wrote (the text on your own images is unknown)",
     gold=gold_transcript,
     parse=parse_transcript,
     answer=lambda label: str(label),
