@@ -252,6 +252,17 @@ def test_eval_refuses_a_task_with_no_gold_on_your_own_images(photos: Path, tmp_p
     assert not (tmp_path / "ev").exists()
 
 
+@pytest.mark.parametrize("fmt", ["mmerror", "processbench", "mathreal", "fermat", "errorradar"])
+def test_an_export_of_your_own_images_never_writes_an_empty_item(photos: Path, tmp_path: Path, fmt: str) -> None:
+    # mmerror wrote EPD items with an empty question and no solution labelled "no error", processbench records with
+    # an empty problem and no steps, mathreal empty questions and answers; fermat and errorradar published a
+    # header-only file. Each exited 0.
+    degrade_external(photos, tmp_path / "out", config(ops="blur:1"))
+    with pytest.raises(RunError, match=f"none of the 6 items .* can be exported as {fmt}: .*nothing was written"):
+        export_run(tmp_path / "out", fmt, tmp_path / "exp")
+    assert not (tmp_path / "exp").exists()
+
+
 def test_a_parquet_file_with_an_image_column_and_a_column_that_is_not_one(tmp_path: Path) -> None:
     small_dataset(2).to_parquet(str(tmp_path / "set.parquet"))
     result = degrade_external(tmp_path / "set.parquet", tmp_path / "out", config(ops="jpeg:3"))

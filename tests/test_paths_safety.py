@@ -499,7 +499,7 @@ def test_the_repair_a_degrade_output_is_told_is_degrade_not_generate(tmp_path: P
     assert f"`mathstress degrade {photos} --out {out} --resume`" in line
     assert CliRunner().invoke(app, ["degrade", str(photos), "--out", str(out), "--ops", "blur:1",
                                     "--resume"]).exit_code == 0  # the fix the message gives
-    assert CliRunner().invoke(app, ["export", str(out), "--format", "fermat", "--out",
+    assert CliRunner().invoke(app, ["export", str(out), "--format", "hf", "--out",
                                     str(tmp_path / "exp")]).exit_code == 0
 
 
@@ -583,8 +583,11 @@ def test_export_of_a_manifest_row_with_a_wrong_field_is_one_line_exit_2(small_ru
     if result.exit_code == 0:  # a format that never reads the field exports what it reads
         return
     line = _one_line_error(result)
+    assert not (tmp_path / "exp").exists()
+    if "can be exported as" in line:  # every row skipped for what it lacks: nothing to export, said so
+        return
     assert "is not a mathstress manifest row" in line or "not a manifest row" in line, line
-    assert "--resume" in line and not (tmp_path / "exp").exists()
+    assert "--resume" in line
 
 
 def test_a_fault_reading_an_intact_manifest_is_ours_and_keeps_its_traceback(small_run: Path, tmp_path: Path,

@@ -389,6 +389,10 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
                 if edited is None:
                     raise
                 raise edited from None
+            if ctx.items and not ctx.written:  # an export of nothing, published, read as a success
+                why = "; ".join(f"{n} {reason}" for reason, n in ctx.skipped.most_common(3))
+                raise RunError(f"none of the {ctx.items} items of {run_dir} can be exported as {fmt}"
+                               f"{': ' + why if why else ''}; nothing was written")
             summary = ExportSummary(fmt, dest, ctx.items, ctx.written, dict(sorted(ctx.skipped.items())),
                                     dict(sorted(ctx.notes.items())), len(ctx.copied) + ctx.embedded)
             write_json(out / SUMMARY, {

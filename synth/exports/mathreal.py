@@ -86,6 +86,8 @@ def mathreal_records(ctx: Context, row: dict[str, Any]) -> list[dict[str, Any]] 
     if row["variant"] != "degraded":
         return ("not a photo (MathReal items are photos; clean pages travel as the ImgClean twin)"
                 if row["variant"] == "clean" else "solution variant (MathReal poses the clean problem)")
+    if not row["question"]["text"].strip() or not row["answer"]["text"].strip():
+        return "no question or no answer (an image of your own, from degrade without those columns)"
     idx = ctx.written + 1
     src = ctx.source(row["image"])
     real = ctx.copy(row["image"], "img/real", f"{idx:04d}{src.suffix.lower()}")

@@ -92,6 +92,8 @@ def mmerror_record(row: dict[str, Any], source: str) -> dict[str, Any]:
 def _why_not(row: dict[str, Any]) -> str | None:
     if row["degradations"]:
         return "photo of a page (MMErroR images are clean)"
+    if not row["steps"] or not row["question"]["text"].strip():
+        return "no question or no solution steps (an image of your own, from degrade)"
     err = row["error"]
     if err is not None:
         if err["projections"]["mmerror"] is None:

@@ -82,6 +82,9 @@ def write(ctx: Context) -> None:
             if row["degradations"]:
                 ctx.skip("photo of a page (ProcessBench is text only; its text is the photographed item's)")
                 continue
+            if not row["steps"] or not row["question"]["text"].strip():
+                ctx.skip("no problem or no solution steps (an image of your own, from degrade)")
+                continue
             split = split_of(row)
             rec = processbench_record(row)
             if split not in files:
