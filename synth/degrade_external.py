@@ -96,13 +96,13 @@ def parse_ops(spec: str) -> list[DegradeOp]:
     for part in (p.strip() for p in spec.split(",")):
         if not part:
             continue
-        subtype, _, level = part.partition(":")
+        subtype, colon, level = part.partition(":")
         if subtype not in PHOTO_OPS:
             raise ConfigError(f"--ops: unknown op {subtype!r}; `mathstress taxonomy --degradations` lists them")
-        if not level:
+        if not colon:
             by_op.setdefault(subtype, []).extend(PHOTO_OPS[subtype].levels)
             continue
-        if not level.isdigit() or int(level) not in PHOTO_OPS[subtype].levels:
+        if not (level.isascii() and level.isdigit()) or int(level) not in PHOTO_OPS[subtype].levels:
             raise ConfigError(f"--ops: {part!r}: {subtype} has severities {list(PHOTO_OPS[subtype].levels)}; "
                               "write op:severity, e.g. blur:2")
         by_op.setdefault(subtype, []).append(int(level))
@@ -242,6 +242,9 @@ def _folder_input(root: Path, config: ExternalConfig, exclude: Path | None) -> I
     if config.limit is not None:
         files = files[:config.limit]
     if not files:
+        if skip is not None and root.resolve().is_relative_to(skip):
+            raise ConfigError(f"--out {exclude} is the input folder {root} (or holds it); write the degraded set to "
+                              "another folder")
         raise ConfigError(f"{root} holds no images ({', '.join(IMAGE_SUFFIXES)}); give the folder that holds them")
     meta = _folder_metadata(root)
     # What --resume holds the folder to: each image's bytes and the metadata row it is labelled with (names and

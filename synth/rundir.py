@@ -625,6 +625,26 @@ def _release(fd: int | None, path: Path) -> None:
         os.close(fd)
 
 
+def in_use(run_dir: str | Path) -> str | None:
+    """Who holds the run folder's lock now (a generate or degrade writing it: "pid N on HOST, started T"), or None
+    when nobody does (a lock file a killed process left is not held)."""
+    if fcntl is None:  # pragma: no cover
+        return None
+    try:
+        fd = os.open(Path(run_dir) / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # closing drops a lock we took
+    return None
+
+
 def read_lock(run_dir: str | Path) -> dict[str, Any] | None:
     """The details the current holder wrote in the run folder's lock (pid, host, started), if any."""
     try:

@@ -359,3 +359,16 @@ def test_an_images_severities_of_one_op_are_one_scene_made_worse(photos: Path, t
         assert len({d["params"]["camera_seed"] for d in shots}) == 1
         assert len({d["params"]["desk_seed"] for d in shots}) == 1
         assert len({np.sign(d["params"]["angle_deg"]) for d in shots}) == 1
+
+
+@pytest.mark.parametrize("ops", ["blur:", "blur:\u0967", "tilt:x"])
+def test_an_op_with_a_colon_and_no_ascii_severity_is_refused(ops: str) -> None:
+    # "blur:" was taken as every severity, "blur:" with a Devanagari one as severity 1.
+    with pytest.raises(ConfigError, match="write op:severity"):
+        config(ops=ops)
+
+
+def test_degrade_into_its_own_input_folder_says_so(photos: Path) -> None:
+    # It said the folder "holds no images": every file was skipped as the run's own output.
+    with pytest.raises(ConfigError, match="is the input folder"):
+        degrade_external(photos, photos, config(ops="blur:1"))

@@ -598,3 +598,20 @@ def test_a_fault_reading_an_intact_manifest_is_ours_and_keeps_its_traceback(smal
     monkeypatch.setattr(_base.Context, "question_image", lambda self, row, folder="images": row["no such field"])
     with pytest.raises(KeyError, match="no such field"):
         export_form(small_run, tmp_path / "exp", "errorradar")
+
+
+@pytest.mark.parametrize("command", ["export", "eval"])
+def test_a_run_still_being_written_is_said_to_be_in_use_not_interrupted(small_run: Path, tmp_path: Path,
+                                                                        command: str) -> None:
+    # During a `generate --overwrite`, export said "it looks interrupted: finish it with generate ... --resume", a
+    # repair that would have met the writer's lock.
+    from synth.rundir import RunDir
+
+    busy = _copy_run(small_run, tmp_path / "busy")
+    (busy / "manifest.jsonl").unlink()
+    args = ["--format", "hf"] if command == "export" else ["--model", "random", "--task", "detect"]
+    with RunDir(busy).locked():
+        line = _one_line_error(CliRunner().invoke(app, [command, str(busy), *args, "--out", str(tmp_path / "o")]))
+    assert "still being written by another mathstress process (pid" in line and "--resume" not in line
+    line = _one_line_error(CliRunner().invoke(app, [command, str(busy), *args, "--out", str(tmp_path / "o")]))
+    assert "still being written" not in line  # the lock released: an interrupted run again

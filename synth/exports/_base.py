@@ -30,7 +30,7 @@ from synth.exports._anonymize import anonymous_view, check_key_path, remove_stal
 from synth.manifest import ROW_FAULTS, edited_row, from_row, read_manifest
 from synth.records import Figure, Item
 from synth.registry import Registry, UnknownIdError
-from synth.rundir import damaged_images, repair_command
+from synth.rundir import damaged_images, in_use, repair_command
 from synth.safepath import (
     Layout,
     check_row_ids,
@@ -49,7 +49,11 @@ SUMMARY = "summary.json"
 
 def require_run(run_dir: Path) -> None:
     if not (run_dir / "manifest.jsonl").is_file():
-        hint = " (it looks interrupted: finish it with `mathstress generate ... --resume`)" \
+        holder = in_use(run_dir)
+        if holder is not None:
+            raise RunError(f"{run_dir} is still being written by another mathstress process ({holder}); export it "
+                           "when that finishes")
+        hint = f" (it looks interrupted: finish it with {repair_command(run_dir)})" \
             if (run_dir / "config.yaml").exists() else ""
         raise RunError(f"{run_dir} is not a finished mathstress run: manifest.jsonl is missing{hint}")
 
