@@ -346,7 +346,7 @@ def staging(dest: str | Path) -> Iterator[Path]:
     process dies, however it dies (a C library's abort on a full disk skips every ``finally``), so a later export
     beside ``dest`` knows the folder is left over (``clear_stale_staging``) and not another export still writing.
     """
-    dest = Path(dest)
+    dest = _spelled_out(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=dest.parent))
     fd = None
@@ -416,19 +416,35 @@ def tree_size(folder: Path) -> int:
     return sum(os.lstat(os.path.join(top, name)).st_size for top, _, names in os.walk(folder) for name in names)
 
 
+def _spelled_out(dest: str | Path) -> Path:
+    """``dest`` with ``.`` and ``..`` resolved away when it ends in one (``--out .``), so the folder beside it is beside
+    it: ``Path(".").parent`` is ``.`` itself, and a staging folder made there sat inside the export's destination."""
+    dest = Path(dest)
+    return Path(os.path.abspath(dest)) if dest.name in ("", "..") else dest
+
+
+def _holds_cwd(folder: Path) -> bool:
+    try:
+        return Path.cwd().resolve().is_relative_to(folder.resolve())
+    except OSError:
+        return False
+
+
 def publish_dir(staging: str | Path, dest: str | Path, kind: str, *, shape: Layout | None = None) -> Path:
     """Mark a finished ``staging`` folder and put it at ``dest``, replacing only what mathstress wrote there.
 
     When ``dest`` is missing or (once cleared) empty the staging folder is renamed into place in
     one step; otherwise a user's files are left and our entries moved in beside them.
     """
-    staging, dest = Path(staging), Path(dest)
+    staging, dest = Path(staging), _spelled_out(dest)
     # The lock file goes first: a folder without it is never judged left over, and it is not part of the output.
     (staging / STAGING_LOCK).unlink(missing_ok=True)
     entries = [n for n in _names(staging) if n != MARKER]
     write_marker(staging, kind, entries=entries)
     prepare_output_dir(dest, kind, overwrite=True, shape=shape)
-    if dest.exists() and not dest.is_symlink() and not any(dest.iterdir()):
+    # An empty folder is replaced in one rename, unless it is where the user stands (``--out .``): replaced, their
+    # shell would be left in a deleted folder.
+    if dest.exists() and not dest.is_symlink() and not any(dest.iterdir()) and not _holds_cwd(dest):
         dest.rmdir()
     if not dest.exists():
         staging.rename(dest)

@@ -615,3 +615,18 @@ def test_a_run_still_being_written_is_said_to_be_in_use_not_interrupted(small_ru
     assert "still being written by another mathstress process (pid" in line and "--resume" not in line
     line = _one_line_error(CliRunner().invoke(app, [command, str(busy), *args, "--out", str(tmp_path / "o")]))
     assert "still being written" not in line  # the lock released: an interrupted run again
+
+
+def test_export_into_the_empty_folder_you_stand_in(small_run: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # `--out .` made the staging folder inside `.` (Path(".").parent is "."), wrote the whole export, then refused
+    # to publish: "not empty and was not written by mathstress".
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    before = here.stat().st_ino
+    for _ in range(2):  # a second export replaces the first
+        result = CliRunner().invoke(app, ["export", str(small_run), "--format", "processbench", "--out", "."])
+        assert result.exit_code == 0, result.output
+    assert (here / "summary.json").is_file() and here.stat().st_ino == before  # the folder stood in, not replaced
+    assert not [p for p in tmp_path.iterdir() if p.name != "here"]  # no staging folder left beside it
