@@ -239,13 +239,15 @@ def line_bow(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPage, zo
 TEXT_LINE_KINDS = frozenset({"header", "question_line", "choice", "step", "answer_area"})
 
 
-def text_lines(page: RenderedPage) -> np.ndarray:
+def text_lines(page: RenderedPage, *, rows_only: bool = False) -> np.ndarray:
     """Points along the page's text lines (each text box's middle row, from its left to its right end, 33 points:
-    (lines, points, xy)); the page's rows and columns (``page_lines``) when it has no text box an inch wide."""
+    (lines, points, xy)); the page's rows and columns (``page_lines``) when it has no text box an inch wide, its
+    rows alone with ``rows_only`` (where a line's direction matters: a column is not a line of writing)."""
     lines = np.array([(b.x0, b.x1, (b.y0 + b.y1) / 2) for b in page.layout
                       if b.kind in TEXT_LINE_KINDS and b.x1 - b.x0 >= page.dpi], np.float64).reshape(-1, 3)
     if not len(lines):
-        return page_lines(page)
+        every_line = page_lines(page)
+        return every_line[:len(every_line) // 2] if rows_only else every_line
     t = np.linspace(0.0, 1.0, 33)
     x0, x1, y = lines[:, :1], lines[:, 1:2], lines[:, 2:]
     return np.stack(np.broadcast_arrays(x0 + (x1 - x0) * t, y), -1)  # (lines, points, xy)
@@ -264,19 +266,24 @@ def text_lean(forward: Callable[[np.ndarray], np.ndarray], page: RenderedPage,
               lines: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """How the writing leans once mapped by ``forward``: the angle (degrees, counter-clockwise as
     ``corner_angle_deg``, within +-90) of every short piece of the page's text lines (``text_lines``), and each
-    piece's mapped length (its weight). On a bent or keystoned sheet the pieces lean differently; flat, all alike."""
-    src = text_lines(page) if lines is None else lines
+    piece's mapped length (its weight). On a bent or keystoned sheet the pieces lean differently; flat, all alike.
+    A page without text boxes (an image of your own) leans as its rows do."""
+    src = text_lines(page, rows_only=True) if lines is None else lines
     q = forward(src.reshape(-1, 2)).reshape(src.shape)
     d = np.diff(q, axis=1).reshape(-1, 2)
     angle = (np.degrees(np.arctan2(-d[:, 1], d[:, 0])) + 90.0) % 180.0 - 90.0
     return angle, np.linalg.norm(d, axis=1)
 
 
-def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
-    """The value below which half the weight lies (the lower one at an exact tie)."""
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The value below which a share ``q`` of the weight lies (the lower one at an exact tie)."""
     order = np.argsort(values, kind="stable")
     cum = np.cumsum(weights[order])
-    return float(values[order][min(int(np.searchsorted(cum, 0.5 * cum[-1])), len(cum) - 1)])
+    return float(values[order][min(int(np.searchsorted(cum, q * cum[-1])), len(cum) - 1)])
+
+
+def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    return weighted_quantile(values, weights, 0.5)
 
 
 # A line across the text column, between the render's margins, in page widths: the length at which the writing's

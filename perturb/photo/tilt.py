@@ -16,7 +16,7 @@ from perturb.photo import register
 from perturb.photo.base import Rubric, quantile
 from perturb.photo.functional.geometric import Warp, page_corners, tilt_matrix, tilt_warp
 from perturb.photo.fusion import GeometricOp, sample_desk
-from perturb.photo.measure import corner_angle_deg, weighted_median
+from perturb.photo.measure import corner_angle_deg, weighted_median, weighted_quantile
 from synth.records import RenderedPage
 
 # |angle| in degrees per severity, inside MathReal's bins <=15 / 15-30 / >30 with a safety margin.
@@ -46,10 +46,7 @@ def aim_past_lean(angle: float, severity: int, lean: tuple[np.ndarray, np.ndarra
     top = b_hi - LEAN_MARGIN_DEG
     floor = -top if severity == 1 else b_lo + LEAN_MARGIN_DEG  # severity 1's bin is open below: any |angle| <= top
     u = min(max((abs(angle) - lo) / (hi - lo), 0.0), 1.0)
-    order = np.argsort(spread, kind="stable")
-    cum = np.cumsum(weights[order]) / max(float(weights.sum()), 1e-12)
-    middle = (float(spread[order][min(int(np.searchsorted(cum, 0.05)), len(cum) - 1)]),
-              float(spread[order][min(int(np.searchsorted(cum, 0.95)), len(cum) - 1)]))
+    middle = (weighted_quantile(spread, weights, 0.05), weighted_quantile(spread, weights, 0.95))
     for low, high in ((float(spread.min()), float(spread.max())), middle):
         room = (floor - low, top - high)  # at severity 1 the median may cross to the other side of upright
         if room[0] <= room[1]:  # the drawn range where it meets the room, else the room

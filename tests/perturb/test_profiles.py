@@ -208,3 +208,19 @@ def test_a_flat_sheets_tilt_is_the_angle_it_drew() -> None:
     _, _, recs = degrade_profile(img, page, [("tilt", 2), ("background", 1)], np.random.default_rng(3))
     rec = recs[0]
     assert rec.measured["angle_deg"] == rec.params["angle_deg"] and "sheet_angle_deg" not in rec.measured
+
+
+@pytest.mark.parametrize("before", ["paper_warp", "keystone"])
+def test_a_tilt_after_a_bend_on_an_image_without_layout_leans_as_its_rows(before: str) -> None:
+    # An image of your own has no text boxes: the writing's lean fell back to the page's rows and columns, and the
+    # columns (at +-90 degrees) outweighed the rows, so a severity-1 tilt turned the sheet 45 degrees, or recorded 90.
+    from perturb.albu import page_for
+
+    page = page_for(800, 1100, 100)
+    img = np.full((1100, 800, 3), 245, np.uint8)
+    img[200:900:40, 100:700] = 30  # rows of "writing"
+    for seed in range(4):
+        _, _, recs = degrade_profile(img, page, [(before, 2), ("tilt", 1)], np.random.default_rng(seed))
+        rec = next(r for r in recs if r.subtype == "tilt")
+        assert OPS["tilt"].rubric.holds(1, rec.measured["abs_angle_deg"]), rec.measured
+        assert abs(rec.params["angle_deg"]) <= 15, rec.params
