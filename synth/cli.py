@@ -547,6 +547,9 @@ def eval_command(
         if costs:
             out.print("cost: " + ", ".join(costs))
         out.print(f"wrote {result.out_dir / 'results.json'} (report: mathstress report {result.out_dir})")
+        for tid, why in result.skipped.items():
+            console.print(f"[yellow]note:[/] the {tid} task was left out: it {escape(why)}", highlight=False,
+                          soft_wrap=True)
         for tid in result.counts:
             reasons = result.failures(tid)
             if reasons:
@@ -593,7 +596,8 @@ def eval_summary(result) -> dict:  # noqa: ANN001 - synth.evaluate.EvalResult
             "tasks": {tid: {"counts": t["counts"], "headline": t.get("headline"),
                             "metrics": {k: t["metrics"][k] for k in keys if k in t["metrics"]},
                             "failures": t.get("failures", [])}
-                      for tid, t in result.results["tasks"].items() if tid in result.counts}}
+                      for tid, t in result.results["tasks"].items() if tid in result.counts},
+            "skipped_tasks": result.skipped}
 
 
 @app.command("report")

@@ -113,11 +113,13 @@ def write_atomic(path: Path, text: str) -> None:
 
 def write_results(out_dir: Path, *, run_dir: Path, model: Model,
                   scored_by_task: Mapping[str, tuple[Task, list[Scored], list[dict[str, Any]]]],
-                  counts: Mapping[str, Any], settings: dict[str, Any], seed: int, n_boot: int) -> dict[str, Any]:
+                  counts: Mapping[str, Any], settings: dict[str, Any], seed: int, n_boot: int,
+                  skipped: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Write responses/<key>.jsonl and merge this evaluation's tasks into results.json.
 
     ``scored_by_task`` maps a result key (``detect``, ``detect@text``) to the task, its scores and its
-    per-outcome records; ``counts`` maps the same keys to the runner's final Counts.
+    per-outcome records; ``counts`` maps the same keys to the runner's final Counts; ``skipped`` the tasks asked
+    for but left out, with why (results.json ``skipped_tasks``).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "responses").mkdir(exist_ok=True)
@@ -152,6 +154,12 @@ def write_results(out_dir: Path, *, run_dir: Path, model: Model,
             "stability": run_stability(scored),
             "failures": failure_reasons(records),
         }
+    prior = results.get("skipped_tasks")
+    left_out = {k: v for k, v in {**(prior if isinstance(prior, dict) else {}), **(skipped or {})}.items()
+                if k not in results["tasks"]}
+    results.pop("skipped_tasks", None)
+    if left_out:
+        results["skipped_tasks"] = dict(sorted(left_out.items()))
     results["summary"] = leaderboard_summary(results)
     results = json_ready(results)   # what is returned is what results.json holds (non-finite numbers as null)
     write_atomic(path, strict_json(results, indent=2, default=str) + "\n")

@@ -7,7 +7,7 @@ import hashlib
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -285,6 +285,7 @@ class EvalResult:
     out_dir: Path
     results: dict
     counts: dict[str, Counts]   # per result key (see result_key)
+    skipped: dict[str, str] = field(default_factory=dict)  # result key -> why the task was left out
 
     def failures(self, key: str) -> list[tuple[str, int]]:
         """(reason, count) of the task's failed calls, most frequent first (as in results.json)."""
@@ -333,13 +334,21 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
     counts: dict[str, Counts] = {}
     scored_by_task = {}
     planned = []
+    # A task that applies to no item (it needs what none holds: a solution, an answer, an error) is left out and
+    # said so, where scoring nothing reported counts with no metric, as if the task had been measured; when that
+    # is every task asked for, nothing is done.
+    skipped: dict[str, str] = {}
     for task in tasks:   # plan and prepare every task first, so a task the model cannot answer fails fast
         requests = plan(run_dir, task, items, runs=runs, input_mode=input_mode)
-        if not requests:  # scoring nothing reported counts with no metric, as if the task had been measured
-            raise ConfigError(f"the {task.id} task applies to none of the {len(items)} items of {run_dir}: it needs "
-                              f"{task.needs}; choose other tasks (`mathstress eval --help` lists them)")
+        if not requests:
+            skipped[result_key(task, input_mode)] = (f"applies to none of the {len(items)} items: it needs "
+                                                     f"{task.needs}")
+            continue
         model.prepare(task, [r.item for r in requests if r.run_index == 0], workdir=out)
         planned.append((task, requests))
+    if not planned:
+        raise ConfigError("; ".join(f"the {key} task {why}" for key, why in skipped.items())
+                          + f" ({run_dir}); choose other tasks (`mathstress eval --help` lists them)")
     with ResponseCache(mark_eval_dir(out) / CACHE_FILE) as cache:
         for task, requests in planned:
             key = result_key(task, input_mode)
@@ -356,8 +365,9 @@ def evaluate_run(run_dir: str | Path, model: Model, tasks: Sequence[Task], *, ou
             scored_by_task[key] = (task, *score_outcomes(task, outcomes))
     results = write_results(out, run_dir=run_dir, model=model, scored_by_task=scored_by_task, counts=counts,
                             settings={"runs": runs, "limit": limit, "input": input_mode, "seed": seed,
-                                      "n_boot": n_boot, "rpm": rpm, "tpm": tpm}, seed=seed, n_boot=n_boot)
-    return EvalResult(out, results, counts)
+                                      "n_boot": n_boot, "rpm": rpm, "tpm": tpm}, seed=seed, n_boot=n_boot,
+                            skipped=skipped)
+    return EvalResult(out, results, counts, skipped)
 
 
 async def _collect_and_close(requests: Sequence[Request], model: Model, cache: ResponseCache, concurrency: int,

@@ -91,3 +91,23 @@ def test_report_recomputes_cost_from_the_stored_usage_at_the_given_prices(tiny_r
     assert "$0.0140" in (tmp_path / "report.md").read_text()
     half = CliRunner().invoke(app, ["report", str(tmp_path), "--price-in", "2.5"])
     assert half.exit_code == 2 and "--price-out" in half.output
+
+
+def test_a_task_no_item_holds_is_left_out_and_said_so(tmp_path: Path) -> None:
+    # A run of clean pages has no error to categorize: that task is left out (results.json skipped_tasks, a note)
+    # while detect is measured; asked alone, it is refused and nothing is written.
+    from synth.pipeline import run
+    from tests.conftest import tiny_config
+
+    clean = tmp_path / "clean"
+    run(tiny_config(count=2, inject={"variants_per_base": 0, "subtypes": {"final_number": 1.0}}), clean)
+    result = CliRunner().invoke(app, ["eval", str(clean), "--model", "random", "--task", "detect,categorize",
+                                      "--out", str(tmp_path / "ev")])
+    assert result.exit_code == 0, result.output
+    assert "note: the categorize task was left out: it applies to none of" in " ".join(result.output.split())
+    data = json.loads((tmp_path / "ev" / "results.json").read_text())
+    assert set(data["tasks"]) == {"detect"} and data["skipped_tasks"]["categorize"].startswith("applies to none")
+    alone = CliRunner().invoke(app, ["eval", str(clean), "--model", "random", "--task", "categorize",
+                                     "--out", str(tmp_path / "ev2")])
+    assert alone.exit_code == 2 and "the categorize task applies to none of" in " ".join(alone.output.split())
+    assert not (tmp_path / "ev2").exists()
