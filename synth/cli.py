@@ -691,9 +691,9 @@ def degrade_command(
 ) -> None:
     """Degrade images you already have: each gets a clean control and one photo per op x severity and profile.
 
-    Writes a run folder that `mathstress eval` (solve, transcribe, solvable) and `report` read. An image
-    that cannot be read is one item's failure (stats.json says why) and the rest goes on; ops that need
-    our layout boxes or the problem's words are skipped and counted.
+    Writes a run folder that `mathstress eval` (solve and solvable, given an answer column) and `report`
+    read. An image that cannot be read is one item's failure (stats.json says why) and the rest goes on;
+    ops that need our layout boxes or the problem's words are skipped and counted.
     """
     from synth.degrade_external import degrade_external, load_external_config
     from synth.errors import RunError

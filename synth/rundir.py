@@ -586,13 +586,20 @@ def _acquire(path: Path, run_dir: Path) -> int | None:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise ConfigError(f"cannot create the lock {str(path)!r} ({exc.strerror}); choose another --out") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        # A reader asking whether the run is in use (``in_use``) holds a shared lock for a moment: a few short
+        # waits before calling the run another process's.
+        for wait in (0.0, 0.01, 0.02, 0.04):
+            time.sleep(wait)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                continue
+        else:
             holder = _holder(fd)
             os.close(fd)
             raise LockedError(f"{run_dir} is in use by another mathstress process ({holder}); wait for it to "
-                              "finish or stop it, or choose another --out") from None
+                              "finish or stop it, or choose another --out")
         try:
             same = os.stat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
@@ -643,6 +650,14 @@ def in_use(run_dir: str | Path) -> str | None:
     finally:
         os.close(fd)  # closing drops a lock we took
     return None
+
+
+def require_not_in_use(run_dir: str | Path, then: str) -> None:
+    """Refuse, naming the holder, a run folder another process is still writing (``then``: what to do after)."""
+    holder = in_use(run_dir)
+    if holder is not None:
+        raise RunError(f"{run_dir} is still being written by another mathstress process ({holder}); {then} when "
+                       "that finishes")
 
 
 def read_lock(run_dir: str | Path) -> dict[str, Any] | None:

@@ -346,7 +346,7 @@ def staging(dest: str | Path) -> Iterator[Path]:
     process dies, however it dies (a C library's abort on a full disk skips every ``finally``), so a later export
     beside ``dest`` knows the folder is left over (``clear_stale_staging``) and not another export still writing.
     """
-    dest = _spelled_out(dest)
+    dest = spelled_out(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=dest.parent))
     fd = None
@@ -416,7 +416,7 @@ def tree_size(folder: Path) -> int:
     return sum(os.lstat(os.path.join(top, name)).st_size for top, _, names in os.walk(folder) for name in names)
 
 
-def _spelled_out(dest: str | Path) -> Path:
+def spelled_out(dest: str | Path) -> Path:
     """``dest`` with ``.`` and ``..`` resolved away when it ends in one (``--out .``), so the folder beside it is beside
     it: ``Path(".").parent`` is ``.`` itself, and a staging folder made there sat inside the export's destination."""
     dest = Path(dest)
@@ -436,7 +436,7 @@ def publish_dir(staging: str | Path, dest: str | Path, kind: str, *, shape: Layo
     When ``dest`` is missing or (once cleared) empty the staging folder is renamed into place in
     one step; otherwise a user's files are left and our entries moved in beside them.
     """
-    staging, dest = Path(staging), _spelled_out(dest)
+    staging, dest = Path(staging), spelled_out(dest)
     # The lock file goes first: a folder without it is never judged left over, and it is not part of the output.
     (staging / STAGING_LOCK).unlink(missing_ok=True)
     entries = [n for n in _names(staging) if n != MARKER]

@@ -190,7 +190,7 @@ def test_resume_refuses_an_input_whose_labels_or_bytes_changed(photos: Path, tmp
         degrade_external(source, tmp_path / "cut", cfg, resume=True)
 
 
-@pytest.mark.parametrize("kind", ["16-bit png", "float tiff"])
+@pytest.mark.parametrize("kind", ["16-bit png", "float tiff", "32-bit tiff of 8-bit values"])
 def test_a_deep_grey_scan_keeps_its_tones(tmp_path: Path, kind: str) -> None:
     # PIL's convert("RGB") clipped every 16-bit value over 255: a grey ramp's clean control came out 99.5 % white.
     folder = tmp_path / "scans"
@@ -198,6 +198,8 @@ def test_a_deep_grey_scan_keeps_its_tones(tmp_path: Path, kind: str) -> None:
     ramp = np.tile(np.linspace(0.0, 1.0, 400), (300, 1))
     if kind == "16-bit png":
         Image.fromarray((ramp * 65535).astype(np.uint16)).save(folder / "scan.png")
+    elif kind.startswith("32-bit"):  # read as 8-bit, as convert read it (not divided into black)
+        Image.fromarray(np.rint(ramp * 255).astype(np.int32)).save(folder / "scan.tiff")
     else:
         Image.fromarray(ramp.astype(np.float32)).save(folder / "scan.tiff")
     degrade_external(folder, tmp_path / "out", config(ops="blur:1"))

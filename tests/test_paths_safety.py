@@ -573,7 +573,8 @@ def test_eval_on_a_manifest_row_with_a_wrong_field_is_one_line_exit_2(small_run:
     assert not (tmp_path / "ev").exists()
 
 
-@pytest.mark.parametrize("fmt", ["hf", "fermat", "mathreal", "mmerror", "errorradar", "seeing", "processbench"])
+# seeing is left out: the small run has no figure problem, so it skips every row before reading one.
+@pytest.mark.parametrize("fmt", ["hf", "fermat", "mathreal", "mmerror", "errorradar", "processbench"])
 @pytest.mark.parametrize("edit", [{"steps": None}, {"error": "oops"}, {"question": []}, {"answer": None}])
 def test_export_of_a_manifest_row_with_a_wrong_field_is_one_line_exit_2(small_run: Path, tmp_path: Path, fmt: str,
                                                                         edit: dict[str, Any]) -> None:

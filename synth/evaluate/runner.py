@@ -19,7 +19,7 @@ from synth.evaluate.results import check_eval_dir, mark_eval_dir, score_outcomes
 from synth.evaluate.tasks import Task, prompt_for
 from synth.manifest import ROW_FAULTS, edited_row, from_row, read_manifest
 from synth.records import Item
-from synth.rundir import in_use
+from synth.rundir import require_not_in_use
 
 InputMode = Literal["image", "text"]
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -63,10 +63,7 @@ def load_items(run_dir: str | Path, *, limit: int | None = None) -> list[Item]:
     all its variants, so every comparison stays paired), taken in turn from each problem family."""
     path = Path(run_dir) / "manifest.jsonl"
     if not path.is_file():
-        holder = in_use(run_dir)
-        if holder is not None:
-            raise RunError(f"{run_dir} is still being written by another mathstress process ({holder}); evaluate "
-                           "it when that finishes")
+        require_not_in_use(run_dir, "evaluate it")
         raise RunError(f"{run_dir} has no manifest.jsonl; generate a run first (mathstress generate)")
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be >= 1, got {limit}")

@@ -30,7 +30,7 @@ from synth.exports._anonymize import anonymous_view, check_key_path, remove_stal
 from synth.manifest import ROW_FAULTS, edited_row, from_row, read_manifest
 from synth.records import Figure, Item
 from synth.registry import Registry, UnknownIdError
-from synth.rundir import damaged_images, in_use, repair_command
+from synth.rundir import damaged_images, repair_command, require_not_in_use
 from synth.safepath import (
     Layout,
     check_row_ids,
@@ -39,6 +39,7 @@ from synth.safepath import (
     layout,
     prepare_output_dir,
     publish_dir,
+    spelled_out,
     staging,
     unowned_staging,
 )
@@ -49,13 +50,18 @@ SUMMARY = "summary.json"
 
 def require_run(run_dir: Path) -> None:
     if not (run_dir / "manifest.jsonl").is_file():
-        holder = in_use(run_dir)
-        if holder is not None:
-            raise RunError(f"{run_dir} is still being written by another mathstress process ({holder}); export it "
-                           "when that finishes")
+        require_not_in_use(run_dir, "export it")
         hint = f" (it looks interrupted: finish it with {repair_command(run_dir)})" \
             if (run_dir / "config.yaml").exists() else ""
         raise RunError(f"{run_dir} is not a finished mathstress run: manifest.jsonl is missing{hint}")
+
+
+def own_image(row: dict[str, Any]) -> bool:
+    """A row `mathstress degrade` made from an image we did not make: no solution shown, the page's text unknown."""
+    return row["domain"] == "external"
+
+
+OWN_IMAGE = "an image of your own (from degrade): no solution shown"
 
 
 def where_row(run_dir: Path, n: int) -> str:
@@ -370,7 +376,7 @@ def export(run_dir: str | Path, dest: str | Path, fmt: str, progress: ProgressFn
     (``synth.exports._anonymize``): names no longer tell a clean control from an error or a photo.
     """
     exporter = get_exporter(fmt)
-    run_dir, dest = Path(run_dir), Path(dest)
+    run_dir, dest = Path(run_dir), spelled_out(dest)  # `--out .`: the folders beside it are beside it
     require_run(run_dir)
     key = check_key_path(dest) if anonymize else None
     prepare_output_dir(dest, exporter.kind, shape=exporter.layout)

@@ -18,12 +18,14 @@ from typing import Any
 
 from synth.exports._base import (
     EXPORTS,
+    OWN_IMAGE,
     Context,
     Exporter,
     FormRecord,
     export_image,
     gold_answer,
     numbered,
+    own_image,
     question_text,
     read_json,
     require_file,
@@ -92,8 +94,8 @@ def mmerror_record(row: dict[str, Any], source: str) -> dict[str, Any]:
 def _why_not(row: dict[str, Any]) -> str | None:
     if row["degradations"]:
         return "photo of a page (MMErroR images are clean)"
-    if not row["steps"] or not row["question"]["text"].strip():
-        return "no question or no solution steps (an image of your own, from degrade)"
+    if own_image(row):
+        return OWN_IMAGE
     err = row["error"]
     if err is not None:
         if err["projections"]["mmerror"] is None:

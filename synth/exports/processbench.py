@@ -20,10 +20,12 @@ from typing import Any, TextIO
 
 from synth.exports._base import (
     EXPORTS,
+    OWN_IMAGE,
     Context,
     Exporter,
     FormRecord,
     educational_stage,
+    own_image,
     read_json,
     require_file,
 )
@@ -82,8 +84,8 @@ def write(ctx: Context) -> None:
             if row["degradations"]:
                 ctx.skip("photo of a page (ProcessBench is text only; its text is the photographed item's)")
                 continue
-            if not row["steps"] or not row["question"]["text"].strip():
-                ctx.skip("no problem or no solution steps (an image of your own, from degrade)")
+            if own_image(row):
+                ctx.skip(OWN_IMAGE)
                 continue
             split = split_of(row)
             rec = processbench_record(row)
