@@ -153,19 +153,23 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
         plan = prepare_run(config, run_dir, resume=resume, overwrite=overwrite)
         todo = list(plan.todo)
         per_base = items_per_base(config)
+        ranges = shard_ranges(config.count, config.output.shard_size)
         expected = config.count * per_base
-        done = sum(len(r) for s, r in enumerate(shard_ranges(config.count, config.output.shard_size))
-                   if s not in todo) * per_base
+        done = sum(len(r) for s, r in enumerate(ranges) if s not in todo) * per_base
+        left = sum(len(r) for s, r in enumerate(ranges) if s in todo)  # bases still to make
         committed = n_shards - len(todo)
         if progress:
             progress(done, expected)
 
         def shard_done(n: int) -> None:
-            nonlocal done, committed
+            # ``per_base`` is an estimate (photos an op cannot take are skipped): the total shown is what is done
+            # plus the estimate for the bases left, exact once the last shard is in.
+            nonlocal done, committed, left
             done += n
             committed += 1
+            left = max(left - config.output.shard_size, 0) if committed < n_shards else 0
             if progress:
-                progress(done, expected)
+                progress(done, done + left * per_base)
 
         job = ShardJob(produce_shard, config.model_dump(mode="json"), run_dir)
         try:

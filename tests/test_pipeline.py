@@ -164,3 +164,15 @@ def test_a_photo_ending_in_jpeg_is_stored_as_the_bytes_that_op_encoded(tmp_path:
     replayed, _, _ = degrade_profile(clean, clean_page, steps, None, params=[d.params for d in item.degradations])
     stored = cv2.cvtColor(cv2.imread(str(out / photo["image"])), cv2.COLOR_BGR2RGB)
     assert np.array_equal(replayed, stored)
+
+
+def test_the_progress_total_never_falls_behind_what_is_done_and_ends_exact(tmp_path: Path) -> None:
+    # The total was the estimate count x items per base, fixed: a run whose photos an op skipped, or that made more
+    # than the estimate, showed 16/12. Now each shard's count corrects it, and the last shard makes it exact.
+    seen: list[tuple[int, int]] = []
+    config = tiny_config(count=5, degrade={"ops": [{"subtype": "figure_marking", "severities": [1]},
+                                                   {"subtype": "blur", "severities": [1]}], "apply_to": ["clean"]})
+    result = run(config, tmp_path / "run", progress=lambda done, total: seen.append((done, total)))
+    rows = len(list(read_manifest(tmp_path / "run")))
+    assert all(done <= total for done, total in seen[1:]), seen
+    assert seen[-1] == (rows, rows) and result is not None
