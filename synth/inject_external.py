@@ -514,6 +514,9 @@ def inject_external(data: str | Path, out_dir: str | Path, *, contract: str, mod
                                             max_tokens=max_tokens)
     problems = read_problems(data, fields, limit=limit)
     out = Path(out_dir)
+    if Path(data).resolve().is_relative_to(out.resolve()):  # it read its own injected.jsonl, then emptied it
+        raise ConfigError(f"the data {data} is inside --out {out_dir}, whose files this run replaces; copy it out "
+                          "first or choose another --out")
     prepare_output_dir(out, KIND, shape=LAYOUT)  # a user's folder, or another kind of output, is refused
     funnel = Funnel(problems=len(problems))
     with RunDir(out).locked():

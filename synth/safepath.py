@@ -288,7 +288,7 @@ def _check_writable_parent(path: Path) -> None:
 RUN_INTERNALS = ("images", "shards")
 
 
-def _check_not_in_run_internals(path: Path) -> None:
+def check_not_in_run_internals(path: Path) -> None:
     """Refuse an output folder inside a run's ``images/`` or ``shards/``: a later --resume or --overwrite of the
     run deletes them whole, with whatever was written there (an export, an evaluation's paid answers)."""
     resolved = path.resolve()
@@ -315,7 +315,7 @@ def prepare_output_dir(path: str | Path, kind: str, *, overwrite: bool = False,
     """
     path = Path(path)
     shape = shape if shape is not None else LAYOUTS.get(kind, Layout(frozenset()))
-    _check_not_in_run_internals(path)
+    check_not_in_run_internals(path)
     if path.exists() and not path.is_dir():
         raise ConfigError(f"output path {str(path)!r} is a file, not a folder; choose another --out")
     if not path.exists():

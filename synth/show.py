@@ -14,7 +14,7 @@ from render.typeset import font as load_font
 from synth.errors import ConfigError, RunError
 from synth.export import require_run, where_row
 from synth.manifest import read_manifest
-from synth.safepath import check_row_ids, inside
+from synth.safepath import check_not_in_run_internals, check_row_ids, inside
 
 PANEL_HEIGHT = 900
 
@@ -92,6 +92,8 @@ def contact_sheet(run_dir: str | Path, item_id: str, out: str | Path | None = No
     path = Path(out) if out is not None else inside(run_dir, f"show/{row['id']}.png", field="id", where=where)
     if path.is_dir():
         raise ConfigError(f"--out {str(path)!r} is a folder; give a PNG file path")
+    if out is not None:
+        check_not_in_run_internals(path)  # a run's own page image, checksummed, was replaced by the contact sheet
     if out is not None and path.exists() and not _is_png(path):  # a user's notes.txt was silently replaced
         raise ConfigError(f"--out {str(path)!r} exists and is not a PNG image, so it is not replaced; choose "
                           "another --out")

@@ -631,3 +631,28 @@ def test_export_into_the_empty_folder_you_stand_in(small_run: Path, tmp_path: Pa
         assert result.exit_code == 0, result.output
     assert (here / "summary.json").is_file() and here.stat().st_ino == before  # the folder stood in, not replaced
     assert not [p for p in tmp_path.iterdir() if p.name != "here"]  # no staging folder left beside it
+
+
+def test_show_refuses_an_out_inside_a_runs_images(small_run: Path, tmp_path: Path) -> None:
+    # It replaced a run's own checksummed page with the contact sheet; the next export then refused the run.
+    run_dir = _copy_run(small_run, tmp_path / "run")
+    rows = list(read_manifest(run_dir))
+    target = run_dir / rows[1]["image"]
+    before = target.read_bytes()
+    line = _one_line_error(CliRunner().invoke(app, ["show", str(run_dir), rows[0]["id"], "--out", str(target)]))
+    assert "inside the images/ folder of the run" in line and target.read_bytes() == before
+
+
+def test_inject_external_refuses_data_inside_its_out(tmp_path: Path) -> None:
+    # Re-running on its own output (`DATA = out/injected.jsonl`) read it, then replaced it with 0 rows.
+    data = tmp_path / "gsm.jsonl"
+    data.write_text("".join(json.dumps({"id": f"p{i}", "question": "q", "answer": f"2 + {i} = <<2+{i}={2 + i}>>"
+                                        f"{2 + i}\n#### {2 + i}"}) + "\n" for i in range(4)), encoding="utf-8")
+    out = tmp_path / "out"
+    assert CliRunner().invoke(app, ["inject-external", str(data), "--out", str(out), "--contract",
+                                    "fermat"]).exit_code == 0
+    written = out / "injected.jsonl"
+    before = written.read_bytes()
+    line = _one_line_error(CliRunner().invoke(app, ["inject-external", str(written), "--out", str(out),
+                                                    "--contract", "fermat"]))
+    assert "is inside --out" in line and written.read_bytes() == before
