@@ -16,11 +16,17 @@ PHRASING_SEPARATOR = "\n---\n"
 
 @cache
 def environment() -> SandboxedEnvironment:
-    # StrictUndefined: a typo in a template variable is an error, not a silently empty string.
+    # StrictUndefined: a typo in a template variable is an error, not a silently empty string. HTML templates
+    # escape every value (a number in a hand-edited results.json was a <script> in report.html); what is HTML or
+    # script text already is marked safe where it is made.
     return SandboxedEnvironment(
         loader=FileSystemLoader(str(resource_dir("templates"))),
-        undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False,
+        undefined=StrictUndefined, keep_trailing_newline=False, autoescape=_is_html,
     )
+
+
+def _is_html(name: str | None) -> bool:
+    return bool(name) and str(name).endswith(".html.j2")
 
 
 @cache

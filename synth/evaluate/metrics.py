@@ -389,7 +389,7 @@ def kappa(a: dict[str, bool], b: dict[str, bool]) -> dict[str, Any]:
     """
     items = sorted(a.keys() & b.keys())
     if not items:
-        return {"n": 0, "kappa": None}
+        return {"n": 0, "kappa": None, "agreement": None, "contingency": None}
     x, y = [a[i] for i in items], [b[i] for i in items]
     both = {"both_right": sum(p and q for p, q in zip(x, y)), "only_a": sum(p and not q for p, q in zip(x, y)),
             "only_b": sum(q and not p for p, q in zip(x, y)), "both_wrong": sum(not (p or q) for p, q in zip(x, y))}

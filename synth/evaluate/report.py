@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from jinja2 import UndefinedError
+
 from synth.errors import ConfigError, RunError
 from synth.evaluate.cache import strict_json
 from synth.evaluate.metrics import MIN_BASES, kappa, majority_correct
@@ -111,8 +113,8 @@ def _condition_name(d: Mapping[str, Any]) -> str:
 
 
 def _context(results: Mapping[str, Any]) -> dict[str, Any]:
-    comparisons = [{**c, "kappa_s": _fmt(c["kappa"]), "agreement_s": _fmt(c.get("agreement"))}
-                   for c in results.get("comparisons", [])]
+    comparisons = [{**c, "kappa_s": _fmt(c["kappa"]), "agreement_s": _fmt(c.get("agreement")),
+                    "contingency": c.get("contingency")} for c in results.get("comparisons", [])]
     ocr = results["model"].get("ocr_pages")
     tasks = [_task_view(k, t) for k, t in sorted(results.get("tasks", {}).items())]
     small = any(t["headline"] and t["headline"]["flag"] or any(d["flag"] for d in t["deltas"] + t["capture"])
@@ -257,19 +259,29 @@ def write_report(eval_dir: str | Path, *, compare: Sequence[str | Path] = (), pr
     if price_in is not None and price_out is not None:
         apply_prices(results, price_in, price_out)
         changed = True
+    try:
+        figs = figures(results, progress)
+        steps = len(results.get("tasks", {})) + 2
+        if progress is not None:
+            progress("viewer and report.html", steps - 2, steps)
+        records = {key: _records(eval_dir, key) for key in results.get("tasks", {})}
+        entries = viewer_entries(eval_dir, results.get("run_dir"), records)
+        html = render_html(results, figs, entries=entries)
+        if progress is not None:
+            progress("report.md", steps - 1, steps)
+        text = render_report(results)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError, UndefinedError) as exc:
+        # A hand-edited results.json or responses line (a task without its metrics, a row without its item id)
+        raise RunError(f"{eval_dir}: results.json or responses/*.jsonl is not what `mathstress eval` writes "
+                       f"({type(exc).__name__}: {str(exc)[:160]}); re-run the same `mathstress eval` command to "
+                       "write them again from its cache") from None
+    # results.json takes the comparisons and prices only once the report renders with them: a row it cannot show
+    # (a comparison with nothing in common) was saved first, and every later report failed on it.
     if changed:
         write_atomic(path, strict_json(results, indent=2, default=str) + "\n")
-    figs = figures(results, progress)
-    steps = len(results.get("tasks", {})) + 2
-    if progress is not None:
-        progress("viewer and report.html", steps - 2, steps)
-    records = {key: _records(eval_dir, key) for key in results.get("tasks", {})}
-    entries = viewer_entries(eval_dir, results.get("run_dir"), records)
-    write_atomic(eval_dir / HTML_FILE, render_html(results, figs, entries=entries))
-    if progress is not None:
-        progress("report.md", steps - 1, steps)
+    write_atomic(eval_dir / HTML_FILE, html)
     report = eval_dir / REPORT_FILE
-    write_atomic(report, render_report(results))
+    write_atomic(report, text)
     if progress is not None:
         progress("done", steps, steps)
     return report

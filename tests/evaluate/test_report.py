@@ -165,3 +165,53 @@ def test_compare_refuses_an_evaluation_of_another_run(tiny_run: Path, tmp_path: 
     (tmp_path / "b" / "results.json").write_text(json.dumps(other))
     result = CliRunner().invoke(app, ["report", str(tmp_path / "a"), "--compare", str(tmp_path / "b")])
     assert result.exit_code == 2 and "different run folder" in result.output
+
+
+@pytest.mark.parametrize("field", ["metric", "count", "runs"])
+def test_report_escapes_every_value_from_results(tiny_run: Path, tmp_path: Path, field: str) -> None:
+    # Only names were escaped: a metric, a count or a setting in a hand-edited results.json was raw HTML.
+    evaluate_run(tiny_run, get_model("majority"), [get_task("detect")], out_dir=tmp_path)
+    path = tmp_path / "results.json"
+    results = json.loads(path.read_text())
+    task = results["tasks"]["detect"]
+    hostile = "<img src=x onerror=alert(3)>"
+    if field == "metric":
+        task["metrics"]["accuracy"] = hostile
+    elif field == "count":
+        task["counts"]["requests"] = hostile
+    else:
+        task["settings"]["runs"] = hostile
+    path.write_text(json.dumps(results))
+    assert CliRunner().invoke(app, ["report", str(tmp_path)]).exit_code == 0
+    html = (tmp_path / "report.html").read_text()
+    assert "<img src=x" not in html and "&lt;img src=x" in html
+
+
+def test_a_comparison_with_nothing_in_common_renders_and_is_not_saved_broken(tiny_run: Path, tmp_path: Path) -> None:
+    # kappa over no shared items had no contingency: report.html raised UndefinedError after results.json had saved
+    # the comparison, so every later report of the folder failed too.
+    evaluate_run(tiny_run, get_model("majority"), [get_task("detect")], out_dir=tmp_path / "a")
+    evaluate_run(tiny_run, get_model("random", seed=2), [get_task("detect")], out_dir=tmp_path / "b")
+    for f in (tmp_path / "b" / "responses").iterdir():
+        f.unlink()
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "a"), "--compare", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    assert CliRunner().invoke(app, ["report", str(tmp_path / "a")]).exit_code == 0
+
+
+@pytest.mark.parametrize("edit", ["task_without_metrics", "response_without_item", "model_is_a_string"])
+def test_report_on_a_hand_edited_evaluation_is_one_line_exit_2(tiny_run: Path, tmp_path: Path, edit: str) -> None:
+    evaluate_run(tiny_run, get_model("majority"), [get_task("detect")], out_dir=tmp_path)
+    path = tmp_path / "results.json"
+    results = json.loads(path.read_text())
+    if edit == "task_without_metrics":
+        results["tasks"]["detect"] = {"counts": results["tasks"]["detect"]["counts"]}
+    elif edit == "model_is_a_string":
+        results["model"] = "x"
+    else:
+        with (tmp_path / "responses" / "detect.jsonl").open("a") as fh:
+            fh.write("{}\n")
+    path.write_text(json.dumps(results))
+    result = CliRunner().invoke(app, ["report", str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "re-run the same `mathstress eval`" in " ".join(result.output.split()) or "is not" in result.output
