@@ -226,6 +226,15 @@ class DegradeOp(_Strict):
 
     _known_op = field_validator("subtype")(_known_degradation)
 
+    @field_validator("severities")
+    @classmethod
+    def _each_severity_once(cls, value: list[int]) -> list[int]:
+        # [2, 2] made two byte-identical photos counted as two items, doubling one condition in every statistic.
+        twice = sorted({s for s in value if value.count(s) > 1})
+        if twice:
+            raise ValueError(f"severity {twice[0]} is listed twice; list each severity once, e.g. [1, 2, 3]")
+        return value
+
 
 class ProfileStep(_Strict):
     subtype: str

@@ -34,6 +34,9 @@ _FINAL = re.compile(r"^\s*####\s*(.+?)\s*$")
 _ENUMERATOR = re.compile(r"^\s*(?:step\s*)?\d{1,3}\s*[.):]\s+", re.IGNORECASE)
 _MATH_CHARS = set("0123456789 .,+-*/×÷−–·()^$%\u00a0")
 _NUMBER = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])")
+# A written result with its sign: a negative result rewritten through ``_NUMBER`` kept its minus and gained
+# ``number_text``'s (``-4`` slipped to ``--9``).
+_SIGNED_NUMBER = re.compile(r"(?<![\d.,])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])")
 _SWAPS = {"+": "-", "-": "+", "*": "/", "/": "*", "×": "÷", "÷": "×", "−": "+"}
 _MAX_CLAIMS = 80
 
@@ -79,7 +82,10 @@ def _closed(text: str) -> Relational | None | bool:
     return value if isinstance(value, Relational) and not value.free_symbols else None
 
 
-_ARITHMETIC_WORDS = {"times", "plus", "minus", "by", "of", "x", "over", "and", "per", "into"}
+# Words (and LaTeX operators, read as their names: ``3 \cdot 4 = 12`` ends in ``4 = 12``) after which a number is
+# the right operand of a longer expression.
+_ARITHMETIC_WORDS = {"times", "plus", "minus", "by", "of", "x", "over", "and", "per", "into", "cdot", "div", "ast",
+                     "pm", "mp", "bmod", "mod"}
 
 
 def _fragment(line: str, start: int, lhs: str, end: int) -> bool:
@@ -245,7 +251,7 @@ def _swap_numbers(text: str, old: dict[sympy.Rational, sympy.Rational]) -> str:
 
 def _with_result(rhs: str, value: sympy.Rational) -> str:
     """The written result ``rhs`` (``$15``, ``24``) showing ``value`` instead."""
-    return _NUMBER.sub(lambda m: number_text(value), rhs, count=1)
+    return _SIGNED_NUMBER.sub(lambda m: number_text(value), rhs, count=1)
 
 
 def _shown_copy(text: str, old: str, new: str) -> str:
@@ -395,6 +401,9 @@ def offline_error(chain: Chain, gold: str, rng: np.random.Generator, attempt: Ca
     the answer right. Every edit tried is counted (``attempt``) and every one refused with its reason
     (``reject``), so the offline funnel reads like our injectors'.
     """
+    if value_of(gold) is None:  # "4 cm", NaN, true: whether an edit changes the answer cannot be told
+        reject("reference", "gold_not_a_number")
+        return None
     values = [value_of(c.rhs) for c in chain.claims]
     reference = [value_of(c.rhs) for c in chain.claims]
     clean = verify_chain(chain, reference=reference, truth=gold)

@@ -246,3 +246,10 @@ def test_packaged_configs_load_strictly_and_their_resolved_yaml_reloads_the_same
         again = tmp_path / f"{name}.yaml"
         again.write_text(resolved, encoding="utf-8")  # what a run folder stores as config.yaml
         assert load_config(again).to_yaml() == resolved, name
+
+
+def test_a_severity_listed_twice_is_refused() -> None:
+    # blur severities [2, 2] made two byte-identical photos, two items of one condition.
+    data = tiny_config_data(degrade={"ops": [{"subtype": "blur", "severities": [2, 2]}], "apply_to": ["clean"]})
+    with pytest.raises(ConfigError, match="severity 2 is listed twice"):
+        validate_config(data)

@@ -69,6 +69,26 @@ def test_offline_errors_in_gsm8k_solutions_are_labelled_by_the_verifier(tmp_path
         assert len(row["steps"]) == len(reference.lines)
 
 
+def test_negative_results_keep_one_sign_and_golds_that_are_not_numbers_are_skipped(tmp_path: Path) -> None:
+    # A slipped negative result was written "--9" (its minus kept, number_text's added); a gold "4 cm" made every
+    # edit count as changing the answer (its value unknown), so kept rows claimed answer_changed with the gold shown.
+    rows = [{"id": f"n{i}", "question": "q",
+             "answer": f"2 + {i} = <<2+{i}={2 + i}>>{2 + i}\n{2 + i} - {9 + i} = <<{2 + i}-{9 + i}={-7}>>-7\n"
+                       f"-7 * 2 = <<-7*2=-14>>-14\n#### -14"} for i in range(8)]
+    rows += [{"id": f"u{i}", "question": "q", "answer": f"3 + {i} = <<3+{i}={3 + i}>>{3 + i}\n#### {3 + i} cm"}
+             for i in range(3)]
+    data = write_jsonl(tmp_path / "neg.jsonl", rows)
+    result = inject_external(data, tmp_path / "out", contract="fermat", model="offline", seed=5)
+    kept = [json.loads(line) for line in (tmp_path / "out" / "injected.jsonl").read_text().splitlines()]
+    assert kept and all(r["id"].startswith("n") for r in kept)
+    for row in kept:
+        assert "--" not in row["solution"] and "−−" not in row["solution"], row["solution"]
+        shown = parse_chain(row["solution"].splitlines())
+        assert shown is not None and len(shown.claims) == 3
+        assert (value_of(row["final_answer"]) != value_of(row["gold_answer"])) == row["error"]["answer_changed"]
+    assert "gold_not_a_number" in json.dumps(result.funnel)
+
+
 def test_a_propagated_slip_carries_through_gsm8k_annotations_and_the_shown_numbers(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "gsm8k.jsonl", GSM8K[:4])
     subtypes = {}
@@ -247,3 +267,11 @@ def test_bad_options_and_foreign_folders_are_refused_with_exit_2(tmp_path: Path)
     assert wrong_model.exit_code == 2 and "openai:<model>" in wrong_model.output
     ok = cli.invoke(app, ["inject-external", str(data), "--out", str(tmp_path / "o"), "--contract", "fermat"])
     assert ok.exit_code == 0 and "kept" in ok.output and "wrote 1 rows" in ok.output
+
+
+def test_latex_operators_do_not_leave_a_false_half_claim() -> None:
+    # "$3 \cdot 4 = 12$" was read as the claim "4 = 12": a correct reply's first wrong step was line 1.
+    chain = parse_chain(["We have $3 \\cdot 4 = 12$ apples.", "Then $12 \\div 3 = 4$ each.", "So 12 + 1 = 14."])
+    assert chain is not None and [c.math for c in chain.claims] == ["12 + 1 = 14"]
+    verdict = verify_chain(chain, reference=None, truth="13")
+    assert verdict.first_error_line == 3
