@@ -445,8 +445,8 @@ def _stored(photo: Photo) -> Stored:
 # ------------------------------------------------------------------------- one base, one shard
 
 
-def build_items(config: RunConfig, index: int, stats: ShardStats,
-                paraphraser: Paraphraser | None = None) -> Iterator[tuple[Item, Stored | None]]:
+def build_items(config: RunConfig, index: int, stats: ShardStats, paraphraser: Paraphraser | None = None, *,
+                layout_only: bool = False) -> Iterator[tuple[Item, Stored | None]]:
     """The clean control for base ``index``, then its error and superficial variants, each followed by its photos.
 
     The image is pixels to store as PNG, or the encoded file itself when the photo's last op was the
@@ -458,7 +458,8 @@ def build_items(config: RunConfig, index: int, stats: ShardStats,
     variant's photo names the page it shows (``source_id``) and the clean control's photo under the
     same capture (``capture_twin``); a variant is photographed only under the captures its clean
     control was, so every twin exists. A sentence chain too long for its page makes the whole base
-    worked lines (``compose_base``), so one long chain never stops a run.
+    worked lines (``compose_base``), so one long chain never stops a run. ``layout_only``: the items as the run
+    has them (that fallback included), laid out but not drawn: no pixels, no photos (worksheets).
     """
     seed = item_seed(config.seed, index)
     plan = plan_base(config, index)
@@ -480,6 +481,11 @@ def build_items(config: RunConfig, index: int, stats: ShardStats,
     style, pages = compose_base(config, index, problem, worked, (style, variants), hand, stats)
     if paraphraser is not None and style == "worked":
         paraphraser.accepted.pop(bid, None)  # a page too small for the chain: the base is worked lines after all
+    if layout_only:
+        for item_id, variant, _ in pages:
+            yield Item(id=item_id, base_id=bid, index=index, seed=seed, problem=problem, variant=variant,
+                       render=None, image=None, clean_image=None, versions=versions(), solution_style=style), None
+        return
     captures = base_captures(config, plan)
     reverse = _reverse_page(config, index) if captures and _needs_reverse(config) else None
     for item_id, variant, draft in pages:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from render.worksheet import WorksheetResult, write_worksheets
+from render.worksheet import PAGE_SIZES, WorksheetResult, write_worksheets
 from synth.config import DegradeConfig, RunConfig
 from synth.errors import ConfigError
 from synth.records import Item
@@ -18,18 +18,20 @@ from synth.stages import ShardStats, build_items
 
 
 def worksheet_items(config: RunConfig, limit: int | None = None) -> list[Item]:
-    """The run's clean problems and solution variants (ids as in the manifest), without pixels.
+    """The run's clean problems and solution variants (ids and steps as in the manifest), without pixels.
 
-    Rendering and degradation are switched off: they do not change which problems and variants
-    an index gets, because each stage draws from its own seeded stream.
+    Pages are laid out, not drawn, and nothing is photographed: neither changes which problems and variants an
+    index gets (each stage draws from its own seeded stream), but the layout decides one thing, as in the run: a
+    sentence chain too long for its page is written up as worked lines (with render off, the copy pack held the
+    11-step chain where the run's page held 8 worked lines, labels and all).
     """
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be >= 1, got {limit}")
     count = config.count if limit is None else min(limit, config.count)
-    textual = config.model_copy(update={"render": config.render.model_copy(update={"enabled": False}),
-                                        "degrade": DegradeConfig()})
+    textual = config.model_copy(update={"degrade": DegradeConfig()})
     stats = ShardStats()
-    return [item for index in range(count) for item, _ in build_items(textual, index, stats)]
+    return [item for index in range(count)
+            for item, _ in build_items(textual, index, stats, layout_only=textual.render.enabled)]
 
 
 # What `mathstress worksheet` writes in its folder. Earlier versions left no marker, and a user's folder can hold these
@@ -54,6 +56,8 @@ def build_worksheets(config: RunConfig, out_dir: str | Path, *, limit: int | Non
                      page: str = "a4") -> WorksheetResult:
     """Worksheets for a run config: the same problems (and ids) ``mathstress generate`` would make, in ``out_dir``
     (missing, empty or an earlier worksheet folder; anything else is refused before the problems are built)."""
+    if page not in PAGE_SIZES:  # before the folder is made (it was checked only once every item was built)
+        raise ConfigError(f"--page must be one of {sorted(PAGE_SIZES)}, got {page!r}")
     out = Path(out_dir)
     if out.is_dir() and read_marker(out) is None and any(out.iterdir()) \
             and all(p.name in WORKSHEETS_LAYOUT.entries for p in out.iterdir()) and _our_index(out / "index.json"):

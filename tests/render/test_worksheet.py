@@ -116,3 +116,28 @@ def test_cli_rejects_an_unknown_paper_size(tmp_path: Path) -> None:
     config.write_text(yaml.safe_dump(tiny_config_data()))
     result = CliRunner().invoke(app, ["worksheet", str(config), "--out", str(tmp_path / "ws"), "--page", "a5"])
     assert result.exit_code == 2 and "page must be one of" in result.output
+    assert not (tmp_path / "ws").exists()  # refused before the folder and its marker were made
+
+
+def test_the_worksheets_hold_the_steps_the_run_holds_when_a_chain_falls_back_to_worked_lines(tmp_path: Path) -> None:
+    # A chain of thought too long for a phone-sized page is written up as worked lines in the run; the worksheet
+    # (rendering off) kept the chain: 11 steps and a first error at step 10 on paper, 8 and 8 in the manifest.
+    from synth.pipeline import run
+
+    data = tiny_config_data(seed=3, count=6, render={"dpi": 50, "page": "phone"},
+                            generate={"families": {"algebra.quadratic.formula": 1.0,
+                                                   "statistics.mean.bar_chart": 1.0,
+                                                   "calculus.derivative.product_rule": 1.0},
+                                      "difficulties": ["hard"], "solution_style": {"cot": 1.0}},
+                            inject={"variants_per_base": 1, "subtypes": {"final_number": 1.0}})
+    config = tiny_config(**{k: v for k, v in data.items() if k in ("seed", "count", "render", "generate", "inject")})
+    run(config, tmp_path / "run")
+    stats = json.loads((tmp_path / "run" / "stats.json").read_text())
+    assert "page_full_fallback" in json.dumps(stats)  # the case this test is about happens
+    rows = {r["id"]: r for r in read_manifest(tmp_path / "run")}
+    for item in worksheet_items(config):
+        row = rows[item.id]
+        assert [s.text for s in item.variant.steps] == [s["text"] for s in row["steps"]], item.id
+        assert item.solution_style == row["solution_style"]
+        assert (item.variant.error.first_error_step if item.variant.error else None) == \
+            (row["error"]["first_error_step"] if row["error"] else None)
