@@ -168,6 +168,17 @@ def _unfilled(run_dir: Path) -> list[tuple[bool, str]]:
         done = int(made.get(subtype, 0))
         lines.append((n > 0.1 * (n + done), f"{n} {subtype} slots the config asks for are unfilled ({done} made)"
                       + (f"; the injector's refusals: {why}" if why else "") + " (stats.json: rejections)"))
+    # generate.paraphrase: a model that rewords no chain (every call failed) left the run in the template wording
+    for name, tally in sorted(inject.items()):
+        if not name.startswith("paraphrase.") or not isinstance(tally, dict) or not tally.get("attempted"):
+            continue
+        tried, kept = int(tally["attempted"]), int(tally.get("kept") or 0)
+        refused = tally.get("rejected") or {}
+        why = ", ".join(f"{w} {k}" for w, k in sorted(refused.items(), key=lambda kv: -kv[1])[:3])
+        if kept < tried:
+            lines.append((kept < 0.5 * tried, f"{tried - kept} of {tried} {name.split('.', 1)[1]} chains were not "
+                          f"reworded by generate.paraphrase and keep the template wording ({why}; stats.json: "
+                          f"rejections.inject.{name})"))
     return lines
 
 
