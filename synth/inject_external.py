@@ -154,7 +154,7 @@ def read_problems(path: str | Path, fields: Fields, *, limit: int | None = None)
             ds = ds.cast_column(fields.image, datasets.Image(decode=False))
         for i in range(len(ds) if limit is None else min(limit, len(ds))):
             rows.append(external_problem(i, ds[i], fields, p))
-        return rows
+        return _ids_once(rows, p, fields)
     with p.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
             if limit is not None and len(rows) >= limit:
@@ -171,6 +171,19 @@ def read_problems(path: str | Path, fields: Fields, *, limit: int | None = None)
                 raise ConfigError(f"{p}: line {n} is {type(row).__name__}, not an object with "
                                   f"{fields.question!r} and {fields.answer!r}")
             rows.append(external_problem(len(rows), row, fields, p.parent))
+    return _ids_once(rows, p, fields)
+
+
+def _ids_once(rows: list[External], path: Path, fields: Fields) -> list[External]:
+    """Refuse ids given twice (a row without one takes its index, which can be another row's id): output rows are
+    joined back to the source by id, and two of one id were kept as two rows nobody could tell apart."""
+    seen: dict[str, int] = {}
+    for row in rows:
+        if row.id in seen:
+            raise ConfigError(f"{path}: rows {seen[row.id] + 1} and {row.index + 1} both have the id {row.id!r} (a row "
+                              f"without {fields.id!r} takes its index as its id); give every row its own "
+                              f"{fields.id!r}, or name another field with --id-field")
+        seen[row.id] = row.index
     return rows
 
 

@@ -275,3 +275,17 @@ def test_latex_operators_do_not_leave_a_false_half_claim() -> None:
     assert chain is not None and [c.math for c in chain.claims] == ["12 + 1 = 14"]
     verdict = verify_chain(chain, reference=None, truth="13")
     assert verdict.first_error_line == 3
+
+
+def test_an_id_given_twice_is_refused_before_any_work(tmp_path: Path) -> None:
+    # 60,000 rows with 3,000 ids were kept as rows sharing ids; a row without an id took its index ("1"), which can
+    # be another row's id.
+    rows = [dict(GSM8K[0], id="a"), dict(GSM8K[1], id="b"), dict(GSM8K[3], id="a")]
+    with pytest.raises(ConfigError, match="rows 1 and 3 both have the id 'a'"):
+        inject_external(write_jsonl(tmp_path / "dup.jsonl", rows), tmp_path / "out", contract="fermat",
+                        model="offline")
+    collide = [dict(GSM8K[0], id="1"), {k: v for k, v in GSM8K[1].items() if k != "id"}]
+    with pytest.raises(ConfigError, match="both have the id '1'"):
+        inject_external(write_jsonl(tmp_path / "collide.jsonl", collide), tmp_path / "out", contract="fermat",
+                        model="offline")
+    assert not (tmp_path / "out").exists()
