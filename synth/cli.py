@@ -350,8 +350,11 @@ def taxonomy(
     Every row and count comes from the registries: the ops' own rubrics, the injectors, the families'
     mal-rule catalogues.
     """
+    from synth.errors import ConfigError
     from synth.taxonomy import ERROR_SUBTYPES
 
+    if families and degradations:  # only the families were printed
+        _fail(ConfigError("give --families or --degradations, not both (one listing at a time)"))
     if families:
         rows = _family_rows()
         if as_json:
@@ -780,7 +783,9 @@ def inject_external_command(
 
     fields = Fields(id=id_field, question=question_field, answer=answer_field, solution=solution_field,
                     image=image_field)
-    with _stopping("replies so far are cached; re-run the same command to resume"):
+    stopped = ("the rows written so far stay; re-run the same command to redo the rest" if model == "offline" else
+               "replies so far are cached; re-run the same command to resume")
+    with _stopping(stopped):
         with progress_bar() as bar:
             task = bar.add_task(f"inject-external {contract}", total=None)
             result = inject_external(

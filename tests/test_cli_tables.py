@@ -67,3 +67,9 @@ def test_generate_on_an_existing_run_says_so_before_any_progress(tmp_path: Path)
         assert result.exit_code == 2 and result.output.startswith("error:"), result.output
         assert "not written by mathstress" in result.output
     assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["config.yaml"]
+
+
+def test_taxonomy_with_both_listings_asked_says_so() -> None:
+    # It printed the families alone and exited 0.
+    result = CliRunner().invoke(app, ["taxonomy", "--families", "--degradations"])
+    assert result.exit_code == 2 and "not both" in result.output
