@@ -245,9 +245,9 @@ def test_a_refused_reply_keeps_every_row_as_it_was_and_counts_why(
     assert funnel(run_dir) == {"attempted": 3, "kept": 0, "rejected": {reason: 3}}
     assert rows(run_dir) == list(baseline.values())
     # generate says so (it printed only "wrote N items"): a warning naming the reason
-    from synth.cli import _unfilled
+    from synth.run_notes import unfilled
 
-    said = [line for severe, line in _unfilled(run_dir) if severe and "not reworded by generate.paraphrase" in line]
+    said = [line for severe, line in unfilled(run_dir) if severe and "not reworded by generate.paraphrase" in line]
     assert said and f"{reason} 3" in said[0]
 
 
