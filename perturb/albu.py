@@ -17,7 +17,9 @@ Applying is ours, unchanged: the op's kernel, its measure, and its way of moving
 (``bboxes``, ``keypoints``, ``mask`` and our own ``layout`` target move through the op's warp; ops
 that only change colours leave them). An image is a page of ``dpi`` dots per inch (default 150),
 which is what the ops scale pixel sizes by. Layout-aware ops (question and figure marking) need our
-layout boxes, passed as ``layout=[{"kind", "ref", "bbox"}, ...]`` (a manifest row's ``layout``);
+layout boxes, passed as ``layout=[{"kind", "ref", "bbox"}, ...]`` (a manifest row's ``layout``; only our
+transforms move it: albumentations' own geometric transforms (a flip, a crop, a resize) leave it where it was,
+so put them after ours, or pass the boxes as ``bboxes``);
 handwriting ops also need ``page_text`` (``perturb.photo.handwritten.page_text``). Without them
 those ops refuse with a ``NotApplicableError`` naming what is missing.
 """
@@ -176,6 +178,13 @@ class _Photo(A.DualTransform):
         # get the same seed from it, and must not make the same draws from that seed.
         base = int(self.random_generator.integers(_MAX_SEED))
         return np.random.default_rng(np.random.SeedSequence(base, spawn_key=(stable_hash(key),)))
+
+    def __call__(self, *args: Any, force_apply: bool = False, **kwargs: Any) -> Any:
+        # ``degradations`` is in the result whether or not the op fired (p < 1): it was missing half the time.
+        result = super().__call__(*args, force_apply=force_apply, **kwargs)
+        if isinstance(result, dict) and RECORDS_KEY not in result:
+            result[RECORDS_KEY] = list(kwargs.get(RECORDS_KEY) or ())
+        return result
 
     def apply_with_params(self, params: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
         # The image first, whatever order the caller's keywords come in: the targets move as the photo says.

@@ -207,6 +207,17 @@ def check_image(image: np.ndarray) -> None:
                                " least 16 px on each side")
 
 
+def check_page(page: RenderedPage, image: np.ndarray) -> None:
+    """The page must describe the image: its size in pixels and a positive dpi (a page of another size put the
+    layout in the wrong place, and a zero-sized one divided by zero in a measure)."""
+    h, w = image.shape[:2]
+    if (page.width, page.height) != (w, h):
+        raise DegradationError(f"page: its size {page.width}x{page.height} is not the image's {w}x{h}; describe the "
+                               "image itself (perturb.albu.page_for(width, height, dpi))")
+    if not page.dpi > 0:
+        raise DegradationError(f"page: dpi must be positive, got {page.dpi}")
+
+
 def get_op(subtype: str) -> Op:
     if subtype not in OPS:
         raise DegradationError(f"unknown degradation {subtype!r}; available: {list(OPS)}")
@@ -215,7 +226,8 @@ def get_op(subtype: str) -> Op:
 
 def check_severity(severity: Any) -> None:
     if not isinstance(severity, int) or isinstance(severity, bool) or not 0 <= severity <= 3:
-        raise DegradationError(f"severity must be an integer 0-3, got {severity!r}")
+        kind = "" if isinstance(severity, int) or not hasattr(severity, "dtype") else " (a numpy number: pass int(...))"
+        raise DegradationError(f"severity must be an integer 0-3, got {severity!r}{kind}")
 
 
 def check_level(op: Op, severity: int) -> None:

@@ -52,6 +52,7 @@ from perturb.photo.base import (
     ReversePage,
     check_image,
     check_level,
+    check_page,
     check_severity,
     get_op,
     replayable,
@@ -166,6 +167,9 @@ def capture(image: np.ndarray, page: RenderedPage, steps: Sequence[Step], rng: n
     """``degrade_profile`` as a ``Photo``: with the camera's JPEG file when the profile ends with jpeg, and the
     camera's base layer (room light, paper texture, sensor grain) that every photo gets, whatever its ops."""
     check_image(image)
+    check_page(page, image)
+    # OpenCV writes into arrays laid out as the input is: a transposed or np.rot90 view crashed most ops.
+    image = np.ascontiguousarray(image)
     ordered = physical_order(steps)
     if params is not None and len(params) != len(ordered):
         raise DegradationError(f"replaying a profile needs one params dict per applied op ({len(ordered)}),"

@@ -184,3 +184,29 @@ def test_layout_aware_ops_refuse_without_our_layout_and_mark_the_question_with_i
     moved = [Box(d["kind"], d["ref"], *d["bbox"]) for d in out["layout"]]
     assert len(moved) == len(layout) and all(b.x1 <= out["image"].shape[1] for b in moved)
     assert moved != [Box(d["kind"], d["ref"], *d["bbox"]) for d in layout]  # the tilt moved our layout too
+
+
+def test_a_transposed_view_and_an_op_that_did_not_fire() -> None:
+    # A non-contiguous array (np.rot90, a transpose) crashed blur, exposure, glare, jpeg, noise, paper_warp,
+    # resolution and shadow inside OpenCV; an op with p < 1 that did not fire left no "degradations" key.
+    from perturb.albu import Blur, Tilt
+
+    img = np.full((120, 90, 3), 240, np.uint8)
+    img[30:50, 10:80] = 20
+    turned = np.rot90(img)
+    out = A.Compose([Blur(severity=2, p=1.0)], seed=1)(image=turned)
+    same = A.Compose([Blur(severity=2, p=1.0)], seed=1)(image=np.ascontiguousarray(turned))
+    assert np.array_equal(out["image"], same["image"]) and len(out["degradations"]) == 1
+    assert A.Compose([Tilt(severity=1, p=0.0)], seed=1)(image=img)["degradations"] == []
+
+
+def test_a_page_that_does_not_describe_the_image_is_refused() -> None:
+    from dataclasses import replace
+
+    from perturb.albu import page_for
+    from perturb.photo.profile import degrade_profile
+
+    img = np.full((400, 300, 3), 240, np.uint8)
+    for page in (page_for(400, 300, 150), replace(page_for(300, 400, 150), dpi=0)):
+        with pytest.raises(DegradationError, match="page:"):
+            degrade_profile(img, page, [("tilt", 1)], np.random.default_rng(0))
