@@ -37,13 +37,13 @@ class InspectModel:
 
 
 def _read_logs(log_dir: Path) -> list[Any]:
+    if not log_dir.is_dir():  # said first: a mistyped folder is not fixed by installing the extra
+        raise RunError(f"--from-inspect {log_dir}: no such folder")
     try:
         from inspect_ai.log import list_eval_logs, read_eval_log
     except ImportError:
         raise ConfigError(f"--from-inspect reads inspect-ai's logs, which needs the inspect extra: "
                           f"{INSPECT_EXTRA_HINT}") from None
-    if not log_dir.is_dir():
-        raise RunError(f"--from-inspect {log_dir}: no such folder")
     logs = [read_eval_log(info) for info in list_eval_logs(str(log_dir), recursive=True)]
     ours = [log for log in logs if _task_id(log) is not None]
     if not ours:

@@ -111,3 +111,9 @@ def test_a_task_no_item_holds_is_left_out_and_said_so(tmp_path: Path) -> None:
                                      "--out", str(tmp_path / "ev2")])
     assert alone.exit_code == 2 and "the categorize task applies to none of" in " ".join(alone.output.split())
     assert not (tmp_path / "ev2").exists()
+
+
+def test_report_from_inspect_on_a_missing_folder_says_it_is_missing(tmp_path: Path) -> None:
+    # It said the inspect extra was needed (when not installed) before saying the folder does not exist.
+    result = CliRunner().invoke(app, ["report", "--from-inspect", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "no such folder" in result.output
