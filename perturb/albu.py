@@ -42,7 +42,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from albumentations.core.bbox_utils import denormalize_bboxes, normalize_bboxes  # noqa: E402
 from albumentations.core.transforms_interface import BaseTransformInitSchema  # noqa: E402
-from pydantic import Field  # noqa: E402
+from pydantic import Field, StrictInt  # noqa: E402
 
 from perturb.photo import OPS  # noqa: E402
 from perturb.photo.base import (  # noqa: E402
@@ -244,8 +244,8 @@ class PhotoOp(_Photo):
 
     class InitSchema(BaseTransformInitSchema):
         subtype: str
-        severity: int | tuple[int, int] = 1
-        dpi: int = Field(default=DEFAULT_DPI, ge=30, le=1200)
+        severity: StrictInt | tuple[StrictInt, StrictInt] = 1  # True and "2" were taken as 1 and 2
+        dpi: StrictInt = Field(default=DEFAULT_DPI, ge=30, le=1200)
 
     def __init__(self, subtype: str, severity: int | tuple[int, int] = 1, dpi: int = DEFAULT_DPI, p: float = 0.5):
         super().__init__(p=p)
@@ -298,8 +298,8 @@ class _OpTransform(PhotoOp):
     """Base of the per-op classes: the subtype is the class's, the rest as ``PhotoOp``."""
 
     class InitSchema(BaseTransformInitSchema):
-        severity: int | tuple[int, int] = 1
-        dpi: int = Field(default=DEFAULT_DPI, ge=30, le=1200)
+        severity: StrictInt | tuple[StrictInt, StrictInt] = 1  # True and "2" were taken as 1 and 2
+        dpi: StrictInt = Field(default=DEFAULT_DPI, ge=30, le=1200)
 
     def __init__(self, severity: int | tuple[int, int] = 1, dpi: int = DEFAULT_DPI, p: float = 0.5):
         super().__init__(type(self).subtype, severity, dpi, p)
@@ -318,8 +318,8 @@ class CaptureProfile(_Photo):
 
     class InitSchema(BaseTransformInitSchema):
         name: str | None = None
-        ops: list[tuple[str, int]] | None = None
-        dpi: int = Field(default=DEFAULT_DPI, ge=30, le=1200)
+        ops: list[tuple[str, StrictInt]] | None = None
+        dpi: StrictInt = Field(default=DEFAULT_DPI, ge=30, le=1200)
 
     def __init__(self, name: str | None = None, ops: Sequence[tuple[str, int]] | None = None,
                  dpi: int = DEFAULT_DPI, p: float = 0.5):

@@ -210,3 +210,12 @@ def test_a_page_that_does_not_describe_the_image_is_refused() -> None:
     for page in (page_for(400, 300, 150), replace(page_for(300, 400, 150), dpi=0)):
         with pytest.raises(DegradationError, match="page:"):
             degrade_profile(img, page, [("tilt", 1)], np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("severity", [True, "2", 2.0])
+def test_a_severity_that_is_not_an_int_is_refused(severity: object) -> None:
+    # pydantic's lax mode took True as 1 and "2" as 2.
+    from perturb.albu import Tilt
+
+    with pytest.raises(ValueError, match="valid integer"):
+        Tilt(severity=severity)
