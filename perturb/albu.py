@@ -126,7 +126,15 @@ def photo_warps(records: Sequence[DegradationRecord], page: RenderedPage) -> lis
 
 
 def _remap_nearest(mask: np.ndarray, warps: Sequence[Warp], page: RenderedPage) -> np.ndarray:
-    """A label mask moved through ``warps`` without blending labels (nearest neighbour, 0 off the sheet)."""
+    """A label mask moved through ``warps`` without blending labels (nearest neighbour, 0 off the sheet), in its own
+    dtype: OpenCV has no bool or 64-bit remap (a bool mask raised, an int64 one came back int32)."""
+    if mask.dtype == bool:
+        return _remap_nearest(mask.view(np.uint8), warps, page).astype(bool)
+    if mask.dtype.kind in "iu" and mask.dtype.itemsize == 8:
+        if mask.size and (int(mask.min()) < -(2**31) or int(mask.max()) >= 2**31):
+            raise DegradationError("mask: labels of 64 bits beyond int32's range cannot be moved (OpenCV remaps "
+                                   "at most 32-bit integers); renumber them")
+        return _remap_nearest(mask.astype(np.int32), warps, page).astype(mask.dtype)
     h, w = mask.shape[:2]
     scale = w / page.width
     out_w, out_h = max(1, round(warps[-1].width * scale)), max(1, round(warps[-1].height * scale))

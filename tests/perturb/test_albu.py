@@ -219,3 +219,17 @@ def test_a_severity_that_is_not_an_int_is_refused(severity: object) -> None:
 
     with pytest.raises(ValueError, match="valid integer"):
         Tilt(severity=severity)
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int64])
+def test_a_bool_or_int64_mask_moves_and_keeps_its_dtype(dtype: type) -> None:
+    # A bool mask raised inside cv2.remap; an int64 one came back int32.
+    from perturb.albu import PaperWarp, Tilt
+
+    img = np.full((200, 150, 3), 240, np.uint8)
+    mask = np.zeros((200, 150), dtype)
+    mask[50:100, 20:80] = 1
+    for op in (Tilt(severity=1, p=1.0), PaperWarp(severity=2, p=1.0)):
+        out = A.Compose([op], seed=1)(image=img, mask=mask)
+        same = A.Compose([type(op)(severity=op.severity, p=1.0)], seed=1)(image=img, mask=mask.astype(np.uint8))
+        assert out["mask"].dtype == mask.dtype and np.array_equal(out["mask"].astype(np.uint8), same["mask"])
