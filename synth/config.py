@@ -218,6 +218,11 @@ def _known_degradation(value: str) -> str:
     return value
 
 
+def _twice(values: list[Any]) -> list[Any]:
+    """The values a list holds more than once, sorted."""
+    return sorted({v for v in values if values.count(v) > 1})
+
+
 class DegradeOp(_Strict):
     subtype: str
     severities: list[Severity] = Field(default=[1, 2, 3], min_length=1)
@@ -230,7 +235,7 @@ class DegradeOp(_Strict):
     @classmethod
     def _each_severity_once(cls, value: list[int]) -> list[int]:
         # [2, 2] made two byte-identical photos counted as two items, doubling one condition in every statistic.
-        twice = sorted({s for s in value if value.count(s) > 1})
+        twice = _twice(value)
         if twice:
             raise ValueError(f"severity {twice[0]} is listed twice; list each severity once, e.g. [1, 2, 3]")
         return value
@@ -251,8 +256,7 @@ class CaptureProfile(_Strict):
 
     @model_validator(mode="after")
     def _each_op_once(self) -> CaptureProfile:
-        subtypes = [s.subtype for s in self.ops]
-        twice = sorted({s for s in subtypes if subtypes.count(s) > 1})
+        twice = _twice([s.subtype for s in self.ops])
         if twice:
             raise ValueError(f"profile {self.name!r} lists {twice} more than once; give each op once with one"
                              " severity")
@@ -273,7 +277,7 @@ class DegradeConfig(_Strict):
     @field_validator("apply_to")
     @classmethod
     def _each_kind_once(cls, kinds: list[str]) -> list[str]:
-        twice = sorted({k for k in kinds if kinds.count(k) > 1})
+        twice = _twice(kinds)
         if twice:
             raise ValueError(f"lists {twice} more than once; give each kind once")
         if "clean" not in kinds:

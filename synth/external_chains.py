@@ -33,10 +33,11 @@ _ANNOTATION = re.compile(r"<<([^<>=]{1,200})(=)([^<>=]{1,60})>>")
 _FINAL = re.compile(r"^\s*####\s*(.+?)\s*$")
 _ENUMERATOR = re.compile(r"^\s*(?:step\s*)?\d{1,3}\s*[.):]\s+", re.IGNORECASE)
 _MATH_CHARS = set("0123456789 .,+-*/×÷−–·()^$%\u00a0")
-_NUMBER = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])")
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])"
+_NUMBER = re.compile(r"(?<![\d.,])" + _DIGITS)
 # A written result with its sign: a negative result rewritten through ``_NUMBER`` kept its minus and gained
 # ``number_text``'s (``-4`` slipped to ``--9``).
-_SIGNED_NUMBER = re.compile(r"(?<![\d.,])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])")
+_SIGNED_NUMBER = re.compile(r"(?<![\d.,])[-−]?" + _DIGITS)
 _SWAPS = {"+": "-", "-": "+", "*": "/", "/": "*", "×": "÷", "÷": "×", "−": "+"}
 _MAX_CLAIMS = 80
 

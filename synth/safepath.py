@@ -346,7 +346,7 @@ def staging(dest: str | Path) -> Iterator[Path]:
     process dies, however it dies (a C library's abort on a full disk skips every ``finally``), so a later export
     beside ``dest`` knows the folder is left over (``clear_stale_staging``) and not another export still writing.
     """
-    dest = spelled_out(dest)
+    dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=dest.parent))
     fd = None
@@ -418,7 +418,8 @@ def tree_size(folder: Path) -> int:
 
 def spelled_out(dest: str | Path) -> Path:
     """``dest`` with ``.`` and ``..`` resolved away when it ends in one (``--out .``), so the folder beside it is beside
-    it: ``Path(".").parent`` is ``.`` itself, and a staging folder made there sat inside the export's destination."""
+    it: ``Path(".").parent`` is ``.`` itself, and a staging folder made there sat inside the export's destination.
+    A caller spells its destination out once, before ``staging``, ``publish_dir`` and the checks beside it."""
     dest = Path(dest)
     return Path(os.path.abspath(dest)) if dest.name in ("", "..") else dest
 
@@ -436,7 +437,7 @@ def publish_dir(staging: str | Path, dest: str | Path, kind: str, *, shape: Layo
     When ``dest`` is missing or (once cleared) empty the staging folder is renamed into place in
     one step; otherwise a user's files are left and our entries moved in beside them.
     """
-    staging, dest = Path(staging), spelled_out(dest)
+    staging, dest = Path(staging), Path(dest)
     # The lock file goes first: a folder without it is never judged left over, and it is not part of the output.
     (staging / STAGING_LOCK).unlink(missing_ok=True)
     entries = [n for n in _names(staging) if n != MARKER]
