@@ -56,7 +56,7 @@ from perturb.photo.base import (  # noqa: E402
 )
 from perturb.photo.functional.geometric import Warp, chain_maps, compose_forward, moved_page  # noqa: E402
 from perturb.photo.profile import Step, capture, degrade_photo, geometry_warps, physical_order  # noqa: E402
-from synth.records import Box, DegradationRecord, RenderedPage, to_jsonable  # noqa: E402
+from synth.records import Box, DegradationRecord, RenderedPage, from_jsonable, to_jsonable  # noqa: E402
 from synth.resources import packaged_configs, resource_dir  # noqa: E402
 from synth.seeding import stable_hash  # noqa: E402
 from synth.yamlsafe import read_yaml_file  # noqa: E402
@@ -171,7 +171,7 @@ class _Photo(A.DualTransform):
     def targets(self) -> dict[str, Any]:
         return {**super().targets, "layout": self.apply_to_layout, "page_text": self.apply_to_page_text}
 
-    def _photo(self, image: np.ndarray, params: dict[str, Any]) -> Photo:
+    def _photo(self, image: np.ndarray, params: dict[str, Any], text: PageText | None) -> Photo:
         raise NotImplementedError
 
     def _page(self, params: dict[str, Any], data: dict[str, Any]) -> RenderedPage:
@@ -198,10 +198,13 @@ class _Photo(A.DualTransform):
         # The image first, whatever order the caller's keywords come in: the targets move as the photo says.
         if kwargs.get("image") is None:
             raise DegradationError(f"{type(self).__name__} needs the page as image=...")
-        photo = self._photo(kwargs["image"], params)
+        # The params albumentations keeps (``applied_transforms``, ``get_applied_params``, ReplayCompose) are plain
+        # JSON values: the page is rebuilt from them here, and the handwriting's text is the call's own target.
+        page = from_jsonable(RenderedPage, params["page"])
+        photo = self._photo(kwargs["image"], {**params, "page": page}, _page_text(kwargs.get("page_text")))
         records = [to_jsonable(r) for r in photo.records]
         params[RECORDS_KEY] = records  # seen by A.Compose(save_applied_params=True) and get_applied_params()
-        result = super().apply_with_params({**params, "photo": photo}, *args, **kwargs)
+        result = super().apply_with_params({**params, "page": page, "photo": photo}, *args, **kwargs)
         result[RECORDS_KEY] = [*(kwargs.get(RECORDS_KEY) or ()), *records]
         return result
 
@@ -272,13 +275,13 @@ class PhotoOp(_Photo):
         levels = self._levels
         severity = levels[0] if len(levels) == 1 else int(levels[int(rng.integers(len(levels)))])
         if severity == 0:
-            return {"page": page, "severity": 0, "op_params": {}}
+            return {"page": to_jsonable(page), "severity": 0, "op_params": {}}
         op = get_op(self.subtype)
         require_applicable(op, page)
-        return {"page": page, "severity": severity,
-                "op_params": sample(op, rng, severity, page, _page_text(data.get("page_text")))}
+        return {"page": to_jsonable(page), "severity": severity,
+                "op_params": to_jsonable(sample(op, rng, severity, page, _page_text(data.get("page_text"))))}
 
-    def _photo(self, image: np.ndarray, params: dict[str, Any]) -> Photo:
+    def _photo(self, image: np.ndarray, params: dict[str, Any], text: PageText | None) -> Photo:
         return degrade_photo(image, params["page"], self.subtype, params["severity"], None,  # type: ignore[arg-type]
                              params=params["op_params"])
 
@@ -350,12 +353,13 @@ class CaptureProfile(_Photo):
         for subtype, severity in self.ops:
             if severity:
                 require_applicable(get_op(subtype), page)
+        _page_text(data.get("page_text"))  # a wrong kind of page_text is refused before anything is drawn
         seed = int(self._rng(f"profile:{self.name}").integers(_MAX_SEED))
-        return {"page": page, "seed": seed, "text": _page_text(data.get("page_text"))}
+        return {"page": to_jsonable(page), "seed": seed}
 
-    def _photo(self, image: np.ndarray, params: dict[str, Any]) -> Photo:
+    def _photo(self, image: np.ndarray, params: dict[str, Any], text: PageText | None) -> Photo:
         return capture(image, params["page"], [tuple(s) for s in self.ops], np.random.default_rng(params["seed"]),
-                       text=params["text"])
+                       text=text)
 
 
 def class_name(subtype: str) -> str:

@@ -121,6 +121,20 @@ def test_to_dict_and_from_dict_round_trip_through_json_and_replay_the_same_photo
     assert names == ["HorizontalFlip", "perturb.albu.Tilt", "perturb.albu.CaptureProfile"]
 
 
+def test_applied_params_are_json_and_a_replay_saved_as_json_gives_the_same_photo() -> None:
+    # The params albumentations keeps held our RenderedPage (and a profile's page text): json.dumps of
+    # applied_transforms or of ReplayCompose's replay raised TypeError.
+    page = bar_image()
+    out = compose(Blur(severity=2, p=1.0), CaptureProfile("desk_lamp_tilted", p=1.0), seed=4)(
+        image=page, bboxes=[BOX], labels=["q"], keypoints=[(70, 85)])
+    logged = json.loads(json.dumps(out["applied_transforms"]))
+    assert [name for name, _ in logged] == ["Blur", "CaptureProfile"]
+    assert logged[1][1]["degradations"] == out["degradations"][1:]
+    recorded = A.ReplayCompose([Tilt(severity=2, p=1.0), CaptureProfile("desk_lamp_tilted", p=1.0)])(image=page)
+    again = A.ReplayCompose.replay(json.loads(json.dumps(recorded["replay"])), image=page)
+    assert np.array_equal(again["image"], recorded["image"]) and again["degradations"] == recorded["degradations"]
+
+
 def test_transforms_pickle_for_data_loader_workers() -> None:
     t = compose(Tilt(severity=1, p=1.0), seed=2)
     clone = pickle.loads(pickle.dumps(t))
