@@ -232,8 +232,19 @@ class _Photo(A.DualTransform):
         warps = photo_warps(photo.records, page)
         if not warps or not len(keypoints):
             return keypoints
+        forward = compose_forward(warps)
+        xy = keypoints[:, :2].astype(np.float64)
         out = keypoints.copy()
-        out[:, :2] = compose_forward(warps)(keypoints[:, :2].astype(np.float64))
+        out[:, :2] = forward(xy)
+        if keypoints.shape[1] >= 5:  # albumentations' own columns: x, y, z, angle (radians, y down), scale
+            # The map's Jacobian at each point (central differences, half a pixel): a keypoint's direction turns
+            # as the sheet turns there, and its scale grows as the sheet's area does (a bent sheet's differ).
+            step = np.array([[0.5, 0.0]]), np.array([[0.0, 0.5]])
+            d_x, d_y = ((forward(xy + e) - forward(xy - e)) for e in step)
+            angle = keypoints[:, 3].astype(np.float64)
+            turned = d_x * np.cos(angle)[:, None] + d_y * np.sin(angle)[:, None]
+            out[:, 3] = np.mod(np.arctan2(turned[:, 1], turned[:, 0]), 2 * np.pi)
+            out[:, 4] = keypoints[:, 4] * np.sqrt(np.abs(d_x[:, 0] * d_y[:, 1] - d_x[:, 1] * d_y[:, 0]))
         return out
 
     def apply_to_layout(self, layout: Any, photo: Photo, **params: Any) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from perturb.albu import (
     TRANSFORMS,
     Blur,
     CaptureProfile,
+    PaperWarp,
     PhotoOp,
     QuestionMarking,
     Rotation,
@@ -82,6 +83,27 @@ def test_boxes_and_keypoints_move_exactly_as_our_layout_boxes_move() -> None:
     # The tilt, then the camera's framing of the turned sheet.
     assert np.allclose(out["keypoints"][0], compose_forward(warps)(np.array([[100.0, 90.0]]))[0], atol=1e-3)
     assert out["image"].shape[:2] == (warps[-1].height, warps[-1].width)
+
+
+@pytest.mark.parametrize("op", [Rotation(severity=1, p=1.0), Tilt(severity=2, p=1.0), PaperWarp(severity=3, p=1.0)],
+                         ids=["rotation", "tilt", "paper_warp"])
+def test_a_keypoints_angle_turns_and_its_scale_grows_as_the_sheet_does_there(op) -> None:
+    # Only x and y moved: a keypoint pointing along a line of text pointed along the page's x axis after a tilt.
+    img = bar_image()
+    points = [(100.0, 95.0, 30.0, 8.0), (200.0, 200.0, 135.0, 4.0)]
+    params = A.KeypointParams(format="xyas", remove_invisible=False)  # angle in degrees, y down, as albumentations'
+    out = A.Compose([op], keypoint_params=params, seed=2)(image=img, keypoints=points)
+    # Where a short step along each keypoint's direction lands: the direction and the length it is turned to.
+    ahead = [(x + 0.01 * np.cos(np.radians(a)), y + 0.01 * np.sin(np.radians(a))) for x, y, a, _ in points]
+    moved = A.Compose([op], keypoint_params=A.KeypointParams(format="xy", remove_invisible=False), seed=2)(
+        image=img, keypoints=ahead)["keypoints"]
+    for (x, y, a, s), (x1, y1), (_, _, _, s0) in zip(out["keypoints"], moved, points):
+        step = np.array([x1 - x, y1 - y])
+        assert a == pytest.approx(np.degrees(np.arctan2(step[1], step[0])) % 360, abs=0.5)
+        if not isinstance(op, PaperWarp):  # a rigid turn and the camera's uniform framing: lengths scale alike
+            assert s == pytest.approx(s0 * np.linalg.norm(step) / 0.01, rel=0.02)
+    if isinstance(op, Rotation):  # a quarter turn clockwise: 30 degrees points at 120, the scale stays
+        assert [round(k[2]) for k in out["keypoints"]] == [120, 225] and [k[3] for k in out["keypoints"]] == [8, 4]
 
 
 def test_each_call_returns_our_records_with_params_and_a_measured_effect_in_the_rubric_bin() -> None:
