@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import cache
 
@@ -135,6 +136,22 @@ def test_worked_lines_are_their_own_claim() -> None:
     (clean,) = _styled(problem, [], "worked")
     assert [s.text for s in clean.steps] == [s.text for s in problem.steps]
     assert all(s.math == s.text and s.spans == ((0, len(s.text)),) for s in clean.steps)
+
+
+@pytest.mark.parametrize("style", WORDED)
+@pytest.mark.parametrize("subtype", ["intermediate_propagated", "copy_error"])
+def test_the_explanation_names_the_step_the_reader_sees(style: str, subtype: str) -> None:
+    # Seed 6021023's errorradar_like-000001-e1: labelled step 4, explained as "Step 3 computes 18" (the worked
+    # line's number; the student's chain opens with a reading step, so that line is its step 4).
+    problem = _problem("geometry.circle.area")
+    (wrong,) = _styled(problem, [_variant(problem, subtype)], style)[1:]
+    named = [int(n) for n in re.findall(r"[Ss]tep (\d+)", wrong.error.explanation)]
+    assert named and named[-1] == wrong.error.first_error_step
+    edit = wrong.error.edit
+    assert [wrong.error.first_error_step] == [edit["step"]]
+    if subtype == "copy_error":  # "step k - 1 gets 108, but step k copies it as 180": both as the reader counts
+        assert named == [edit["from_step"], edit["step"]] and edit["from_step"] < edit["step"]
+    assert edit["step"] != edit["worked_step"]  # this chain numbers its steps otherwise than the worked lines
 
 
 @pytest.mark.parametrize("style", WORDED)

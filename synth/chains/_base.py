@@ -724,15 +724,30 @@ def remap_label(label: ErrorLabel, chain: Chain, verdict: Verdict, primary: bool
         mine = set(label.error_steps)
         steps = tuple(j for j in verdict.error_steps if chain.origin[j - 1] in mine)
         first = next((j for j, o in enumerate(chain.origin, start=1) if o == label.first_error_step), 0)
-    return replace(label, first_error_step=first, error_steps=steps, edit=remap_edit(label.edit, chain))
+    return replace(label, first_error_step=first, error_steps=steps, edit=remap_edit(label.edit, chain),
+                   explanation=_STEP_NUMBER.sub(lambda m: _renumbered(m, _positions(chain)), label.explanation))
+
+
+_STEP_NUMBER = re.compile(r"\b([Ss]tep) (\d+)\b")
+
+
+def _renumbered(match: re.Match[str], pos: dict[int, int]) -> str:
+    # An explanation names the worked line ("Step 3 computes 18"); the reader counts the chain's steps.
+    return f"{match.group(1)} {pos.get(int(match.group(2)), int(match.group(2)))}"
+
+
+def _positions(chain: Chain) -> dict[int, int]:
+    """Worked line -> the chain's step that restates it (its own step, not the conclusion that restates it)."""
+    pos: dict[int, int] = {}
+    for j, o in enumerate(chain.origin, start=1):
+        if o is not None:
+            pos.setdefault(o, j)
+    return pos
 
 
 def remap_edit(edit: dict[str, Any], chain: Chain) -> dict[str, Any]:
     """An injector's edit with its line numbers moved to the chain's (the worked line kept as ``worked_<key>``)."""
-    pos: dict[int, int] = {}
-    for j, o in enumerate(chain.origin, start=1):
-        if o is not None:
-            pos.setdefault(o, j)  # a line's own step, not the conclusion that restates it
+    pos = _positions(chain)
     edit = dict(edit)
     for key in _INDEX_KEYS:
         if isinstance(edit.get(key), int) and edit[key] in pos:

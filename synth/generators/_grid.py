@@ -113,7 +113,11 @@ def step_counts(rng: np.random.Generator, a: Sequence[int], b: Sequence[int], sc
     """
     if not offered or role != "required" or rng.random() >= _STEPS_SHARE:
         return {}
-    return {"rise": abs(b[1] - a[1]) // scale, "run": abs(b[0] - a[0]) // scale}
+    # ``falls``: the drawn line falls to the right, so the counted gradient is negative. Kept apart from the
+    # points: a solver who misreads a point's coordinates still counts the drawn triangle and sees which way the
+    # drawn line goes (the sign from a misread point made a working no reading gives).
+    return {"rise": abs(b[1] - a[1]) // scale, "run": abs(b[0] - a[0]) // scale,
+            "falls": (b[1] - a[1]) * (b[0] - a[0]) < 0}
 
 
 def gradient_node(params: dict[str, Any], *, flip: bool = False, mixed: bool = False,
@@ -126,7 +130,8 @@ def gradient_node(params: dict[str, Any], *, flip: bool = False, mixed: bool = F
     a, b = params["A"], params["B"]
     if params.get("rise") is None:
         return _slope_node(a, b, flip=flip, mixed=mixed)
-    rise = params["rise"] if (b[1] - a[1]) * (b[0] - a[0]) > 0 else -params["rise"]
+    falls = params["falls"] if "falls" in params else (b[1] - a[1]) * (b[0] - a[0]) <= 0  # rows before round 21
+    rise = -params["rise"] if falls else params["rise"]
     top, bottom = (params["run"], rise) if flip else (rise, params["run"])
     return ["/", top, bottom] if divide else ["frac", top, bottom]
 

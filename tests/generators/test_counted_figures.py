@@ -90,6 +90,28 @@ def test_a_miscounted_run_is_carried_into_the_equation_and_verified() -> None:
         assert verify(p, v.steps, family=get_family(p.family)).first_error_step == v.error.first_error_step == 1
 
 
+def test_a_misread_point_leaves_the_counted_triangle_and_the_drawn_line_s_direction() -> None:
+    # Seed 6021023's mmerror_like-000209-e1: A misread from (2, 12) to (2, 10), level with B, took its gradient's
+    # sign from the misread points (-1/3) while the squares were counted on the drawn triangle (1 up, 3 across):
+    # a working neither reading gives, labelled "worked correctly from the misread value".
+    slope = {"A": [2, 12], "B": [-4, 10], "scale": 2, "ask": "perpendicular", "image_role": "required",
+             "rise": 1, "run": 3, "falls": False}
+    p = problem_with("coordinate.slope.two_points", slope)
+    # Counting squares, a point's coordinates do not enter the gradient: misreading one is no error here.
+    assert {r.param for r in get_family(p.family).figure_readings(slope) if r.misreads} == {"rise", "run"}
+    for subtype in ("misread_value", "misread_relation", "misread_label", "misread_scale"):
+        assert inject(p, subtype, np.random.default_rng(0)) is None
+    # Where a point enters the working beside the counted gradient (the intercept from A), the misread
+    # point is carried and the gradient stays the drawn one (seed 6021023's mmerror_like-000006-e1).
+    intercept = {"A": [8, -3], "B": [-8, -5], "scale": 1, "ask": "y", "image_role": "required", "rise": 2, "run": 16,
+                 "falls": False}
+    q = problem_with("coordinate.intercepts", intercept)
+    v = inject(q, "misread_relation", np.random.default_rng(0))
+    assert v is not None and v.error.edit["to"] == [-3, 8]
+    assert "2/16" in v.steps[0].text and "−2/16" not in v.steps[0].text
+    assert verify(q, v.steps, family=get_family(q.family)).first_error_step == v.error.first_error_step == 1
+
+
 def test_squares_over_squares_is_the_gradient_on_a_grid_in_twos() -> None:
     family = get_family("coordinate.slope.two_points")
     counted = [p for p in (family.sample(np.random.default_rng(s), "hard") for s in range(40)) if "rise" in p]
