@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from synth.answermatch import answers_match, gold_answer
 from synth.exports._base import (
     EXPORTS,
     Context,
@@ -33,7 +34,6 @@ from synth.exports._base import (
     require_file,
     solution_latex,
 )
-from synth.mathparse import equivalent, try_parse
 from synth.taxonomy import SUBTYPES
 from synth.vocab import FERMAT_ROTATION, FERMAT_TYPES
 
@@ -42,8 +42,8 @@ IMAGES = "benchmark_images"
 # The released dataset's columns, then annotation_url (what fill_in_csv.py matches), then ours.
 COLUMNS = ("new_custom_id", "orig_q", "orig_a", "pert_a", "pert_reasoning", "has_error", "grade", "domain_code",
            "handwriting_style", "image_quality", "annotation_url",
-           "error_steps", "first_error_step", "final_answer", "shown_answer_correct", "perturbation_axis",
-           "perturbation_type", "subtype",
+           "error_steps", "first_error_step", "final_answer", "answer_form", "shown_answer_correct",
+           "perturbation_axis", "perturbation_type", "subtype",
            "question_type", "subdomain", "rotation", "score_invariance", "render_style", "base_id")
 # FERMAT's seven domain codes; ours map by family (percent, ratio and rate problems are its aptitude questions).
 DOMAIN_CODES = {"algebra": "alg", "arithmetic": "art", "calculus": "clc", "geometry": "mgm", "solid": "mgm",
@@ -65,7 +65,9 @@ DIFFERENCES = (
     "the first wrong step and are all wrong steps (NA for no-error items), EC when its final answer equals the "
     "gold answer (NA, or the unchanged answer, for no-error items)",
     "final_answer is the answer as asked (with its unit, 180 min) when the error left the number right and the "
-    "unit or requested form wrong; shown_answer_correct says whether the shown answer is right as asked",
+    "unit or requested form wrong; answer_form is the form the question asks for (fraction, decimal or empty), "
+    "which EC's corrected answer must be written in; shown_answer_correct says whether the shown answer is right "
+    "as asked",
 )
 
 
@@ -94,9 +96,8 @@ def _gold_answer(row: dict[str, Any]) -> str:
     """EC's gold: the answer's value, or the answer as asked (``180 min``) when the error left the number right
     and the unit or requested form wrong (``answer_correct`` false, ``answer_changed`` false)."""
     err = row["error"]
-    if err and not err.get("answer_correct", True) and not err["answer_changed"]:
-        return row["answer"]["text"]
-    return row["answer"]["value"]
+    unit_or_form = bool(err) and not err.get("answer_correct", True) and not err["answer_changed"]
+    return gold_answer(row["answer"]["text"], row["answer"]["value"], as_written=unit_or_form)
 
 
 def fermat_row(row: dict[str, Any], image: str) -> dict[str, Any] | str:
@@ -118,6 +119,7 @@ def fermat_row(row: dict[str, Any], image: str) -> dict[str, Any] | str:
         **_image_fields(row), "annotation_url": image,
         "error_steps": ";".join(str(i) for i in err["error_steps"]) if err else "",
         "first_error_step": err["first_error_step"] if err else "", "final_answer": _gold_answer(row),
+        "answer_form": (row.get("params") or {}).get("answer_form") or "",
         "shown_answer_correct": int(err.get("answer_correct", not err["answer_changed"])) if err else 1,
         "perturbation_axis": axis, "perturbation_type": FERMAT_TYPES.get(subtype, subtype), "subtype": subtype,
         "question_type": "MCQ" if row["question_type"] == "mcq" else "free-form", "subdomain": row["subdomain"],
@@ -224,30 +226,25 @@ def el_correct(pred: str | None, has_error: bool, first_step: int | None, error_
 
 
 def final_value(latex: str) -> str:
-    """The final answer of a corrected solution: its last line, right of its last ``=``, without ``$``."""
+    """The final answer of a corrected solution: its last line without ``$`` (``answers_match`` takes the value
+    right of each part's ``=``: ``m = −5 or m = −8`` is two values)."""
     lines = [ln for ln in re.split(r"\\\\|\n", latex[-_MAX_CHARS:]) if ln.strip()]
-    last = unicodedata.normalize("NFKC", lines[-1] if lines else "").replace("$", " ").replace("\u2212", "-")
-    return last.rsplit("=", 1)[-1].strip().rstrip(".").strip()
+    last = unicodedata.normalize("NFKC", lines[-1] if lines else "").replace("$", " ")
+    return last.strip().rstrip(".").strip()
 
 
-def same_answer(pred: str, gold: str) -> bool:
-    p, g = final_value(pred), final_value(gold)
-    if not p:
-        return False
-    if p.replace(" ", "") == g.replace(" ", ""):
-        return True
-    a, b = try_parse(p, max_length=200, timeout_s=0.5), try_parse(g, max_length=200, timeout_s=0.5)
-    return a is not None and b is not None and bool(equivalent(a, b, timeout_s=1.0))
+def same_answer(pred: str, gold: str, form: str | None = None) -> bool:
+    return answers_match(final_value(pred), final_value(gold), form=form)
 
 
-def ec_correct(pred: str | None, has_error: bool, gold_answer: str) -> bool:
+def ec_correct(pred: str | None, has_error: bool, gold: str, form: str | None = None) -> bool:
     """EC: an error item is right when its corrected final answer equals the gold one; a no-error item when
     the answer is NA or leaves the (correct) answer unchanged."""
     if pred is None or not pred.strip():
         return False
     if _is_na(pred):
         return not has_error
-    return same_answer(pred, gold_answer)
+    return same_answer(pred, gold, form)
 
 
 def _binary(gold: list[int], pred: list[int | None]) -> dict[str, Any]:
@@ -296,7 +293,8 @@ def score_fermat(filled: str | Path, gold: str | Path | None = None) -> dict[str
             out["EL"][step] = {"n": len(rows), "accuracy": sum(right) / len(rows) if rows else None}
     for step, column in EC_COLUMNS.items():
         if column in columns:
-            right = [ec_correct(cell(r, column), bool(e), r["final_answer"]) for r, e in zip(rows, has_error)]
+            right = [ec_correct(cell(r, column), bool(e), r["final_answer"], r.get("answer_form") or None)
+                     for r, e in zip(rows, has_error)]
             out["EC"][step] = {"n": len(rows), "accuracy": sum(right) / len(rows) if rows else None}
     return out
 

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.evaluate import classification_metrics
 from synth.exports import export
-from synth.exports.fermat import el_correct, named_steps, score_fermat, score_lines
+from synth.exports.fermat import ec_correct, el_correct, named_steps, score_fermat, score_lines
 from synth.fermat_score import main as fermat_main
 from synth.manifest import read_manifest
 from tests.exports.conftest import evaluate
@@ -222,6 +222,24 @@ def test_el_needs_the_first_wrong_step_and_no_step_that_is_right(answer: str, ri
     assert el_correct(answer, True, 2, (2, 3)) is right
     assert named_steps("Steps 2, 3 and 5") == {2, 3, 5}
     assert el_correct("N/A", False, None, ()) and not el_correct("Step 1", False, None, ())
+
+
+@pytest.mark.parametrize(("correction", "gold", "form", "right"), [
+    # Seed 6021023's fermat_like: FERMAT's own gold solution (orig_a) as the correction scored wrong on 90 of 207
+    # error rows: a LaTeX unit, a text label, a root set held as the verifier's polynomial, "or" inside a label.
+    ("\\frac{3626 \\times \\pi}{3}\\ \\mathrm{ft}^3", "3626*pi/3", None, True),
+    ("1444\\pi\\ \\mathrm{ft}^2", "1444π ft²", None, True),
+    ("1444\\pi\\ \\mathrm{ft}", "1444π ft²", None, False),  # a length's unit for an area is no correction
+    ("500 + 500 + 118 \\\\\n\\text{Sum:}\\ 1118", "1118", None, True),
+    ("m^2 + 13m + 40 = 0 \\\\\nm = -5 \\text{ or } m = -8", "m = −5 or m = −8", None, True),
+    ("m = -5", "m = −5 or m = −8", None, False),
+    ("44 \\div 73 \\\\\n\\text{P(Boys or Football)} = \\frac{44}{73}", "44/73", None, True),
+    ("\\frac{3}{48} \\\\\n\\text{Product:}\\ 0.0625", "1/16", "fraction", False),  # the form asked for
+    ("\\text{Product:}\\ \\frac{1}{16}", "1/16", "fraction", True),
+])
+def test_ec_scores_a_correction_by_its_value_unit_and_form(correction: str, gold: str, form: str | None,
+                                                           right: bool) -> None:
+    assert ec_correct(correction, True, gold, form) is right
 
 
 def test_mathstress_report_prints_the_same_scores_as_the_script(fe_export: Path, tmp_path: Path) -> None:

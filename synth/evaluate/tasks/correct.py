@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from synth.evaluate.answers import MAX_ANSWER_CHARS, answers_match, boxed, clean_answer
+from synth.evaluate.answers import MAX_ANSWER_CHARS, answers_match, boxed, clean_answer, gold_answer
 from synth.evaluate.metrics import accuracy, loose_accuracy
 from synth.evaluate.tasks import Label, Task, register_task, shows_solution
 from synth.evaluate.tasks._parsing import raw_lines
@@ -41,19 +41,18 @@ def _gold_answer(item: Item) -> str:
     error left the number right and the unit or form wrong (``error.answer_correct`` false, ``answer_changed``
     false), so keeping the shown ``180 h`` is no correction."""
     err = item.variant.error
-    if err is not None and not err.answer_correct and not err.answer_changed:
-        return item.problem.answer_text
-    return item.problem.answer_value
+    unit_or_form = err is not None and not err.answer_correct and not err.answer_changed
+    return gold_answer(item.problem.answer_text, item.problem.answer_value, as_written=unit_or_form)
 
 
 def _correct_credit(item: Item, pred: Label | None) -> float:
     if pred is None:
         return 0.0
-    truth = _gold_answer(item)
+    truth, form = _gold_answer(item), item.problem.params.get("answer_form")
     if item.variant.is_correct:
         # FERMAT's judge: NA, or an unchanged (still correct) answer, both count.
-        return float(pred == NA or answers_match(str(pred), truth))
-    return float(pred != NA and answers_match(str(pred), truth))
+        return float(pred == NA or answers_match(str(pred), truth, form=form))
+    return float(pred != NA and answers_match(str(pred), truth, form=form))
 
 
 register_task(Task(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from synth.evaluate.answers import MAX_ANSWER_CHARS, boxed, clean_answer, part_credit, split_parts
+from synth.evaluate.answers import MAX_ANSWER_CHARS, boxed, clean_answer, gold_answer, part_credit, split_parts
 from synth.evaluate.metrics import accuracy, loose_accuracy
 from synth.evaluate.tasks import Label, Task, register_task
 from synth.evaluate.tasks._parsing import MAX_PARSE_CHARS, raw_lines
@@ -32,14 +32,16 @@ def parse_solution_answers(response: str) -> tuple[str, ...] | None:
 
 def _gold_answer(item: Item) -> str:
     """The answer as the question asks for it: with its unit when it asks for one (``180 min``), so an answer
-    in another unit (``180 h``) is not correct (what ``error.answer_correct`` means for a shown solution)."""
-    return item.problem.answer_text if item.problem.params.get("answer_unit") else item.problem.answer_value
+    in another unit (``180 h``) is not correct (what ``error.answer_correct`` means for a shown solution); as
+    written when it lists several values (``t = −2 or t = 1``)."""
+    problem = item.problem
+    return gold_answer(problem.answer_text, problem.answer_value, as_written=bool(problem.params.get("answer_unit")))
 
 
 def _solve_credit(item: Item, pred: Label | None) -> float:
     if not pred:
         return 0.0
-    return part_credit(list(pred), split_parts(_gold_answer(item)))
+    return part_credit(list(pred), split_parts(_gold_answer(item)), form=item.problem.params.get("answer_form"))
 
 
 register_task(Task(
