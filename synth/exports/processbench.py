@@ -33,6 +33,8 @@ from synth.exports._base import (
 ROOT = "Qwen/ProcessBench"
 SPLITS = ("gsm8k", "math", "olympiadbench", "omnimath")   # run_eval.py's --configs choices
 NO_ERROR = -1
+NEEDS_FIGURE = ("its figure holds values the text does not state (image_role required): ProcessBench shows the "
+                "problem's text only, so its steps cannot be judged")
 
 DIFFERENCES = (
     "label is 0-based here, as in ProcessBench; the same step is first_error_step + 1 (1-based) in manifest.jsonl "
@@ -41,7 +43,13 @@ DIFFERENCES = (
     "math; there are no olympiadbench or omnimath items, so pass run_eval.py --configs with the splits listed here",
     "generator is 'mathstress': the solutions are written from templates and their errors injected and verified, "
     "not sampled from a model; ids are our item ids, not '<split>-<n>'",
-    "degraded photos are left out: ProcessBench is text only and a photo's text is its clean control's",
+    "degraded photos are left out: ProcessBench is text only and a photo's text is its clean control's; so are "
+    "problems whose figure holds values the text does not state (image_role required)",
+    "run run_eval.py with a fresh HF_DATASETS_CACHE (as run_their_code does): datasets caches a local "
+    "Qwen/ProcessBench folder under one key whatever its files hold, so a second export would be scored on the "
+    "first one's items",
+    "final_answer_correct is whether the shown answer is right as the question asks for it (number, unit and "
+    "form): a right number in a wrong unit is not",
     "steps are the rows' shown steps as written: a run with generate.solution_style: cot gives paragraphs of a "
     "model-like chain of thought, as ProcessBench's are; a worked run gives one derivation line per step",
 )
@@ -58,7 +66,8 @@ def processbench_record(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"], "generator": "mathstress", "problem": row["question"]["text"],
         "steps": [s["text"] for s in row["steps"]],
-        "final_answer_correct": not (err and err["answer_changed"]),
+        # right as the question asks for it (its number, unit and form): "10 km/h" for 10 m/s is not
+        "final_answer_correct": not err or bool(err.get("answer_correct", not err["answer_changed"])),
         "label": err["first_error_step"] - 1 if err else NO_ERROR,
     }
 
@@ -87,6 +96,9 @@ def write(ctx: Context) -> None:
             if own_image(row):
                 ctx.skip(OWN_IMAGE)
                 continue
+            if row["image_role"] == "required":
+                ctx.skip(NEEDS_FIGURE)
+                continue
             split = split_of(row)
             rec = processbench_record(row)
             if split not in files:
@@ -114,7 +126,9 @@ def write(ctx: Context) -> None:
     ctx.details |= {"splits": splits, "label_index": "0-based (manifest.jsonl first_error_step is 1-based)",
                     "run_their_code": [
                         f"cd ProcessBench/code && ln -s {ctx.dest.resolve() / 'Qwen'} Qwen",
-                        f"python run_eval.py --model_path MODEL --configs {configs}"],
+                        # datasets caches a local 'Qwen/ProcessBench' under one key whatever its files hold: a
+                        # second export run from the same place would be scored on the first one's items
+                        f'HF_DATASETS_CACHE="$(mktemp -d)" python run_eval.py --model_path MODEL --configs {configs}'],
                     "load_json_instead": "in run_eval.py: input_data = load_dataset('json', data_files="
                                          f"{{config: f'{ctx.dest.resolve() / ROOT}/{{config}}.json'}}, split=config)"}
 

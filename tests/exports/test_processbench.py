@@ -129,3 +129,28 @@ def test_load_export_reads_labels_back_as_our_1_based_steps(text_run: Path, pb_e
     for rec in load_export(pb_export, "processbench"):
         err = rows[rec.id]["error"]
         assert task_gold(rec, "processbench", "localize") == (err["first_error_step"] if err else -1)
+
+
+def test_figure_only_problems_are_left_out_and_a_wrong_unit_is_a_wrong_final_answer(text_run: Path, tmp_path: Path,
+                                                                                    monkeypatch: pytest.MonkeyPatch
+                                                                                    ) -> None:
+    # Seed 6021023 (round 21): 20 error items whose first error is a misread of a figure ProcessBench never shows
+    # (a clock's minute hand "m2 = 25"), and 8 items in a wrong unit ("10 km/h" for 10 m/s) marked
+    # final_answer_correct true.
+    edited = tmp_path / "run"
+    shutil.copytree(text_run, edited)
+    rows = [json.loads(line) for line in (text_run / "manifest.jsonl").read_text().splitlines()]
+    figure_only = rows[0]["base_id"]
+    unit = next(r["id"] for r in rows if r["error"] and r["base_id"] != figure_only)
+    rows = [{**r, "image_role": "required"} if r["base_id"] == figure_only else r for r in rows]
+    rows = [{**r, "error": {**r["error"], "answer_changed": False, "answer_correct": False}} if r["id"] == unit
+            else r for r in rows]
+    (edited / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    dest = export(edited, tmp_path / "pb", "processbench").path
+    data = {d["id"]: d for d in their_load(dest, "gsm8k", tmp_path / "cache", monkeypatch)}
+    assert not any(r["base_id"] == figure_only for r in rows if r["id"] in data)
+    assert any(r["base_id"] != figure_only and r["variant"] != "degraded" for r in rows)
+    assert data[unit]["final_answer_correct"] is False
+    summary = read_summary(dest)
+    assert any("image_role required" in reason for reason in summary["skipped"])
+    assert 'HF_DATASETS_CACHE="$(mktemp -d)"' in summary["run_their_code"][-1]
