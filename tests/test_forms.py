@@ -86,7 +86,10 @@ def test_errorradar_keeps_only_wrong_answers_with_first_step_and_category(form_r
         assert rec.labels == {"error_step": err["first_error_step"], "category": err["projections"]["errorradar"]}
         assert rec.raw["gold_step_response"] == f"Error Step: Step {err['first_error_step']}"
         assert rec.raw["gold_category_response"] == "Error Category: Calculation Error"
-        assert rec.raw["user_answer"] == rows[rec.id]["shown_answer"] != rows[rec.id]["answer"]["text"]
+        # the student's answer as the page writes it (the last step's claim), not the verifier's value of it
+        last = rows[rec.id]["steps"][-1]
+        assert rec.raw["user_answer"] == (last.get("math") or last["text"]) != rows[rec.id]["answer"]["text"]
+        assert rec.raw["user_answer"] in rec.raw["user_answer_steps"][-1]
         assert rec.raw["problem_type"] in ("Plane Geometry", "Solid Geometry", "Diagram", "Algebra", "Math Commonsense")
         assert rec.image.is_file()
 

@@ -34,15 +34,6 @@ def _computed_steps(family: Family, problem: Problem) -> tuple[tuple[int, sympy.
     return computed
 
 
-def _answer_words(family: Family, problem: Problem, value: sympy.Basic) -> str:
-    """The wrong final answer as the family states answers (``t = (−3 + 2√11)/5 or …``), for the explanation."""
-    answer = family.answer_of(value)
-    try:
-        return family.answer_text(problem.params, answer)[0]
-    except (ValueError, TypeError, ArithmeticError):  # a wrong answer the family has no wording for
-        return format_number(answer)
-
-
 def off_convention(problem: Problem, steps: tuple[Step, ...] | list[StepDraft], allowed: frozenset[str] = frozenset(),
                    ) -> Skip | None:
     """Skip("unlike_family_form") when the variant ends in a form the family never writes (``1352/3 sweets``)."""
@@ -58,7 +49,8 @@ class _Slip(Injector):
     # v3: a propagated slip ends in the family's answer forms (resampled otherwise; a sign slip may end negative),
     # keeps the answer line's label and unit, a repeated line is kept once;
     # up to four draws to find a slip that shows no form its clean twin lacks (conventions.least_drifting)
-    version = 3
+    # v4: the explanation names the final answer as the page shows it (root sets and derivatives named the right one)
+    version = 4
     propagate: bool = True
     last_only: bool = False
     exclude_last: bool = False
@@ -108,8 +100,9 @@ class _Slip(Injector):
             skip = off_convention(problem, steps) if kind != "sign_slip" else None
             if skip is not None:
                 return skip
-            shown = _answer_words(family, problem, drafts[-1].value)
-            tail = f"the error carries through to the final answer {shown}"
+            # the final answer as the page shows it: a family's wording of a value can ignore the value (a root
+            # set is worded from the params), and then named the right answer as the one the slip carried to
+            tail = f"the error carries through to the final answer {steps[-1].text}"
         else:  # non-propagated: only step k shows the slip; the student carries on correctly
             if len(replay) < k:  # the slipped value takes the derivation a shorter way: it has no line k to show
                 return Skip("derive_failed")

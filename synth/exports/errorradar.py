@@ -55,13 +55,20 @@ def errorradar_records(ctx: Context, row: dict[str, Any]) -> Records:
     step = err["first_error_step"]
     return [{
         "id": row["id"], "base_id": row["base_id"], "question": row["question"]["text"], "image": image,
-        "image_source": source, "answer": row["answer"]["text"], "user_answer": row["shown_answer"],
+        "image_source": source, "answer": row["answer"]["text"], "user_answer": shown_answer_text(row),
         "user_answer_steps": numbered(row["steps"]), "error_step": step, "error_category": category,
         "error_category_name": ERRORRADAR_NAMES[category],
         "gold_step_response": f"Error Step: Step {step}",
         "gold_category_response": f"Error Category: {ERRORRADAR_NAMES[category]}",
         "problem_type": problem_type(row["family"]), "subtype": err["subtype"],
     }]
+
+
+def shown_answer_text(row: dict[str, Any]) -> str:
+    """The student's final answer as the page writes it (the last step's claim: ``6√3 in``, ``m = −5 or m = −80``);
+    the row's ``shown_answer`` is the verifier's value of it (``6*sqrt(3)``, ``m^2 + 85*m + 400``)."""
+    last = row["steps"][-1] if row["steps"] else {}
+    return str(last.get("math") or last.get("text") or row["shown_answer"])
 
 
 def write(ctx: Context) -> None:

@@ -113,3 +113,19 @@ def test_copy_error_miscopies_a_number_that_was_written_before() -> None:
             assert format_number(sympy.Rational(str(err.edit["to"]))) in v.steps[k - 1].text
             assert verify(problem, v.steps).first_error_step == k
     assert sources == {"question", "line"}
+
+
+@pytest.mark.parametrize("family_id", ["algebra.quadratic.factoring", "calculus.derivative.power_rule",
+                                       "geometry.circle.area"])
+def test_a_carried_slip_s_explanation_names_the_final_answer_the_page_shows(family_id: str) -> None:
+    # Seed 6021023's fermat_like-000026-e1: "carries through to the final answer m = −5 or m = −8" under a page
+    # ending "m = −5 or m = −80" (the family words a root set from its params, whatever value it is given).
+    named = 0
+    for problem in _problems(family_id, 12):
+        variant = inject(problem, "intermediate_propagated", np.random.default_rng(int(problem.id[1:])))
+        if variant is None:
+            continue
+        named += 1
+        assert variant.error.explanation.endswith(f"the final answer {variant.steps[-1].text}.")
+        assert variant.steps[-1].text != problem.answer_text
+    assert named
