@@ -149,3 +149,15 @@ def test_check_families_reports_each_family_and_refuses_unknown_ids() -> None:
     assert "probability.simple" in result.output and "1 families, 0 with findings" in result.output
     bad = CliRunner().invoke(app, ["check-families", "--family", "no.such.family"])
     assert bad.exit_code == 2 and "no.such.family" in bad.output and "Traceback" not in bad.output
+
+
+def test_a_superficial_control_is_fermat_s_su_class_in_the_hf_rows() -> None:
+    # FERMAT's no-error items are superficial edits: fermat.csv calls them SU, the hf column held None.
+    from synth.exports.hf import hf_record
+
+    row = {"id": "b-s1", "base_id": "b", "variant": "superficial", "family": "f", "domain": "d", "difficulty": "easy",
+           "question_type": "free", "image_role": "none", "question": {"text": "q"}, "answer": {"text": "1"},
+           "steps": [{"text": "1"}], "is_correct": True, "error": None, "control": {"subtype": "step_omission"},
+           "shown_answer": "1", "degradations": [], "render": None, "image": None, "clean_image": None}
+    record = hf_record(Path("."), row)
+    assert record["fermat"] == "SU" and record["control_subtype"] == "step_omission"
