@@ -336,3 +336,17 @@ def test_exports_carry_the_sentences() -> None:
     record = processbench_record(row)
     assert record["steps"] == [s["text"] for s in row["steps"]]
     assert record["label"] == row["error"]["first_error_step"] - 1
+
+
+@pytest.mark.parametrize(("question", "words"), [
+    ("In the diagram, triangles ABC and ADE are similar. How long is BC?", "the length"),   # was "the time it takes"
+    ("How long is the ladder?", "the length"),
+    ("The film started at 14:20 and ended at 16:05. How long did it take, in minutes?", "the time it takes"),
+    ("How many minutes does the lesson last?", "the time it takes"),
+])
+def test_a_chain_says_what_the_question_asks_for(question: str, words: str) -> None:
+    # Seed 6021023's errorradar_like-000013: "Goal: the time it takes." in the clean chain of a length problem,
+    # a false statement in a row labelled correct.
+    from synth.chains._base import _asked
+
+    assert _asked(question) == words
