@@ -172,3 +172,13 @@ def test_figure_spec_holds_the_true_values() -> None:
     grid = _problems("coordinate.slope.two_points", 3)[0]
     points = {e["id"]: [e["x"], e["y"]] for e in grid.figure.spec["elements"] if e["type"] == "point"}
     assert points == {"point_A": grid.params["A"], "point_B": grid.params["B"]}
+
+
+def test_a_useful_line_graph_s_text_says_which_value_is_at_which_time() -> None:
+    # Seed 6021023's seeing_is_solving_like-000030: "(The values are 20 litres and 80 litres.)", solvable without
+    # the image only by assuming which is which (Seeing Is Solving's codebook: no unlabelled correspondences).
+    from tests.generators._fixed import problem_with
+
+    p = problem_with("statistics.line_chart.reading", {"values": [100, 20, 100, 110, 80], "a": 1, "b": 4, "step": 10,
+                                                        "context": 3, "ask": "percent", "image_role": "useful"})
+    assert "20 litres at 2 pm and 80 litres at 5 pm" in p.question_text
