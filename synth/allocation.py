@@ -188,7 +188,10 @@ def allocate(config: RunConfig) -> Allocation:
             return joint_counts(supply, demand, prior, what=dim, cap=cap)
         except ConfigError as exc:
             if cap is None:
-                raise
+                if n == config.count or "wants" not in str(exc):
+                    raise
+                raise ConfigError(f"{exc} (counts of the plan over {n} bases, which a run of count {config.count} "
+                                  "takes its bases from)") from None
             # Some value fits fewer bases than it is asked for: it must come twice on some bases, where the
             # inject stage redraws the problem until the two read differently (or counts the slot unfilled).
             notes.append(f"{exc}. A base takes a subtype once when it can, so its variants differ; these come twice on"

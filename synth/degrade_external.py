@@ -51,7 +51,7 @@ from synth.manifest import dumps_row, from_row, read_manifest, to_row
 from synth.pixels import eight_bit_grey
 from synth.records import Item, Problem, RenderedPage, Variant
 from synth.rundir import RESUME_HINT, ResumePlan, RunDir, ShardOutput, file_sha256, open_run, sha256, stage_image
-from synth.safepath import MARKER, check_row_ids, inside, read_marker
+from synth.safepath import MARKER, check_not_in_run_internals, check_row_ids, inside, read_marker
 from synth.seeding import item_seed, stage_rng
 from synth.stages import versions
 from synth.yamlsafe import preview, read_yaml_file
@@ -714,6 +714,7 @@ def degrade_external(input_path: str | Path, run_dir: str | Path, config: Extern
         raise ConfigError("--out is the input run itself; write the degraded set to another folder")
     n_shards = -(-source.count // config.shard_size)
     resolved = _resolved(config, source)
+    check_not_in_run_internals(run_dir)  # another run's images/ or shards/: its --overwrite would delete this one
     with RunDir(run_dir).locked():
         plan = _prepare(run_dir, resolved, resume=resume, overwrite=overwrite, n_shards=n_shards)
         todo = set(plan.todo)

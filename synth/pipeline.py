@@ -25,6 +25,7 @@ from synth.errors import ConfigError, ResumableError
 from synth.executors import Executor, InProcess, ProcessPool, ShardJob, produce_and_commit
 from synth.paraphrase import api_key
 from synth.rundir import RESUME_HINT, ResumePlan, RunDir, open_run
+from synth.safepath import check_not_in_run_internals
 from synth.stages import STAGES, produce_shard, shard_ranges, versions
 
 
@@ -55,6 +56,7 @@ ProgressFn = Callable[[int, int], None]  # (items done now, items expected in to
 
 
 def check_output_dir(run_dir: Path) -> None:
+    check_not_in_run_internals(run_dir)  # another run's images/ or shards/: its --overwrite would delete this run
     parent = run_dir
     while not parent.exists():
         parent = parent.parent
@@ -149,6 +151,7 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
     if config.generate.paraphrase is not None:
         api_key(config.generate.paraphrase)  # a missing key stops the run before its folder exists
     check_output_dir(run_dir)
+    plan_notes(config)  # a quota plan the families cannot meet is refused before the run folder is made
     with RunDir(run_dir).locked():
         plan = prepare_run(config, run_dir, resume=resume, overwrite=overwrite)
         todo = list(plan.todo)

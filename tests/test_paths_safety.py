@@ -404,8 +404,14 @@ def test_overwrite_refuses_a_users_config_and_images_that_only_look_like_a_run(t
 def test_an_out_inside_a_runs_images_or_shards_is_refused(small_run: Path, tmp_path: Path, inner: str) -> None:
     # A later --resume (shards) or --overwrite (images) deletes those folders whole, with an export inside.
     target = small_run / inner / "mine"
+    # generate and degrade made a run there (round 21), which the outer run's --overwrite then deleted
+    images = tmp_path / "own"
+    images.mkdir()
+    (images / "a.png").write_bytes((small_run / "images" / sorted(os.listdir(small_run / "images"))[0]).read_bytes())
     for args in (["export", str(small_run), "--format", "fermat", "--out", str(target)],
-                 ["eval", str(small_run), "--model", "random", "--task", "detect", "--out", str(target)]):
+                 ["eval", str(small_run), "--model", "random", "--task", "detect", "--out", str(target)],
+                 ["generate", str(_config_file(tmp_path)), "--out", str(target)],
+                 ["degrade", str(images), "--ops", "blur:1", "--out", str(target)]):
         line = _one_line_error(CliRunner().invoke(app, args))
         assert f"inside the {inner}/ folder of the run" in line
         assert not target.exists()
@@ -656,3 +662,18 @@ def test_inject_external_refuses_data_inside_its_out(tmp_path: Path) -> None:
     line = _one_line_error(CliRunner().invoke(app, ["inject-external", str(written), "--out", str(out),
                                                     "--contract", "fermat"]))
     assert "is inside --out" in line and written.read_bytes() == before
+
+
+def test_a_quota_plan_the_families_cannot_meet_is_refused_before_the_run_folder_is_made(tmp_path: Path) -> None:
+    # The plan was made by the first shard: exit 2 left config.yaml, images/ and shards/ behind, and the fixed
+    # config was then refused as "already holds a run".
+    data = tiny_config_data(**{**SMALL, "count": 2})
+    data["generate"] = {**data.get("generate", {}), "allocation": "quota",
+                        "families": {"arithmetic.order_of_operations": 1.0}}
+    data["inject"] = {**data.get("inject", {}), "variants_per_base": 1, "subtypes": {"incorrect_units": 1.0}}
+    config = tmp_path / "quota.yaml"
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    out = tmp_path / "run"
+    line = _one_line_error(CliRunner().invoke(app, ["generate", str(config), "--out", str(out)]))
+    assert "incorrect_units" in line and "fit none of the families" in line
+    assert not out.exists()

@@ -159,7 +159,8 @@ _ASKED: tuple[tuple[str, str], ...] = (
     (r"equation of the line", "the equation of the line"), (r"intercept|meets the [xy]-axis", "the intercept"),
     (r"\bmean\b", "the mean"), (r"median", "the median"), (r"probab|how likely", "the probability"),
     # "how long did it take" is a time; "how long is BC", "how long is the ladder" a length
-    (r"how many minutes|how long (did|does|do|will|would)\b", "the time it takes"), (r"how long", "the length"), (r"\bsum\b", "the sum"), (r"share|receive", "the share"),
+    (r"how many minutes|how long (did|does|do|will|would)\b", "the time it takes"), (r"how long", "the length"),
+    (r"\bsum\b", "the sum"), (r"share|receive", "the share"),
     (r"number is at|number at", "the number at the point"), (r"how many|total number", "the number asked for"),
     (r"percentage change", "the percentage change"), (r"per hour|change per", "the rate of change"),
     (r"differentiate|derivative|f'|r'\(", "the derivative"), (r"limit", "the limit"),
