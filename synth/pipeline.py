@@ -86,7 +86,7 @@ def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> i
     n_shards = len(shard_ranges(config.count, config.output.shard_size))
     folder = RunDir(run_dir)
     total: dict[str, Any] = {"items": Counter(), "families": Counter(), "subtypes": Counter(),
-                             "degradations": Counter(), "generate_rejected": Counter()}
+                             "subtype_pages": Counter(), "degradations": Counter(), "generate_rejected": Counter()}
     funnel: dict[str, dict[str, Any]] = {}
     seconds: Counter[str] = Counter()
     count = 0
@@ -94,7 +94,7 @@ def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> i
         part = record.stats
         count += record.lines
         for key in total:
-            total[key].update(part[key])
+            total[key].update(part.get(key, {}))  # subtype_pages: not in a shard of an earlier version
         seconds.update(part.get("seconds", {}))  # a shard put back from a finished run's checksums has none
         for inj, f in part["inject"].items():
             agg = funnel.setdefault(inj, {"attempted": 0, "kept": 0, "rejected": Counter()})

@@ -14,7 +14,8 @@ def unfilled(run_dir: Path) -> list[tuple[bool, str]]:
     try:
         stats = json.loads((run_dir / "stats.json").read_text(encoding="utf-8"))
         generate, inject = stats["rejections"]["generate"], stats["rejections"]["inject"]
-        made = stats["counts"]["subtypes"]
+        # the pages made (a photo of a page fills no slot of its own); subtypes for runs of an earlier version
+        made = stats["counts"].get("subtype_pages", stats["counts"]["subtypes"])
     except (OSError, ValueError, KeyError, TypeError):
         return []
     lines = []

@@ -74,6 +74,7 @@ class ShardStats:
     items: Counter[str] = field(default_factory=Counter)
     families: Counter[str] = field(default_factory=Counter)
     subtypes: Counter[str] = field(default_factory=Counter)
+    subtype_pages: Counter[str] = field(default_factory=Counter)  # the pages alone: the slots a config asks for
     degradations: Counter[str] = field(default_factory=Counter)
     generate_rejected: Counter[str] = field(default_factory=Counter)
     funnel: Funnel = field(default_factory=Funnel)
@@ -81,7 +82,7 @@ class ShardStats:
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": dict(self.items), "families": dict(self.families), "subtypes": dict(self.subtypes),
-                "degradations": dict(self.degradations), "generate_rejected": dict(self.generate_rejected),
+                "subtype_pages": dict(self.subtype_pages), "degradations": dict(self.degradations), "generate_rejected": dict(self.generate_rejected),
                 "inject": self.funnel.as_dict(), "seconds": dict(self.seconds)}
 
 
@@ -584,5 +585,7 @@ def _count(stats: ShardStats, item: Item) -> None:
     label = item.variant.error or item.variant.control
     if label is not None:
         stats.subtypes[label.subtype] += 1
+        if not item.degradations:
+            stats.subtype_pages[label.subtype] += 1
     for d in item.degradations:
         stats.degradations[f"{d.subtype}:{d.severity}"] += 1

@@ -153,3 +153,15 @@ def test_generate_warns_when_the_configs_error_slots_cannot_be_filled(tmp_path: 
     assert result.exit_code == 0, result.output
     assert "warning: 3 intermediate_propagated slots the config asks for are unfilled (0 made)" in result.output
     assert "no_step_at_placement" in result.output
+
+
+def test_the_unfilled_slots_are_counted_against_the_pages_made_not_their_photos(tmp_path: Path) -> None:
+    # quickstart said "1 misread_value slots ... unfilled (24 made)": 6 pages and their 18 photos; 1 of 7 slots is a
+    # warning (over a tenth), where 1 of 25 read as a note.
+    from synth.run_notes import unfilled
+
+    stats = {"counts": {"subtypes": {"misread_value": 24}, "subtype_pages": {"misread_value": 6}},
+             "rejections": {"generate": {"allocation:misread_value:unfilled": 1}, "inject": {}}}
+    (tmp_path / "stats.json").write_text(json.dumps(stats))
+    ((severe, line),) = unfilled(tmp_path)
+    assert severe and "1 misread_value slots the config asks for are unfilled (6 made)" in line
