@@ -582,8 +582,11 @@ def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
 def _count(stats: ShardStats, item: Item) -> None:
     stats.items["degraded" if item.degradations else item.variant.kind] += 1
     stats.families[item.problem.family] += 1
-    label = item.variant.error or item.variant.control
-    if label is not None:
+    # every error a variant holds (inject.errors_per_variant > 1 stacks errors beside the planned one, and the
+    # earliest of them is the variant's ``error``), or its control
+    labels = ((item.variant.error, *item.variant.errors) if item.variant.error is not None
+              else (item.variant.control,) if item.variant.control is not None else ())
+    for label in labels:
         stats.subtypes[label.subtype] += 1
         if not item.degradations:
             stats.subtype_pages[label.subtype] += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import jsonschema
@@ -146,3 +147,22 @@ def test_a_run_with_presentation_errors_and_two_per_variant_validates(tmp_path: 
     record = hf_record(tmp_path / "run", stacked[0])
     assert set(record) == set(hf_features()) and record["error_count"] == 2
     assert record["other_error_subtypes"] == [stacked[0]["errors"][0]["subtype"]]
+
+
+def test_a_run_counts_every_error_a_variant_holds(tmp_path: Path) -> None:
+    # A stacked error on an earlier line becomes the variant's error and the planned one moves to errors:
+    # stats.json counted only the first, and generate warned the planned subtype was unfilled ("0 made").
+    data = tiny_config_data(
+        name="count", count=4,
+        generate={"families": {"algebra.linear.two_step": 1.0, "arithmetic.order_of_operations": 1.0}},
+        inject={"variants_per_base": 1, "errors_per_variant": 2,
+                "subtypes": {"intermediate_propagated": 1.0, "operator_swap": 1.0}},
+        degrade={"ops": []}, output={"root": str(tmp_path), "shard_size": 2})
+    run(validate_config(data), tmp_path / "run", workers=1)
+    rows = [r for r in read_manifest(tmp_path / "run") if r["error"]]
+    held: dict[str, int] = {}
+    for r in rows:
+        for e in (r["error"], *r["errors"]):
+            held[e["subtype"]] = held.get(e["subtype"], 0) + 1
+    stats = json.loads((tmp_path / "run" / "stats.json").read_text())
+    assert rows and stats["counts"]["subtype_pages"] == held
