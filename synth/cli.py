@@ -104,7 +104,7 @@ def generate(
     with _stopping("finished shards are kept; re-run with --resume to continue"):
         cfg = load_config(config)
         if limit is not None and limit < cfg.count:
-            cfg = cfg.model_copy(update={"count": limit})
+            cfg = cfg.model_copy(update={"limit": limit})  # the first bases of the whole run's plan
         run_dir = out_dir or Path(cfg.output.root) / cfg.name
         # Said before any progress bar starts (the pipeline refuses them too, once the bar is up): a folder that is
         # not a run, whatever was asked, and a run without --resume or --overwrite.

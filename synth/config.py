@@ -303,6 +303,9 @@ class RunConfig(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     seed: int = Field(ge=0, lt=2**63)
     count: int = Field(ge=1, le=10_000_000, description="number of base problems")
+    # ``generate --limit N``: make only the first N bases of the run ``count`` plans, so they are the same items (ids,
+    # labels, pixels) as in the whole run; written to config.yaml only when set
+    limit: int | None = Field(default=None, ge=1, le=10_000_000)
     generate: GenerateConfig
     inject: InjectConfig = InjectConfig()
     render: RenderConfig = RenderConfig()
@@ -331,8 +334,16 @@ class RunConfig(_Strict):
                              " inject.variants_per_base: 0 for question-only pages, or show_solution: true")
         return self
 
+    @property
+    def bases(self) -> int:
+        """How many base problems the run makes: ``count``, or the first ``limit`` of them."""
+        return self.count if self.limit is None else min(self.limit, self.count)
+
     def to_yaml(self) -> str:
-        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+        data = self.model_dump(mode="json")
+        if data["limit"] is None:
+            del data["limit"]  # the config.yaml of a whole run reads as before
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 
 # What to write instead when strict validation refuses a coercible value ("2", 2.0, true, 1).

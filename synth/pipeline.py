@@ -75,7 +75,7 @@ def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bo
     """
     check_output_dir(run_dir)
     resolved = config.to_yaml()
-    n_shards = len(shard_ranges(config.count, config.output.shard_size))
+    n_shards = len(shard_ranges(config.bases, config.output.shard_size))
     return open_run(run_dir, resolved, resume=resume, overwrite=overwrite, n_shards=n_shards,
                     differs="was started with a different config; --resume needs the same config (and --limit); "
                     "use --overwrite or another --out")
@@ -83,7 +83,7 @@ def prepare_run(config: RunConfig, run_dir: Path, *, resume: bool, overwrite: bo
 
 def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> int:
     """Join the shards into manifest.jsonl (the completion marker), write stats.json and checksums.jsonl."""
-    n_shards = len(shard_ranges(config.count, config.output.shard_size))
+    n_shards = len(shard_ranges(config.bases, config.output.shard_size))
     folder = RunDir(run_dir)
     total: dict[str, Any] = {"items": Counter(), "families": Counter(), "subtypes": Counter(),
                              "subtype_pages": Counter(), "degradations": Counter(), "generate_rejected": Counter()}
@@ -102,7 +102,7 @@ def finish_run(config: RunConfig, run_dir: Path, wall: float, resumed: int) -> i
             agg["kept"] += f["kept"]
             agg["rejected"].update(f["rejected"])
     stats = {
-        "name": config.name, "items": count, "base_problems": config.count, "shards": n_shards,
+        "name": config.name, "items": count, "base_problems": config.bases, "shards": n_shards,
         "resumed_shards": resumed,
         "counts": {k: dict(sorted(v.items())) for k, v in total.items() if k != "generate_rejected"},
         # Attempts redrawn because they read exactly like another variant of their base (funnel reason "duplicate").
@@ -147,7 +147,7 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
     runner = executor_for(executor, workers=workers, scheduler=scheduler)
     t0 = time.perf_counter()
     run_dir = Path(run_dir)
-    n_shards = len(shard_ranges(config.count, config.output.shard_size))
+    n_shards = len(shard_ranges(config.bases, config.output.shard_size))
     if config.generate.paraphrase is not None:
         api_key(config.generate.paraphrase)  # a missing key stops the run before its folder exists
     check_output_dir(run_dir)
@@ -156,8 +156,8 @@ def run(config: RunConfig, run_dir: str | Path, *, workers: int = 1, resume: boo
         plan = prepare_run(config, run_dir, resume=resume, overwrite=overwrite)
         todo = list(plan.todo)
         per_base = items_per_base(config)
-        ranges = shard_ranges(config.count, config.output.shard_size)
-        expected = config.count * per_base
+        ranges = shard_ranges(config.bases, config.output.shard_size)
+        expected = config.bases * per_base
         done = sum(len(r) for s, r in enumerate(ranges) if s not in todo) * per_base
         left = sum(len(r) for s, r in enumerate(ranges) if s in todo)  # bases still to make
         committed = n_shards - len(todo)

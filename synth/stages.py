@@ -548,7 +548,7 @@ def produce_shard(config_data: dict[str, Any], shard: int, stage: Path | None = 
 
 
 def _produce(config: RunConfig, shard: int, stage: Path | None) -> ShardOutput:
-    indices = shard_ranges(config.count, config.output.shard_size)[shard]
+    indices = shard_ranges(config.bases, config.output.shard_size)[shard]
     stats = ShardStats()
     # generate.paraphrase: replies are cached in the run folder (a shard's staging folder is <run>/images/.tmp-N);
     # a Dask worker, which may not see the run folder, keeps them for the shard only.
