@@ -490,6 +490,7 @@ def eval_command(
     --fail-on-error tolerates; their reasons are printed and stored.
     """
     from synth.evaluate import evaluate_run, get_model, get_task
+    from synth.evaluate.results import mixed_limits
     from synth.evaluate.runner import check_failures, failure_limit
 
     with _stopping("answers so far are cached; re-run the same command to resume"):
@@ -524,6 +525,12 @@ def eval_command(
         for tid, why in result.skipped.items():
             console.print(f"[yellow]note:[/] the {tid} task was left out: it {escape(why)}", highlight=False,
                           soft_wrap=True)
+        mixed = mixed_limits(result.results)
+        if mixed:
+            said = ", ".join(f"{k} {'the whole run' if v is None else f'--limit {v}'}" for k, v in mixed.items())
+            console.print(f"[yellow]warning:[/] {result.out_dir / 'results.json'} now holds tasks scored on different "
+                          f"items ({said}): their numbers and any comparison of them are not of the same items; "
+                          "evaluate with the same --limit, or write to another --out", highlight=False, soft_wrap=True)
         for tid in result.counts:
             reasons = result.failures(tid)
             if reasons:

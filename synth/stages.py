@@ -82,8 +82,9 @@ class ShardStats:
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": dict(self.items), "families": dict(self.families), "subtypes": dict(self.subtypes),
-                "subtype_pages": dict(self.subtype_pages), "degradations": dict(self.degradations), "generate_rejected": dict(self.generate_rejected),
-                "inject": self.funnel.as_dict(), "seconds": dict(self.seconds)}
+                "subtype_pages": dict(self.subtype_pages), "degradations": dict(self.degradations),
+                "generate_rejected": dict(self.generate_rejected), "inject": self.funnel.as_dict(),
+                "seconds": dict(self.seconds)}
 
 
 class _Timer:

@@ -172,7 +172,15 @@ def leaderboard_summary(results: Mapping[str, Any]) -> dict[str, Any]:
     model = results.get("model", {})
     return {"schema": SUMMARY_SCHEMA, "model": model.get("id"), "endpoint": model.get("endpoint"),
             "params": model.get("params"), "manifest_sha256": results.get("manifest_sha256"),
-            "tasks": {key: t["headline"] for key, t in sorted(results.get("tasks", {}).items()) if t.get("headline")}}
+            "tasks": {key: {**t["headline"], "limit": (t.get("settings") or {}).get("limit")}
+                      for key, t in sorted(results.get("tasks", {}).items()) if t.get("headline")}}
+
+
+def mixed_limits(results: Mapping[str, Any]) -> dict[str, int | None]:
+    """Each task's ``--limit`` when results.json holds tasks scored on different items (an evaluation with
+    ``--limit`` merged into the folder of one without), else {}: their numbers are not of the same items."""
+    limits = {key: (t.get("settings") or {}).get("limit") for key, t in sorted(results.get("tasks", {}).items())}
+    return limits if len(set(limits.values())) > 1 else {}
 
 
 def failure_reasons(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -72,6 +72,19 @@ def test_eval_table_is_readable_at_80_columns_and_json_is_the_same_summary(tiny_
     assert summary["tasks"]["localize"]["counts"]["cached"] == summary["tasks"]["localize"]["counts"]["requests"]
 
 
+def test_an_evaluation_with_another_limit_merged_into_the_folder_is_flagged(tiny_run: Path, tmp_path: Path) -> None:
+    # README's order (a whole-run eval, then a --limit 8 one into the same eval folder) left detect on 8 bases
+    # beside localize on all of them in one results.json, with nothing saying so.
+    base = ["eval", str(tiny_run), "--model", "random", "--out", str(tmp_path)]
+    assert CliRunner().invoke(app, [*base, "--task", "detect,localize"]).exit_code == 0
+    mixed = CliRunner().invoke(app, [*base, "--task", "detect", "--limit", "1"], terminal_width=200)
+    assert mixed.exit_code == 0, mixed.output
+    assert "warning:" in mixed.output and "detect --limit 1" in mixed.output
+    assert "localize the whole run" in mixed.output
+    summary = json.loads((tmp_path / "results.json").read_text())["summary"]["tasks"]
+    assert summary["detect"]["limit"] == 1 and summary["localize"]["limit"] is None
+
+
 def test_report_recomputes_cost_from_the_stored_usage_at_the_given_prices(tiny_run: Path, tmp_path: Path) -> None:
     from synth.evaluate import evaluate_run, get_task
     from synth.evaluate.models import Reply
