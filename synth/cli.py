@@ -723,7 +723,9 @@ def inject_external_command(
     base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the offline edits, FERMAT's type draw and the model.")] = 0,
     attempts: Annotated[int, typer.Option(min=1, max=20, help="Replies asked per problem until one is kept.")] = 1,
-    types: Annotated[Optional[str], typer.Option(help="fermat: the types to ask for (default CO,CP,NO).")] = None,
+    types: Annotated[Optional[str], typer.Option(help=(
+        "fermat: the types to ask for (default CO,CP,NO); offline makes CO (slips) and NO (operator swaps), and "
+        "--types chooses among them."))] = None,
     concurrency: Annotated[int, typer.Option(min=1, max=256, help="Model calls in flight.")] = 4,
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N problems.")] = None,
     id_field: Annotated[str, typer.Option(help="Field with the problem's id.")] = "id",

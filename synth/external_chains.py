@@ -394,7 +394,7 @@ OFFLINE_SUBTYPES = ("intermediate_propagated", "final_number", "intermediate_cor
 
 
 def offline_error(chain: Chain, gold: str, rng: np.random.Generator, attempt: Callable[[str], None],
-                  reject: Callable[[str, str], None]) -> Planted | None:
+                  reject: Callable[[str, str], None], subtypes: Sequence[str] = OFFLINE_SUBTYPES) -> Planted | None:
     """Plant one error in a correct chain; the first edit whose verified labels equal its intent is kept.
 
     Intent: the edited claim is the first error; a propagated slip makes exactly the claims it changed
@@ -412,6 +412,8 @@ def offline_error(chain: Chain, gold: str, rng: np.random.Generator, attempt: Ca
         reject("reference", "reference_has_a_false_claim")
         return None
     for subtype in (OFFLINE_SUBTYPES[int(i)] for i in rng.permutation(len(OFFLINE_SUBTYPES))):
+        if subtype not in subtypes:  # the same draws whatever is asked: a narrower --types keeps the others' picks
+            continue
         attempt(subtype)
         made = _edit(subtype, chain, values, rng)
         if isinstance(made, str):

@@ -37,12 +37,13 @@ from synth.degrade_external import ItemFailure, png_bytes, read_image
 from synth.errors import ConfigError, EvalFailuresError
 from synth.evaluate import ModelCallError, Reply, Request, ResponseCache, Task, get_model, request_key
 from synth.evaluate.answers import answers_match, last_json_object
-from synth.external_chains import offline_error, parse_chain, verify_chain
+from synth.external_chains import OFFLINE_SUBTYPES, offline_error, parse_chain, verify_chain
 from synth.manifest import dumps_row
 from synth.records import Item, Problem, Variant
 from synth.rundir import RunDir, write_file
 from synth.safepath import layout, prepare_output_dir, read_marker, write_marker
 from synth.seeding import stable_hash
+from synth.taxonomy import projections
 from synth.templating import render_template
 from synth.vocab import FERMAT_AXES, MMERROR, MMERROR_OPTIONS
 
@@ -305,8 +306,15 @@ def kept_row(contract: Contract, problem: External, model_id: str, image: str | 
             "reference_solution": problem.solution}
 
 
+def offline_subtypes(contract: Contract, types: Sequence[str]) -> tuple[str, ...]:
+    """The offline edits whose label in ``contract`` is one of ``types`` (all of them when none is asked)."""
+    if not types:
+        return OFFLINE_SUBTYPES
+    return tuple(s for s in OFFLINE_SUBTYPES if projections(s)[contract.projection] in types)
+
+
 def offline_row(contract: Contract, problem: External, image: str | None, seed: int,
-                funnel: Funnel) -> dict[str, Any] | None:
+                funnel: Funnel, subtypes: Sequence[str] = OFFLINE_SUBTYPES) -> dict[str, Any] | None:
     """Our own slip or notational edit on the problem's reference solution, labelled by the verifier."""
     if not problem.solution:
         funnel.skip("no_reference_solution")
@@ -316,7 +324,7 @@ def offline_row(contract: Contract, problem: External, image: str | None, seed: 
         funnel.skip("solution_does_not_parse" if chain is None else "no_calculation_in_solution")
         return None
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stable_hash(problem.id),)))
-    planted = offline_error(chain, problem.answer, rng, funnel.attempt, funnel.reject)
+    planted = offline_error(chain, problem.answer, rng, funnel.attempt, funnel.reject, subtypes)
     if planted is None:
         funnel.skip("no_edit_passed_the_verifier")
         return None
@@ -517,11 +525,21 @@ def inject_external(data: str | Path, out_dir: str | Path, *, contract: str, mod
     terms = get_contract(contract)
     if attempts < 1 or concurrency < 1:
         raise ConfigError(f"--attempts and --concurrency must be >= 1, got {attempts} and {concurrency}")
+    if types and not terms.asks_type:
+        raise ConfigError(f"--types: the {terms.id} contract asks for no type (the model picks its error); drop "
+                          "--types, or use --contract fermat")
+    asked_types = tuple(types or ())
     types = tuple(types or (FERMAT_DEFAULT_TYPES if terms.asks_type else ()))
     bad = [t for t in types if t not in terms.labels]
     if bad:
         raise ConfigError(f"--types: {bad} are not {terms.id} types; choose from {list(terms.labels)}")
     offline = model == "offline"
+    edits = offline_subtypes(terms, asked_types)
+    made = sorted({projections(s)[terms.projection] for s in OFFLINE_SUBTYPES} - {None})
+    beyond = [t for t in asked_types if t not in made]
+    if offline and beyond:  # CO,PR gave CO and NO: the asked types were ignored
+        raise ConfigError(f"--types: the offline edits make only {made} (slips and operator swaps), not {beyond}; "
+                          f"ask a model for those (--model openai:<model>) or choose from {made}")
     adapter = None if offline else _adapter(model, base_url=base_url, seed=seed, max_retries=max_retries,
                                             timeout=timeout, deadline=deadline, temperature=temperature,
                                             max_tokens=max_tokens)
@@ -551,7 +569,7 @@ def inject_external(data: str | Path, out_dir: str | Path, *, contract: str, mod
         if offline:
             rows = []
             for n, (problem, image, _, _) in enumerate(prepared, start=1):
-                rows.append(offline_row(terms, problem, image, seed, funnel))
+                rows.append(offline_row(terms, problem, image, seed, funnel, edits))
                 if progress is not None:
                     progress(n, len(prepared))
             funnel.verification["verified"] = sum(r is not None for r in rows)

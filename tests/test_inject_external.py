@@ -289,3 +289,17 @@ def test_an_id_given_twice_is_refused_before_any_work(tmp_path: Path) -> None:
         inject_external(write_jsonl(tmp_path / "collide.jsonl", collide), tmp_path / "out", contract="fermat",
                         model="offline")
     assert not (tmp_path / "out").exists()
+
+
+def test_offline_types_choose_the_edits_and_types_it_cannot_make_are_refused(tmp_path: Path) -> None:
+    # --types CO,PR offline wrote CO and NO rows, with nothing said; --types on mmerror was ignored too.
+    data = write_jsonl(tmp_path / "gsm8k.jsonl", GSM8K)
+    for kind in ("CO", "NO"):
+        inject_external(data, tmp_path / kind, contract="fermat", model="offline", types=[kind])
+        rows = [json.loads(line) for line in (tmp_path / kind / "injected.jsonl").read_text().splitlines()]
+        assert rows and {r["error"]["label"] for r in rows} == {kind}
+    with pytest.raises(ConfigError, match=r"make only \['CO', 'NO'\].*not \['PR'\]"):
+        inject_external(data, tmp_path / "pr", contract="fermat", model="offline", types=["CO", "PR"])
+    with pytest.raises(ConfigError, match="asks for no type"):
+        inject_external(data, tmp_path / "mm", contract="mmerror", model="offline", types=["CO"])
+    assert not (tmp_path / "pr").exists() and not (tmp_path / "mm").exists()
