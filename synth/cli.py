@@ -267,7 +267,8 @@ def check_families(
     if unknown:
         from synth.errors import ConfigError
 
-        _fail(ConfigError(f"--family: unknown family {unknown[0]!r}; `mathstress taxonomy --families` lists them"))
+        _fail(ConfigError(f"--family: unknown family {unknown[0]!r}{REGISTRY.near(unknown[0])} (`mathstress taxonomy "
+                          "--families` lists them)"))
     table = Table()
     for header in ("family", "steps e/m/h", "size e/m/h", "dup %", "graded"):
         table.add_column(header, no_wrap=True)

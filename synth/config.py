@@ -112,10 +112,8 @@ class GenerateConfig(_Strict):
     def _known_families(cls, value: dict[str, float]) -> dict[str, float]:
         unknown = [f for f in value if f not in FAMILIES]
         if unknown:
-            raise ValueError(
-                f"unknown family id(s) {preview(unknown)}; known families: {sorted(FAMILIES)}"
-                " (`mathstress taxonomy --families` lists them)"
-            )
+            raise ValueError(f"unknown family id(s) {preview(unknown)}{FAMILIES.near(unknown[0])} "
+                             f"(`mathstress taxonomy --families` lists the {len(FAMILIES)} known ones)")
         return value
 
     @model_validator(mode="after")

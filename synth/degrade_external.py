@@ -99,7 +99,8 @@ def parse_ops(spec: str) -> list[DegradeOp]:
             continue
         subtype, colon, level = part.partition(":")
         if subtype not in PHOTO_OPS:
-            raise ConfigError(f"--ops: unknown op {subtype!r}; `mathstress taxonomy --degradations` lists them")
+            raise ConfigError(f"--ops: unknown op {subtype!r}{PHOTO_OPS.near(subtype)} (`mathstress taxonomy "
+                              "--degradations` lists them)")
         if not colon:
             by_op.setdefault(subtype, []).extend(PHOTO_OPS[subtype].levels)
             continue

@@ -119,9 +119,14 @@ class Registry(MutableMapping[str, T], Generic[T]):
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, {len(self)} registered)"
 
-    def _unknown(self, key: Any) -> str:
+    def near(self, key: Any) -> str:
+        """``; did you mean 'a', 'b'?`` for the registered ids close to ``key``, or ""."""
+        self._discover()
         close = difflib.get_close_matches(str(key), self._items, n=3, cutoff=0.6)
-        near = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+    def _unknown(self, key: Any) -> str:
+        near = self.near(key)
         tail = f" ({len(self._items)} known; {self.hint})" if self.hint else f" (known: {sorted(self._items)})"
         return f"unknown {self.kind} {key!r}{near}{tail}"
 

@@ -253,3 +253,12 @@ def test_a_severity_listed_twice_is_refused() -> None:
     data = tiny_config_data(degrade={"ops": [{"subtype": "blur", "severities": [2, 2]}], "apply_to": ["clean"]})
     with pytest.raises(ConfigError, match="severity 2 is listed twice"):
         validate_config(data)
+
+
+def test_a_misspelt_family_is_answered_with_the_close_one_not_every_id(tmp_path: Path) -> None:
+    # CONTRIBUTING promises "an unknown id is answered with the close ones": a config listed all 55 ids instead.
+    code, output, _ = _cli(tmp_path, yaml.safe_dump(_with("generate.families", {"geometry.pythagora": 1.0})))
+    assert code == 2 and "did you mean 'geometry.pythagoras'?" in output
+    assert "algebra.exponents.simplify" not in output
+    result = CliRunner().invoke(app, ["check-families", "--family", "geometry.pythagora"])
+    assert result.exit_code == 2 and "did you mean 'geometry.pythagoras'?" in result.output

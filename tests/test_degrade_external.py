@@ -306,7 +306,7 @@ def test_the_cli_lists_failures_and_skips_and_exits_by_what_happened(photos: Pat
     assert "failed broken.png" in ok.output and "skipped question_marking:2 on 3 images" in ok.output
     assert "wrote 6 items from 3 folder images" in ok.output
     bad_op = cli.invoke(app, ["degrade", str(photos), "--out", str(tmp_path / "x"), "--ops", "blurr:1"])
-    assert bad_op.exit_code == 2 and "unknown op 'blurr'" in bad_op.output
+    assert bad_op.exit_code == 2 and "unknown op 'blurr'; did you mean 'blur'?" in bad_op.output
     nothing = cli.invoke(app, ["degrade", str(photos), "--out", str(tmp_path / "x")])
     assert nothing.exit_code == 2 and "nothing to do" in nothing.output
     only_bad = tmp_path / "bad"
