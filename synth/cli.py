@@ -468,10 +468,10 @@ def eval_command(
     ] = None,
     extra_body: Annotated[Optional[str], typer.Option(help=(
         "More request fields as a JSON object, e.g. '{\"top_k\": 20}' (part of the cache key)."))] = None,
-    rpm: Annotated[Optional[float], typer.Option(min=0, help=(
-        "At most this many calls per minute, spread evenly, across every task of the run."))] = None,
-    tpm: Annotated[Optional[float], typer.Option(min=0, help=(
-        "At most this many tokens (prompt + reply) per minute, across every task of the run."))] = None,
+    rpm: Annotated[Optional[float], typer.Option(help=(
+        "At most this many calls per minute (> 0), spread evenly, across every task of the run."))] = None,
+    tpm: Annotated[Optional[float], typer.Option(help=(
+        "At most this many tokens (prompt + reply) per minute (> 0), across every task of the run."))] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON instead of a table.")] = False,
     max_retries: Annotated[int, typer.Option(min=0, max=50, help="HTTP retries per call (openai client).")] = 6,
     timeout: Annotated[float, typer.Option(min=1, help=(
