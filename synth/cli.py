@@ -285,7 +285,7 @@ def check_families(
             bad += bool(r.failures) or not r.graded
             bar.advance(task)
     out.print(table)
-    out.print(f"{len(ids)} families, {bad} with findings")
+    out.print(f"{len(ids)} famil{'y' if len(ids) == 1 else 'ies'}, {bad} with findings")
     if bad:
         raise typer.Exit(1)
 
@@ -772,7 +772,7 @@ def inject_external_command(
     out.print(table)
     for reason, n in list(result.funnel["failed_by_reason"].items())[:8]:
         console.print(f"  failed {n} x {escape(reason)}", highlight=False, soft_wrap=True)
-    out.print(f"wrote {result.rows} rows to {result.out_dir / 'injected.jsonl'}")
+    out.print(f"wrote {result.rows} row{'s' * (result.rows != 1)} to {result.out_dir / 'injected.jsonl'}")
     try:
         check_call_failures(result, fail_on_error=fail_on_error)
     except MathstressError as exc:

@@ -30,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.gold or args.filled} is not a FERMAT CSV of this export ({exc}); "
               "pass the CSV fill_in_csv.py wrote and the export's fermat.csv", file=sys.stderr)
         return 2
+    if not (scores["ED"] or scores["EL"] or scores["EC"]):  # the export's own fermat.csv passed as the filled one
+        print(f"error: {args.filled} has none of FERMAT's prediction columns (pred_err_*, pred_eloc_*, pred_corr_a_*); "
+              "pass the CSV fill_in_csv.py wrote (<model>_<time>.csv)", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(scores, indent=2))
         return 0

@@ -215,6 +215,13 @@ def test_the_script_refuses_a_missing_or_foreign_csv_with_one_line(tmp_path: Pat
     assert "is not a FERMAT CSV of this export" in capsys.readouterr().err
 
 
+def test_the_export_s_own_csv_as_the_filled_one_is_refused(fe_export: Path, capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    # It printed "164 of 164 items have predictions", no score, and exited 0.
+    assert fermat_main([str(fe_export / "fermat.csv"), "--gold", str(fe_export / "fermat.csv")]) == 2
+    assert "none of FERMAT's prediction columns" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("answer", "right"), [
     ("NA", False), ("Step 2", True), ("steps 2 and 3", True), ("Line 2, step 4", False), ("Step 3", False),
     ("The slip is somewhere", False), ("", False)])
