@@ -146,7 +146,7 @@ def test_check_families_reports_each_family_and_refuses_unknown_ids() -> None:
     result = CliRunner().invoke(app, ["check-families", "--family", "probability.simple", "--seeds", "3"],
                                 env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
-    assert "probability.simple" in result.output and "1 families, 0 with findings" in result.output
+    assert "probability.simple" in result.output and "1 family, 0 with findings" in result.output
     bad = CliRunner().invoke(app, ["check-families", "--family", "no.such.family"])
     assert bad.exit_code == 2 and "no.such.family" in bad.output and "Traceback" not in bad.output
 
@@ -161,3 +161,20 @@ def test_a_superficial_control_is_fermat_s_su_class_in_the_hf_rows() -> None:
            "shown_answer": "1", "degradations": [], "render": None, "image": None, "clean_image": None}
     record = hf_record(Path("."), row)
     assert record["fermat"] == "SU" and record["control_subtype"] == "step_omission"
+
+
+def test_a_profile_photo_is_named_by_its_profile_not_its_first_op() -> None:
+    # A desk_lamp_tilted photo (5 ops) was exported as degradation tilt, severity 1: an ablation of tilt alone
+    # that filtered on it took every profile photo too.
+    from synth.exports.hf import hf_record
+
+    ops = [{"subtype": s, "severity": 1, "family": "geometry", "params": {}, "measured": {}}
+           for s in ("tilt", "background", "shadow", "glare", "jpeg")]
+    row = {"id": "b-p1", "base_id": "b", "variant": "degraded", "family": "f", "domain": "d", "difficulty": "easy",
+           "question_type": "free", "image_role": "none", "question": {"text": "q"}, "answer": {"text": "1"},
+           "steps": [{"text": "1"}], "is_correct": True, "error": None, "control": None, "shown_answer": "1",
+           "degradations": ops, "profile": "desk_lamp_tilted", "render": None, "image": None, "clean_image": None}
+    record = hf_record(Path("."), row)
+    assert record["degradation"] is None and record["severity"] == 0 and record["profile"] == "desk_lamp_tilted"
+    single = hf_record(Path("."), {**row, "id": "b-d1", "degradations": ops[:1], "profile": None})
+    assert single["degradation"] == "tilt" and single["severity"] == 1

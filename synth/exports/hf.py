@@ -37,7 +37,7 @@ from synth.exports._base import EXPORTS, Context, Exporter
 from synth.generators import REGISTRY as FAMILIES
 from synth.manifest import ROW_FAULTS, read_manifest
 from synth.safepath import inside
-from synth.taxonomy import ERROR_SUBTYPES
+from synth.taxonomy import ERROR_SUBTYPES, RETIRED
 from synth.templating import render_template
 from synth.vocab import ERRORRADAR_CODES, FERMAT_AXES, MMERROR_LETTERS
 
@@ -123,7 +123,8 @@ def hf_record(run_dir: Path, row: dict[str, Any], where: str = "") -> dict[str, 
     err = row["error"] or {}
     others = row.get("errors") or []  # errors after the first (inject.errors_per_variant > 1)
     proj = err.get("projections") or {}
-    deg = row["degradations"][0] if row["degradations"] else None
+    # one op's photo; a capture profile's photo holds several ops and is named by ``profile`` (row: every op)
+    deg = row["degradations"][0] if len(row["degradations"]) == 1 and not row.get("profile") else None
     return {
         "id": row["id"], "base_id": row["base_id"], "variant": row["variant"], "family": row["family"],
         "domain": row["domain"], "difficulty": row["difficulty"], "question_type": row["question_type"],
@@ -168,6 +169,7 @@ def write(ctx: Context) -> None:
     families: Counter[str] = Counter()
     subtypes: Counter[str] = Counter()
     degradations: Counter[str] = Counter()
+    profiles: Counter[str] = Counter()
     extra = extra_class_names(read_manifest(ctx.run_dir))
     features = hf_features(extra)
 
@@ -178,8 +180,11 @@ def write(ctx: Context) -> None:
             families[row["family"]] += 1
             for e in ([row["error"]] if row["error"] else []) + (row.get("errors") or []):
                 subtypes[e["subtype"]] += 1
-            for d in row["degradations"]:
-                degradations[f"{d['subtype']} (severity {d['severity']})"] += 1
+            if row.get("profile"):
+                profiles[str(row["profile"])] += 1
+            else:
+                for d in row["degradations"]:
+                    degradations[f"{d['subtype']} (severity {d['severity']})"] += 1
             ctx.embedded += row["image"] is not None
             yield hf_record(ctx.run_dir, row, ctx.where)
 
@@ -209,7 +214,8 @@ def write(ctx: Context) -> None:
         "dataset_card.md.j2", config=(ctx.run_dir / "config.yaml").read_text(encoding="utf-8"),
         total=sum(counts.values()), counts=[(s, counts[s]) for s in SPLITS if counts[s]],
         families=sorted(families.items()), subtypes=sorted(subtypes.items()),
-        degradations=sorted(degradations.items()), taxonomy=list(ERROR_SUBTYPES),
+        degradations=sorted(degradations.items()), profiles=sorted(profiles.items()),
+        taxonomy=[s for s in ERROR_SUBTYPES if s.subtype not in RETIRED],
         classes={name: tuple(values) + extra.get(name, ()) for name, values in class_names().items()})
     (ctx.out / "README.md").write_text(card, encoding="utf-8")
     ctx.details |= {"splits": {s: counts[s] for s in SPLITS if counts[s]},
