@@ -60,7 +60,8 @@ def _panel(run_dir: Path, rel: str | None, title: str, key: str = "image", where
 def _labels(row: dict[str, Any]) -> list[str]:
     lines = [f"id: {row['id']}   base: {row['base_id']}   variant: {row['variant']}",
              f"family: {row['family']} ({row['difficulty']}, {row['question_type']})",
-             f"answer: {row['answer']['text']}   shown: {row['shown_answer']}   correct: {row['is_correct']}"]
+             f"answer: {row['answer']['text']}   shown: {row['shown_answer']}   "
+             f"solution correct: {row['is_correct']}"]  # an intermediate slip corrected later: the answer is right
     if row["error"]:
         e = row["error"]
         lines += [f"error: {e['family']}.{e['subtype']}  first wrong step: {e['first_error_step']}"

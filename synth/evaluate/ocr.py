@@ -213,7 +213,8 @@ class RapidEngine:
         if self._engine is None:
             from rapidocr import RapidOCR
 
-            logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+            # "text detection result is empty" is a reading (an empty page), not a fault
+            logging.getLogger("RapidOCR").setLevel(logging.ERROR)
             self._engine = RapidOCR(params=dict(self.params))
         # Every flag passed each time: rapidocr keeps per-call overrides on the instance.
         result = self._engine(str(path), use_det=True, use_cls=False, use_rec=True)
