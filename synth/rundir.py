@@ -440,8 +440,10 @@ class RunDir:
         if why is not None:
             note = f"manifest.jsonl could not be verified: {why}; it is rebuilt"
         elif not manifest_ok:
-            note = ("manifest.jsonl did not match its checksum (cut short or edited); "
-                    "it is rebuilt from the verified shards")
+            kept = sum(r.shard not in redone for r in records)
+            note = ("manifest.jsonl did not match its checksum (cut short or edited); " +
+                    (f"it is rebuilt from the {kept} verified shard{'s' * (kept != 1)}" if kept else
+                     "no shard verified, so every shard is made again"))
         else:
             note = "manifest.jsonl matched its checksum; it is rebuilt with the redone shards"
         return False, redone, note
