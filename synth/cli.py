@@ -98,7 +98,7 @@ def generate(
     from synth.config import load_config
     from synth.pipeline import run
     from synth.run_notes import unfilled
-    from synth.rundir import LOCK_NAME, same_config
+    from synth.rundir import LOCK_NAME
     from synth.safepath import folder_kind, prepare_output_dir
 
     with _stopping("finished shards are kept; re-run with --resume to continue"):
@@ -108,9 +108,18 @@ def generate(
         run_dir = out_dir or Path(cfg.output.root) / cfg.name
         # Said before any progress bar starts (the pipeline refuses them too, once the bar is up): a folder that is
         # not a run, whatever was asked, and a run without --resume or --overwrite.
-        held = run_dir.is_dir() and any(p.name != LOCK_NAME for p in run_dir.iterdir())  # the lock: a run starting
+        if resume and overwrite:
+            from synth.errors import ConfigError
+
+            raise ConfigError("--resume continues a run and --overwrite replaces it; pass one of them")
+        try:
+            held = run_dir.is_dir() and any(p.name != LOCK_NAME for p in run_dir.iterdir())  # the lock: a run starting
+        except OSError as exc:  # a name too long, a folder this user may not list
+            from synth.errors import ConfigError
+
+            raise ConfigError(f"--out {str(run_dir)!r}: {exc.strerror}; choose another --out") from None
         kind = folder_kind(run_dir) if held else None
-        if held and kind != "run" and not (resume and same_config(run_dir, cfg.to_yaml())):
+        if held and kind != "run":  # a copy of a run's config.yaml in a user's folder proves nothing (--resume)
             prepare_output_dir(run_dir, "run")
         if not (resume or overwrite) and kind == "run":
             from synth.errors import RunError

@@ -50,7 +50,17 @@ from synth.errors import ConfigError, ResumableError, RunError
 from synth.manifest import dumps_row, from_row, read_manifest, to_row
 from synth.pixels import eight_bit_grey
 from synth.records import Item, Problem, RenderedPage, Variant
-from synth.rundir import RESUME_HINT, ResumePlan, RunDir, ShardOutput, file_sha256, open_run, sha256, stage_image
+from synth.rundir import (
+    RESUME_HINT,
+    ResumePlan,
+    RunDir,
+    ShardOutput,
+    check_same_versions,
+    file_sha256,
+    open_run,
+    sha256,
+    stage_image,
+)
 from synth.safepath import MARKER, check_not_in_run_internals, check_row_ids, inside, read_marker
 from synth.seeding import item_seed, stage_rng
 from synth.stages import versions
@@ -718,6 +728,7 @@ def degrade_external(input_path: str | Path, run_dir: str | Path, config: Extern
     check_not_in_run_internals(run_dir)  # another run's images/ or shards/: its --overwrite would delete this one
     with RunDir(run_dir).locked():
         plan = _prepare(run_dir, resolved, resume=resume, overwrite=overwrite, n_shards=n_shards)
+        check_same_versions(run_dir, plan, n_shards, versions())
         todo = set(plan.todo)
         folder = RunDir(run_dir)
         done = sum(min(config.shard_size, source.count - s * config.shard_size)

@@ -247,6 +247,29 @@ class ResumePlan:
     notes: tuple[str, ...] = ()
 
 
+def check_same_versions(run_dir: Path, plan: ResumePlan, n_shards: int, now: dict[str, str]) -> None:
+    """Refuse to resume a run whose committed shards another version made (mathstress or a library: the
+    rows' ``versions``): its manifest would mix rows of two versions, with nothing to tell them apart."""
+    pending = set(plan.todo)
+    if not pending:
+        return  # finished: nothing is made again, nothing mixed
+    kept = next((s for s in range(n_shards) if s not in pending), None)
+    if kept is None:
+        return
+    source = run_dir / "shards" / f"{kept:05d}.jsonl"
+    try:
+        with open(source if source.is_file() else run_dir / "manifest.jsonl", encoding="utf-8") as fh:
+            made = json.loads(fh.readline()).get("versions")
+    except (OSError, ValueError, AttributeError):
+        return  # no row to tell by: the shard checks have already redone what does not verify
+    if isinstance(made, dict) and made != now:
+        differ = ", ".join(f"{k} {made.get(k)} -> {now.get(k)}" for k in sorted(set(made) | set(now))
+                           if made.get(k) != now.get(k))
+        raise RunError(f"{run_dir}'s committed shards were made by other versions ({differ}); resuming would mix "
+                       "two versions in one manifest: use --overwrite to make it again with these, or resume "
+                       "with the versions it was started with")
+
+
 # ------------------------------------------------------------------------- the folder
 
 
@@ -521,14 +544,6 @@ class RunDir:
             os.replace(tmp, path)
 
 
-def same_config(run_dir: Path, resolved: str) -> bool:
-    """Whether ``run_dir``'s config.yaml holds exactly ``resolved`` (the settings a resume must match)."""
-    try:
-        return (run_dir / "config.yaml").read_text(encoding="utf-8") == resolved
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
 def open_run(run_dir: Path, resolved: str, *, resume: bool, overwrite: bool, n_shards: int,
              differs: str) -> ResumePlan:
     """Create or reopen the run folder whose settings are ``resolved`` (its config.yaml); the shards still to do.
@@ -540,10 +555,13 @@ def open_run(run_dir: Path, resolved: str, *, resume: bool, overwrite: bool, n_s
     stored = run_dir / "config.yaml"
     if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
         # A folder that is not a run is refused whatever was asked (it was called "a run" to resume or overwrite);
-        # with --overwrite a run's own entries are cleared. Resuming with the very settings its config.yaml holds
-        # proves the folder ours (a run of an earlier version stopped before its first shard has no other proof).
-        if not (resume and same_config(run_dir, resolved)):
-            prepare_output_dir(run_dir, "run", overwrite=overwrite)
+        # with --overwrite a run's own entries are cleared. A copy of a run's config.yaml proves nothing: a user's
+        # folder holding one was resumed into, its images replaced and its shards/ deleted.
+        prepare_output_dir(run_dir, "run", overwrite=overwrite)
+        for inner in ("images", "shards"):
+            if (run_dir / inner).exists() and not (run_dir / inner).is_dir():
+                raise RunError(f"{run_dir / inner} is a file where the run keeps a folder; move it away, or use "
+                               "--overwrite to replace the run")
         if overwrite:
             pass
         elif not resume:

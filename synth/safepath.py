@@ -246,8 +246,28 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
+# What a run writes in images/: <name>-<index> with its variant and photo suffixes, as PNG or JPEG; staging folders.
+_RUN_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}-\d{6}(?:-[a-z]\d+)*\.(?:png|jpg)")
+
+
+def _foreign_images(images: Path) -> list[str]:
+    """Names in a run's images/ that the run did not write (a user's own scan put there)."""
+    if not images.is_dir() or images.is_symlink():
+        return []
+    return sorted(n for n in _names(images) if not (_RUN_IMAGE.fullmatch(n) or _is_staging(n)))
+
+
 def _clear(folder: Path, kind: str, shape: Layout, marker: dict[str, Any] | None) -> None:
-    """Delete what mathstress wrote in ``folder`` (its marker's entries, else the layout's); keep the rest."""
+    """Delete what mathstress wrote in ``folder`` (its marker's entries, else the layout's); keep the rest.
+
+    A run's images/ goes whole, so a file in it the run did not write is refused first (--overwrite deleted a
+    user's scan kept there)."""
+    if kind == "run":
+        foreign = _foreign_images(folder / "images")
+        if foreign:
+            named = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise UnsafePathError(f"{folder / 'images'} holds {named}, which the run did not write; --overwrite "
+                                  "replaces that folder whole: move them out first")
     listed = marker.get("entries") if marker is not None else None
     ours = set(listed) if isinstance(listed, list) else set(shape.entries)
     for name in _names(folder):

@@ -276,7 +276,10 @@ def test_overwriting_a_marked_run_keeps_a_users_extra_file_and_the_same_bytes(tm
     first = folder_hashes(out)
     assert read_marker(out) == {"kind": "run", "version": __version__}
     (out / "README-mine.md").write_text("mine", encoding="utf-8")
-    (out / "images" / "stray.png").write_bytes(b"x")  # images/ is the run's: cleared
+    (out / "images" / "stray.png").write_bytes(b"x")  # not a name the run writes: refused, not deleted (round 21)
+    with pytest.raises(UnsafePathError, match="stray.png, which the run did not write"):
+        run(config, out, overwrite=True)
+    (out / "images" / "stray.png").unlink()
     run(config, out, overwrite=True)
     assert (out / "README-mine.md").read_text(encoding="utf-8") == "mine"
     assert folder_hashes(out) == first
@@ -677,3 +680,22 @@ def test_a_quota_plan_the_families_cannot_meet_is_refused_before_the_run_folder_
     line = _one_line_error(CliRunner().invoke(app, ["generate", str(config), "--out", str(out)]))
     assert "incorrect_units" in line and "fit none of the families" in line
     assert not out.exists()
+
+
+def test_resume_needs_a_run_not_a_copy_of_its_config_and_overwrite_keeps_a_users_file(tmp_path: Path) -> None:
+    # A user's folder holding a copy of a run's config.yaml was resumed into (its images replaced, shards/ deleted);
+    # --overwrite deleted a user's scan kept in a run's images/.
+    config = _config_file(tmp_path)
+    ref = tmp_path / "ref"
+    assert CliRunner().invoke(app, ["generate", str(config), "--out", str(ref)]).exit_code == 0
+    mine = _user_folder(tmp_path / "proj", {"config.yaml": (ref / "config.yaml").read_text(),
+                                            "images/tiny-000003.png": "scan", "shards/notes.md": "n"})
+    before = _tree(mine)
+    line = _one_line_error(CliRunner().invoke(app, ["generate", str(mine / "config.yaml"), "--out", str(mine),
+                                                    "--resume"]))
+    assert "not written by mathstress" in line and _tree(mine) == before
+    (ref / "images" / "my_scan.jpg").write_text("mine")
+    line = _one_line_error(CliRunner().invoke(app, ["generate", str(config), "--out", str(ref), "--overwrite"]))
+    assert "my_scan.jpg, which the run did not write" in line and (ref / "images" / "my_scan.jpg").read_text() == "mine"
+    both = CliRunner().invoke(app, ["generate", str(config), "--out", str(ref), "--overwrite", "--resume"])
+    assert both.exit_code == 2 and "pass one of them" in both.output

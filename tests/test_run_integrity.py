@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from synth import rundir
 from synth.cli import app
 from synth.config import validate_config
-from synth.errors import LockedError, ResumableError
+from synth.errors import LockedError, ResumableError, RunError
 from synth.pipeline import prepare_run, run, run_shard
 from synth.rundir import LOCK_NAME, STATE_NAME, RunDir, ShardRecord, read_lock
 from tests.conftest import folder_hashes, tiny_config, tiny_config_data
@@ -298,3 +298,19 @@ def test_sigkill_of_a_run_with_workers_leaves_no_process_and_resumes_to_the_same
     assert resumed.redone == {}
     assert folder_hashes(target) == folder_hashes(tiny_run)
     assert not list((target / "images").glob(".tmp-*"))
+
+
+def test_resuming_a_run_another_version_made_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A resume after an upgrade wrote rows of two versions into one manifest (0.1.0 x 112, 0.2.0 x 208).
+    import synth.pipeline
+
+    data = tiny_config_data(count=4, degrade={"ops": []})
+    data["output"] = {"shard_size": 1}
+    config = validate_config(data)
+    out = tmp_path / "run"
+    run(config, out)
+    first = sorted((out / "images").iterdir())[0]
+    first.unlink()  # one shard no longer verifies: a resume makes it again
+    monkeypatch.setattr(synth.pipeline, "versions", lambda: {"mathstress": "9.9.9"})
+    with pytest.raises(RunError, match=r"other versions \(mathstress 0\.1\.0 -> 9\.9\.9"):
+        run(config, out, resume=True)
