@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import reprlib
 from pathlib import Path
 from typing import Any
@@ -195,13 +196,30 @@ class _BoundedComposer:
                 return root
 
 
+_DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
+
+
+def _decimal_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """An int written in decimal. YAML 1.1 reads ``010`` as octal 8, ``1:20`` as base-60 80 and ``0x10`` as 16:
+    nothing in a config is written that way on purpose (``count: 010`` made 8 bases)."""
+    value = yaml.SafeLoader.construct_yaml_int(loader, node)
+    if not _DECIMAL_INT.fullmatch(node.value):
+        raise _Refused(f"{node.value!r} at line {node.start_mark.line + 1} is read by YAML 1.1 as {value} (an octal, "
+                       f"hexadecimal, binary or base-60 number); write it in decimal, or quote it if it is text")
+    return value
+
+
 class PySafeBoundedLoader(_BoundedComposer, yaml.SafeLoader):
     """The pure-Python safe loader, bounded (the fallback when PyYAML is built without libyaml)."""
 
 
+PySafeBoundedLoader.add_constructor("tag:yaml.org,2002:int", _decimal_int)
+
 if getattr(yaml, "__with_libyaml__", False):
     class SafeBoundedLoader(_BoundedComposer, yaml.CSafeLoader):
         """libyaml's safe loader (several times faster), bounded."""
+
+    SafeBoundedLoader.add_constructor("tag:yaml.org,2002:int", _decimal_int)
 else:  # pragma: no cover - PyYAML built without libyaml
     SafeBoundedLoader = PySafeBoundedLoader  # type: ignore[misc,assignment]
 
