@@ -293,8 +293,16 @@ class DegradeConfig(_Strict):
 
 
 class OutputConfig(_Strict):
-    root: str = "outputs"
+    root: str = Field(default="outputs", min_length=1, max_length=4096)
     shard_size: int = Field(default=8, ge=1, le=100_000)
+
+    @field_validator("root")
+    @classmethod
+    def _plain_path(cls, value: str) -> str:
+        # a NUL crashed the run, a newline made a folder with one in its name
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise ValueError("a folder path without control characters (NUL, newline, tab); write the path plainly")
+        return value
 
 
 class RunConfig(_Strict):

@@ -318,10 +318,14 @@ class RunDir:
     def staging(self, shard: int, *, fresh: bool) -> Path:
         """The folder a shard's images are written to before its commit moves them into ``images/``."""
         tmp = self.images / f"{STAGING_PREFIX}{shard:05d}"
+        if not self.path.is_dir():  # a worker made the folder again, with a shard's images in it, at the old name
+            raise RunError(f"the run folder {self.path} is gone (deleted or moved while the run was being written); "
+                           "nothing more is written there: start the run again")
         with writing(tmp):
             if fresh:
                 shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True, exist_ok=True)
+            self.images.mkdir(exist_ok=True)
+            tmp.mkdir(exist_ok=True)
         return tmp
 
     def commit(self, output: ShardOutput) -> ShardRecord:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import reprlib
 from pathlib import Path
@@ -233,7 +234,11 @@ def read_yaml_file(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Any:
         if size > max_bytes:
             raise ConfigError(f"{path}: the file is {size:,} bytes; configs are limited to {limit}. Run configs"
                               " are a few KB: check the path, or split the file")
-        with path.open("rb") as fh:
+        # Opened without waiting: a FIFO nobody writes to blocked open() forever; read as a file it is empty (a
+        # pipe from <(...) has its writer and is read whole).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as fh:
             raw = fh.read(max_bytes + 1)  # stat can understate (pipes, devices, a growing file)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc}); check the path and its permissions") \

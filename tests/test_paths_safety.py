@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -699,3 +700,24 @@ def test_resume_needs_a_run_not_a_copy_of_its_config_and_overwrite_keeps_a_users
     assert "my_scan.jpg, which the run did not write" in line and (ref / "images" / "my_scan.jpg").read_text() == "mine"
     both = CliRunner().invoke(app, ["generate", str(config), "--out", str(ref), "--overwrite", "--resume"])
     assert both.exit_code == 2 and "pass one of them" in both.output
+
+
+def test_an_unexpanded_tilde_a_control_character_and_a_fifo_are_refused(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # --out '~' made a folder named "~" (an `rm -rf ~` away from the home folder); output.root "runs\0x" crashed
+    # with a traceback; a FIFO as the config hung in open() forever.
+    monkeypatch.chdir(tmp_path)
+    config = _config_file(tmp_path)
+    line = _one_line_error(CliRunner().invoke(app, ["generate", str(config), "--out", "~"]))
+    assert "not expanded to your home folder" in line and not (tmp_path / "~").exists()
+    data = yaml.safe_load(config.read_text())
+    data["output"] = {**data.get("output", {}), "root": "runs\0x"}
+    bad = tmp_path / "nul.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    result = CliRunner().invoke(app, ["generate", str(bad)])
+    assert result.exit_code == 2 and "without control characters" in result.output
+    fifo = tmp_path / "f.yaml"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    result = CliRunner().invoke(app, ["generate", str(fifo)])
+    assert result.exit_code == 2 and time.monotonic() - started < 30

@@ -314,3 +314,14 @@ def test_resuming_a_run_another_version_made_is_refused(tmp_path: Path, monkeypa
     monkeypatch.setattr(synth.pipeline, "versions", lambda: {"mathstress": "9.9.9"})
     with pytest.raises(RunError, match=r"other versions \(mathstress 0\.1\.0 -> 9\.9\.9"):
         run(config, out, resume=True)
+
+
+def test_a_run_folder_deleted_while_the_run_goes_is_not_made_again_by_a_worker(tmp_path: Path) -> None:
+    # rm -rf of the run 8 s in: a worker's staging made images/ again at the old name, with 32 stray PNGs in it.
+    folder = RunDir(tmp_path / "run")
+    folder.path.mkdir()
+    folder.staging(0, fresh=True)
+    shutil.rmtree(folder.path)
+    with pytest.raises(RunError, match="is gone"):
+        folder.staging(1, fresh=True)
+    assert not folder.path.exists()
