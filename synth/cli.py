@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,16 +59,31 @@ def _fail(exc: MathstressError) -> None:
     raise typer.Exit(exc.exit_code)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a job scheduler's stop, `kill`), handled as Ctrl-C is."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 @contextmanager
 def _stopping(interrupted: str) -> Iterator[None]:
-    """Ctrl-C: say ``interrupted`` (what is left on disk) and exit 130; a MathstressError: its one-line error."""
+    """Ctrl-C: say ``interrupted`` (what is left on disk) and exit 130 (SIGTERM: the same, exit 143; it ended
+    silently); a MathstressError: its one-line error."""
+    previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
+        else None
     try:
         yield
-    except KeyboardInterrupt:
-        console.print(f"[yellow]interrupted[/]: {interrupted}")
-        raise typer.Exit(130) from None
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, _Terminated)
+        console.print(f"[yellow]{'terminated' if terminated else 'interrupted'}[/]: {interrupted}")
+        raise typer.Exit(143 if terminated else 130) from None
     except MathstressError as exc:
         _fail(exc)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _version(value: bool) -> None:

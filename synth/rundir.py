@@ -405,6 +405,10 @@ class RunDir:
         manifest is rebuilt. A run folder that cannot be verified at all is redone whole.
         """
         notes: list[str] = []
+        for name in (self.manifest, self.path / "checksums.jsonl"):
+            if name.exists() and not name.is_file():
+                raise RunError(f"{name} is a folder where the run keeps a file; move it away, or use --overwrite to "
+                               "make the run again")
         if self.manifest.exists():
             finished, redone, note = self._reopen(n_shards)
             if finished:

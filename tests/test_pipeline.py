@@ -144,6 +144,25 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None
     assert not list((target / "images").glob(".tmp-*"))
 
 
+def test_sigterm_says_what_is_kept_and_exits_143(tmp_path: Path) -> None:
+    # A job scheduler's stop (SIGTERM) ended the run with exit 143 and no word of what was kept or how to go on.
+    data = tiny_config_data(count=16, degrade={"ops": []})
+    data["output"] = {"shard_size": 1}
+    cfg_path = tmp_path / "cfg.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    target = tmp_path / "stopped"
+    cmd = [sys.executable, "-m", "synth", "generate", str(cfg_path), "--out", str(target)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not ((target / "shards").exists() and any((target / "shards").glob("*.jsonl"))):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    output, _ = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal")
+    assert proc.returncode == 143 and "terminated: finished shards are kept; re-run with --resume" in output
+
+
 def test_existing_run_without_resume_is_refused(tiny_run: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "synth", "generate", "--out", str(tiny_run)],
                           capture_output=True, text=True)
