@@ -401,5 +401,10 @@ def load_config(path_or_name: str | Path) -> RunConfig:
             )
         path = packaged
     if path.is_dir():
-        raise ConfigError(f"config {str(path)!r} is a folder; pass a YAML file")
+        # `mathstress generate quickstart` from a folder holding a quickstart/ (the run's own default --out root is
+        # outputs/, but a user's folder can be named so): the packaged config is meant
+        packaged = packaged_config(str(path_or_name)) if Path(path_or_name).name == str(path_or_name) else None
+        if packaged is None:
+            raise ConfigError(f"config {str(path)!r} is a folder; pass a YAML file")
+        path = packaged
     return validate_config(read_yaml_file(path), source=str(path))

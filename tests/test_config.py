@@ -262,3 +262,15 @@ def test_a_misspelt_family_is_answered_with_the_close_one_not_every_id(tmp_path:
     assert "algebra.exponents.simplify" not in output
     result = CliRunner().invoke(app, ["check-families", "--family", "geometry.pythagora"])
     assert result.exit_code == 2 and "did you mean 'geometry.pythagoras'?" in result.output
+
+
+def test_a_folder_named_like_a_packaged_config_does_not_hide_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    # `mathstress generate quickstart` beside a quickstart/ folder said "config 'quickstart' is a folder".
+    from synth.config import load_config
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "quickstart").mkdir()
+    assert load_config("quickstart").name == "quickstart"
+    with pytest.raises(ConfigError, match="is a folder"):
+        load_config("./quickstart")
