@@ -135,7 +135,8 @@ class GenerateConfig(_Strict):
 class InjectConfig(_Strict):
     variants_per_base: int = Field(default=1, ge=0, le=50)
     subtypes: dict[str, Weight] = Field(default_factory=lambda: {"intermediate_propagated": 1.0})
-    placement: Literal["any", "early", "middle", "late"] | Annotated[int, Field(ge=1)] = "any"
+    # a step number: no family's solution is longer than a few dozen lines (10**29 was taken, and no variant made)
+    placement: Literal["any", "early", "middle", "late"] | Annotated[int, Field(ge=1, le=100)] = "any"
     max_attempts: int = Field(default=8, ge=1, le=100)
     # false: the student carries on from the correct value after the wrong line (conceptual, copy,
     # unit and visual errors; computational slips choose this through intermediate_corrected).

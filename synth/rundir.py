@@ -295,6 +295,9 @@ class RunDir:
         created = not self.path.exists()
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"output path {str(self.path)!r} is a file, not a folder; choose another --out")
+        if self.path.is_symlink() and not self.path.exists():
+            raise ConfigError(f"output path {str(self.path)!r} is a symlink to {os.readlink(self.path)!r}, which does "
+                              "not exist; choose another --out")
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -145,7 +145,7 @@ def test_generate_warns_when_the_configs_error_slots_cannot_be_filled(tmp_path: 
     # reason only in stats.json.
     data = {"name": "never", "seed": 1, "count": 3,
             "generate": {"families": {"arithmetic.order_of_operations": 1.0}, "difficulties": ["easy"]},
-            "inject": {"variants_per_base": 1, "placement": 999, "subtypes": {"intermediate_propagated": 1.0}},
+            "inject": {"variants_per_base": 1, "placement": 60, "subtypes": {"intermediate_propagated": 1.0}},
             "render": {"enabled": False}, "degrade": {"ops": []}}
     (tmp_path / "never.yaml").write_text(json.dumps(data))
     result = CliRunner().invoke(app, ["generate", str(tmp_path / "never.yaml"), "--out", str(tmp_path / "run")],

@@ -274,3 +274,10 @@ def test_a_folder_named_like_a_packaged_config_does_not_hide_it(tmp_path: Path, 
     assert load_config("quickstart").name == "quickstart"
     with pytest.raises(ConfigError, match="is a folder"):
         load_config("./quickstart")
+
+
+def test_a_placement_past_any_solution_s_length_is_refused() -> None:
+    # placement: 10**29 was taken and the run made no error variant at all, with a warning.
+    with pytest.raises(ConfigError, match="inject.placement"):
+        validate_config(_with("inject.placement", 10**29))
+    assert validate_config(_with("inject.placement", 3)).inject.placement == 3
