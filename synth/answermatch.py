@@ -43,6 +43,7 @@ _LATEX_WORDS = re.compile(r"\\(?:mathrm|text|textrm|mbox|operatorname)\s*\{\s*([
 _LATEX_SPACE = re.compile(r"\\[,;:! ]|\\q?quad\b|~")
 _LATEX_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
 _LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{\s*(-?\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+_LABEL = re.compile(r"^[A-Za-z][A-Za-z' ()-]{1,40}:\s*(?=\S)")  # a word label before a colon (not 3:4)
 _UNIT_FOLLOWS = set("0123456789)]}π")  # what a unit is written after: a number, a bracket, π
 _BARE_EQUALS = re.compile(r"(?<![<>!=])=(?!=)")
 _VARIABLE = re.compile(r"[A-Za-z]\w{0,2}")
@@ -76,7 +77,8 @@ def _plain(text: str) -> str:
         return f" {m.group(1)}" if re.fullmatch(_UNIT, m.group(1)) else " "
 
     text = _LATEX_DEGREE.sub("°", text.replace("\\%", "%"))
-    return " ".join(_LATEX_SPACE.sub(" ", _LATEX_WORDS.sub(word, text)).split())
+    text = " ".join(_LATEX_SPACE.sub(" ", _LATEX_WORDS.sub(word, text)).split())
+    return _LABEL.sub("", text)  # "Product: 2/9", "Eli's share: 528": the page's own last lines
 
 
 def _unit(text: str) -> tuple[str, str | None]:
@@ -115,19 +117,22 @@ def _form_kept(value: str, form: str | None) -> bool:
     if form is None:
         return True
     plain = _LATEX_FRACTION.sub(r"\1/\2", value).replace(" ", "").removeprefix("(").removesuffix(")")
+    plain = re.sub(r"^(-?)\.(?=\d)", r"\g<1>0.", plain)  # .25 is the decimal 0.25
     return form_fault(plain, form) is None
 
 
-def _one_matches(pred: str, gold: str, form: str | None = None) -> bool:
+def _one_matches(pred: str, gold: str, form: str | None = None, names: bool = False) -> bool:
+    """One value against one; ``names``: the variables must agree too (a system's p = 6 is not its q = 6)."""
     pred, gold = _plain(clean_answer(pred)), _plain(clean_answer(gold))
     named = _name(pred), _name(gold)
-    if None not in named and named[0] != named[1]:  # p = 6 is not q = 6
+    if names and None not in named and named[0] != named[1]:
         return False
     p, g = value_side(pred), value_side(gold)
     if not p:
         return False
-    if p.endswith("%") != g.endswith("%"):  # "25%" for the percentage 25: the number is the answer
-        p, g = p.removesuffix("%").strip(), g.removesuffix("%").strip()
+    if p.endswith("%") != g.endswith("%"):  # "25%" for the percentage 25, "25" for 25%: the number is the answer
+        p, g = p.removesuffix("%").strip(), g.removesuffix("%").strip()  # (so 0.25% passes for 0.25: a number gold
+        # cannot say it is not a percentage, and "25%" against a gold of 25 is the common case)
     (p, p_unit), (g, g_unit) = _unit(p), _unit(g)
     if p_unit is not None and g_unit is not None and p_unit != g_unit:  # 180 h is not 180 min
         return False
@@ -151,9 +156,11 @@ def answers_match(pred: str, gold: str, *, form: str | None = None) -> bool:
     """
     if not isinstance(pred, str) or not isinstance(gold, str) or len(pred) > MAX_ANSWER_CHARS:
         return False
-    pred_parts, gold_parts = split_parts(pred), split_parts(gold)
-    if len(gold_parts) > 1 or len(pred_parts) > 1:
+    gold_parts = split_parts(gold)
+    if len(gold_parts) > 1:  # several values: every one, in any order, and no other
+        pred_parts = split_parts(pred)
         return len(pred_parts) == len(gold_parts) and part_credit(pred_parts, gold_parts, form=form) == 1.0
+    # one value: the value the answer ends on (``Hence, x = 5``; ``P(Afternoon or Juice) = 33/58``)
     return _one_matches(pred, gold, form)
 
 
@@ -166,9 +173,12 @@ def part_credit(pred_parts: Sequence[str], gold_parts: Sequence[str], *, form: s
         return 0.0
     unused = list(pred_parts)
     matched = 0
+    # a gold naming two variables (a system) is matched name by name; one name (a root set) is not: renaming the
+    # unknown (y for a) is a superficial control's edit, its answer still right
+    names = len({_name(_plain(clean_answer(g))) for g in gold_parts} - {None}) > 1
     for g in gold_parts:
         for i, p in enumerate(unused):
-            if _one_matches(p, g, form):
+            if _one_matches(p, g, form, names):
                 matched += 1
                 del unused[i]
                 break
@@ -183,3 +193,9 @@ def gold_answer(answer_text: str, answer_value: str, *, as_written: bool = False
     if as_written or len(split_parts(answer_text)) > 1:
         return answer_text
     return answer_value
+
+
+def wrong_only_as_asked(answer_correct: bool, answer_changed: bool) -> bool:
+    """An error that left the number right and the unit or requested form wrong (``180 h`` for 180 min): its
+    correction is scored against the answer as written, ``gold_answer(..., as_written=True)``."""
+    return not answer_correct and not answer_changed

@@ -120,8 +120,8 @@ def generate(
 
     with _stopping("finished shards are kept; re-run with --resume to continue"):
         cfg = load_config(config)
-        if limit is not None and limit < cfg.count:
-            cfg = cfg.model_copy(update={"limit": limit})  # the first bases of the whole run's plan
+        if limit is not None:  # the first bases of the whole run's plan (the config's own limit gives way)
+            cfg = cfg.model_copy(update={"limit": limit if limit < cfg.count else None})
         run_dir = out_dir or Path(cfg.output.root) / cfg.name
         # Said before any progress bar starts (the pipeline refuses them too, once the bar is up): a folder that is
         # not a run, whatever was asked, and a run without --resume or --overwrite.
@@ -248,7 +248,7 @@ def worksheet(
     with _stopping("the worksheet folder may hold some of the PDFs"):
         cfg = load_config(config)
         dest = out_dir or Path(cfg.output.root) / f"{cfg.name}-worksheets"
-        count = cfg.count if limit is None else min(limit, cfg.count)
+        count = cfg.bases if limit is None else min(limit, cfg.count)
         # The library reports no steps, so the bar pulses with the elapsed time instead of counting.
         with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(),
                       console=console, transient=True) as bar:

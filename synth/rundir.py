@@ -258,9 +258,13 @@ def check_same_versions(run_dir: Path, plan: ResumePlan, n_shards: int, now: dic
         return
     source = run_dir / "shards" / f"{kept:05d}.jsonl"
     try:
-        with open(source if source.is_file() else run_dir / "manifest.jsonl", encoding="utf-8") as fh:
-            made = json.loads(fh.readline()).get("versions")
-    except (OSError, ValueError, AttributeError):
+        with open(source if source.is_file() else run_dir / "manifest.jsonl", "rb") as fh:
+            # The shard's last row: every row of a generate run is made by it, and a degrade shard ends on a photo
+            # it made (its first row can be the input run's clean page, with the input's versions).
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - (1 << 20)))
+            made = json.loads(fh.read().splitlines()[-1]).get("versions")
+    except (OSError, ValueError, AttributeError, IndexError):
         return  # no row to tell by: the shard checks have already redone what does not verify
     if isinstance(made, dict) and made != now:
         differ = ", ".join(f"{k} {made.get(k)} -> {now.get(k)}" for k in sorted(set(made) | set(now))

@@ -247,14 +247,15 @@ def _remove(path: Path) -> None:
 
 
 # What a run writes in images/: <name>-<index> with its variant and photo suffixes, as PNG or JPEG; staging folders.
-_RUN_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}-\d{6}(?:-[a-z]\d+)*\.(?:png|jpg)")
+_RUN_IMAGE = re.compile(rf"(?:{ID_PATTERN.pattern})\.(?:png|jpg)")
+_DESKTOP_FILES = {".DS_Store", "Thumbs.db", "desktop.ini"}  # a file browser's, not the user's work
 
 
 def _foreign_images(images: Path) -> list[str]:
     """Names in a run's images/ that the run did not write (a user's own scan put there)."""
     if not images.is_dir() or images.is_symlink():
         return []
-    return sorted(n for n in _names(images) if not (_RUN_IMAGE.fullmatch(n) or _is_staging(n)))
+    return sorted(n for n in _names(images) if not (_RUN_IMAGE.fullmatch(n) or _is_staging(n) or n in _DESKTOP_FILES))
 
 
 def _clear(folder: Path, kind: str, shape: Layout, marker: dict[str, Any] | None) -> None:
@@ -314,8 +315,9 @@ def check_not_in_run_internals(path: Path) -> None:
     if Path(path).parts[:1] == ("~",) or str(path).startswith("~"):
         # '~' reaches us only when no shell expanded it (quoted): a folder named "~" here, whose `rm -rf ~` by hand
         # would take the home folder
-        raise UnsafePathError(f"--out {str(path)!r} starts with '~', which was not expanded to your home folder; "
-                              "write the path out (e.g. $HOME/...) or drop the quotes")
+        raise UnsafePathError(f"the output folder {str(path)!r} starts with '~', which was not expanded to your home "
+                              "folder; write the path out (e.g. $HOME/... on the command line, or a full path in a "
+                              "config's output.root)")
     resolved = path.resolve()
     for at, inner in enumerate(resolved.parts):
         # Only the folder directly above an images/ or shards/ part is asked (every folder up to / may not be

@@ -10,6 +10,7 @@ bytes ready for ``RunDir.commit``. Nothing here touches the run folder but a sha
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -23,6 +24,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+import perturb
+import render
+import synth
 from perturb.photo import REGISTRY as PHOTO_OPS
 from perturb.photo import Photo, degrade_photo
 from perturb.photo.base import ReversePage
@@ -44,6 +48,7 @@ from synth.manifest import dumps_row, to_row
 from synth.memory import keep_image_buffers
 from synth.paraphrase import CACHE_FOLDER, Paraphraser
 from synth.records import Item, Problem, Variant
+from synth.resources import resource_dir
 from synth.rundir import ShardOutput, sha256, stage_image
 from synth.seeding import item_seed, stage_rng
 from synth.verifier import verify
@@ -58,6 +63,8 @@ Stored = np.ndarray | bytes  # an image as pixels to encode as PNG, or the encod
 
 @cache
 def versions() -> dict[str, str]:
+    """The versions that make a row's bytes: the packages', and ``source``, a digest of our code and templates
+    (the package version stays the same between two commits whose rows differ; a resume across them is refused)."""
     names = {"mathstress": "mathstress", "numpy": "numpy", "sympy": "sympy",
              "opencv": "opencv-python-headless", "pillow": "pillow"}
     out = {}
@@ -66,7 +73,24 @@ def versions() -> dict[str, str]:
             out[key] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             out[key] = "unknown"
+    out["source"] = source_digest()
     return out
+
+
+def source_digest() -> str:
+    """sha256 (first 16 hex) of every module of synth, perturb and render and every template, by relative path:
+    the same in a checkout, an editable install and a wheel (templates are synth/templates there)."""
+    h = hashlib.sha256()
+    trees = [(pkg.__name__, Path(pkg.__file__).resolve().parent, "*.py") for pkg in (synth, perturb, render)]
+    trees.append(("templates", resource_dir("templates"), "*"))
+    for label, root, pattern in trees:
+        for path in sorted(root.rglob(pattern)):
+            rel = path.relative_to(root)
+            if not path.is_file() or "__pycache__" in rel.parts or (label == "synth" and rel.parts[0] == "templates"):
+                continue
+            h.update(f"{label}/{rel.as_posix()}\0".encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()[:16]
 
 
 @dataclass

@@ -27,7 +27,7 @@ def worksheet_items(config: RunConfig, limit: int | None = None) -> list[Item]:
     """
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be >= 1, got {limit}")
-    count = config.count if limit is None else min(limit, config.count)
+    count = config.bases if limit is None else min(limit, config.count)  # a run's config.yaml may hold its limit
     textual = config.model_copy(update={"degrade": DegradeConfig()})
     stats = ShardStats()
     return [item for index in range(count)

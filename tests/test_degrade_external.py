@@ -374,3 +374,20 @@ def test_degrade_into_its_own_input_folder_says_so(photos: Path) -> None:
     # It said the folder "holds no images": every file was skipped as the run's own output.
     with pytest.raises(ConfigError, match="is the input folder"):
         degrade_external(photos, photos, config(ops="blur:1"))
+
+
+def test_resuming_a_degrade_of_a_run_made_elsewhere_is_not_taken_for_a_version_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A shard of a degraded run starts with the input run's clean page, which keeps the input's versions: the
+    # resume check read that row and refused every resume of a run made on another install (the review, round 21).
+    import synth.stages
+
+    source = tmp_path / "run"
+    with monkeypatch.context() as m:
+        m.setattr(synth.stages, "versions", lambda: {"mathstress": "0.1.0", "numpy": "1.99.0"})
+        run(tiny_config(count=2, inject={"variants_per_base": 0}, degrade={"ops": []}), source)
+    out = tmp_path / "out"
+    degrade_external(source, out, config(ops="blur:1", shard_size=1))
+    next(p for p in (out / "images").iterdir() if "-d" in p.name).unlink()  # one shard to make again
+    resumed = degrade_external(source, out, config(ops="blur:1", shard_size=1), resume=True)
+    assert resumed.redone and resumed.items == 4

@@ -695,6 +695,8 @@ def test_resume_needs_a_run_not_a_copy_of_its_config_and_overwrite_keeps_a_users
     line = _one_line_error(CliRunner().invoke(app, ["generate", str(mine / "config.yaml"), "--out", str(mine),
                                                     "--resume"]))
     assert "not written by mathstress" in line and _tree(mine) == before
+    (ref / "images" / ".DS_Store").write_text("a file browser's")  # not the user's work: cleared
+    (ref / "images" / "tiny-1000000.png").write_text("a run of a million bases names its images so")
     (ref / "images" / "my_scan.jpg").write_text("mine")
     line = _one_line_error(CliRunner().invoke(app, ["generate", str(config), "--out", str(ref), "--overwrite"]))
     assert "my_scan.jpg, which the run did not write" in line and (ref / "images" / "my_scan.jpg").read_text() == "mine"
@@ -709,7 +711,7 @@ def test_an_unexpanded_tilde_a_control_character_and_a_fifo_are_refused(tmp_path
     monkeypatch.chdir(tmp_path)
     config = _config_file(tmp_path)
     line = _one_line_error(CliRunner().invoke(app, ["generate", str(config), "--out", "~"]))
-    assert "not expanded to your home folder" in line and not (tmp_path / "~").exists()
+    assert "not expanded to your home" in line and not (tmp_path / "~").exists()
     data = yaml.safe_load(config.read_text())
     data["output"] = {**data.get("output", {}), "root": "runs\0x"}
     bad = tmp_path / "nul.yaml"

@@ -216,3 +216,22 @@ def test_the_progress_total_never_falls_behind_what_is_done_and_ends_exact(tmp_p
     rows = len(list(read_manifest(tmp_path / "run")))
     assert all(done <= total for done, total in seen[1:]), seen
     assert seen[-1] == (rows, rows) and result is not None
+
+
+def test_a_limit_in_the_config_gives_way_to_the_command_s_and_worksheets_keep_it(tmp_path: Path) -> None:
+    # A run's config.yaml (count 8, limit 3) with --limit 30 made 3 bases; worksheet_items of it laid out all 8.
+    from synth.config import load_config
+    from synth.worksheets import worksheet_items
+
+    data = tiny_config_data(count=8, degrade={"ops": []})
+    data["generate"] = {**data["generate"], "allocation": "quota"}
+    config = tmp_path / "quota.yaml"
+    config.write_text(yaml.safe_dump(data))
+    first = CliRunner().invoke(app, ["generate", str(config), "--out", str(tmp_path / "a"), "--limit", "3"])
+    assert first.exit_code == 0, first.output
+    limited = tmp_path / "a" / "config.yaml"
+    assert {i.problem.id for i in worksheet_items(load_config(str(limited)))} == {
+        f"tiny-{k:06d}" for k in range(3)}
+    result = CliRunner().invoke(app, ["generate", str(limited), "--out", str(tmp_path / "b"), "--limit", "30"])
+    assert result.exit_code == 0, result.output
+    assert {r["index"] for r in read_manifest(tmp_path / "b")} == set(range(8))

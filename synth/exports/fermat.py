@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from synth.answermatch import answers_match, gold_answer
+from synth.answermatch import answers_match, gold_answer, wrong_only_as_asked
 from synth.exports._base import (
     EXPORTS,
     Context,
@@ -96,7 +96,7 @@ def _gold_answer(row: dict[str, Any]) -> str:
     """EC's gold: the answer's value, or the answer as asked (``180 min``) when the error left the number right
     and the unit or requested form wrong (``answer_correct`` false, ``answer_changed`` false)."""
     err = row["error"]
-    unit_or_form = bool(err) and not err.get("answer_correct", True) and not err["answer_changed"]
+    unit_or_form = bool(err) and wrong_only_as_asked(err.get("answer_correct", True), err["answer_changed"])
     return gold_answer(row["answer"]["text"], row["answer"]["value"], as_written=unit_or_form)
 
 

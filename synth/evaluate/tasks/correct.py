@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from synth.answermatch import wrong_only_as_asked
 from synth.evaluate.answers import MAX_ANSWER_CHARS, answers_match, boxed, clean_answer, gold_answer
 from synth.evaluate.metrics import accuracy, loose_accuracy
 from synth.evaluate.tasks import Label, Task, register_task, shows_solution
@@ -41,7 +42,7 @@ def _gold_answer(item: Item) -> str:
     error left the number right and the unit or form wrong (``error.answer_correct`` false, ``answer_changed``
     false), so keeping the shown ``180 h`` is no correction."""
     err = item.variant.error
-    unit_or_form = err is not None and not err.answer_correct and not err.answer_changed
+    unit_or_form = err is not None and wrong_only_as_asked(err.answer_correct, err.answer_changed)
     return gold_answer(item.problem.answer_text, item.problem.answer_value, as_written=unit_or_form)
 
 
