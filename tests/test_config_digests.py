@@ -9,7 +9,10 @@ paths), and again in round 4 (the camera base layer paired across a page's sever
 `camera_seed`), and in round 5 (the desk drawn without aliasing, paper_warp's and bleed_through's severities one
 sheet, the shadow field in float32, the colour noise upsampled as 16-bit values; then a page's shadow severities
 one shadow), and in round 6 (the camera frames the flat sheet and never zooms in on a posed one, one photo in
-ten landscape, shadow severity 2 deeper), and in round 13 (the noise's spread aimed at the photo it lands on);
+ten landscape, shadow severity 2 deeper), and in round 13 (the noise's spread aimed at the photo it lands on), and in
+round 21 (a counted gradient's sign from the drawn line, explanations numbered as their chain, a carried slip's
+explanation naming the final answer shown, "how long is BC" a length, a useful line graph's values placed,
+mathreal_like's question-only pages; capture_profiles, photo_sweep and seeing_is_solving_like unchanged);
 each config is cut to its first two base problems: the manifest rows (without
 their `versions` field) and every image, byte for byte. A refactor that changes what a config produces
 fails here; a deliberate change of output re-records the file and says why in its commit.
