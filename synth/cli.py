@@ -31,7 +31,7 @@ from rich.text import Text
 from typer.core import TyperCommand
 
 from synth import __version__
-from synth.errors import MathstressError
+from synth.errors import ConfigError, MathstressError, RunError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
                   help="Controlled stress-test sets for multimodal math models.")
@@ -126,21 +126,15 @@ def generate(
         # Said before any progress bar starts (the pipeline refuses them too, once the bar is up): a folder that is
         # not a run, whatever was asked, and a run without --resume or --overwrite.
         if resume and overwrite:
-            from synth.errors import ConfigError
-
             raise ConfigError("--resume continues a run and --overwrite replaces it; pass one of them")
         try:
             held = run_dir.is_dir() and any(p.name != LOCK_NAME for p in run_dir.iterdir())  # the lock: a run starting
         except OSError as exc:  # a name too long, a folder this user may not list
-            from synth.errors import ConfigError
-
             raise ConfigError(f"--out {str(run_dir)!r}: {exc.strerror}; choose another --out") from None
         kind = folder_kind(run_dir) if held else None
         if held and kind != "run":  # a copy of a run's config.yaml in a user's folder proves nothing (--resume)
             prepare_output_dir(run_dir, "run")
         if not (resume or overwrite) and kind == "run":
-            from synth.errors import RunError
-
             raise RunError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to replace "
                            "it, or --out to write elsewhere")
         with progress_bar() as bar:
@@ -291,8 +285,6 @@ def check_families(
     ids = family or sorted(REGISTRY)
     unknown = [f for f in ids if f not in REGISTRY]
     if unknown:
-        from synth.errors import ConfigError
-
         _fail(ConfigError(f"--family: unknown family {unknown[0]!r}{REGISTRY.near(unknown[0])} (`mathstress taxonomy "
                           "--families` lists them)"))
     table = Table()
@@ -337,7 +329,6 @@ def taxonomy(
     Every row and count comes from the registries: the ops' own rubrics, the injectors, the families'
     mal-rule catalogues.
     """
-    from synth.errors import ConfigError
     from synth.taxonomy import ERROR_SUBTYPES
 
     if families and degradations:  # only the families were printed
@@ -636,7 +627,6 @@ def report_command(
     from synth.evaluate.inspect_logs import results_from_inspect
 
     if fermat is not None:
-        from synth.errors import ConfigError
         from synth.exports.fermat import score_fermat, score_lines
 
         with _stopping("nothing was written"):
@@ -655,8 +645,6 @@ def report_command(
             eval_dir = results_from_inspect(from_inspect, out_dir=eval_dir, run_dir=run).out_dir
             out.print(f"rebuilt {eval_dir / 'results.json'} from the inspect logs in {from_inspect}")
         elif eval_dir is None:
-            from synth.errors import ConfigError
-
             raise ConfigError("give an evaluation folder (RUN/eval/<model>), or --from-inspect LOGDIR")
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console, transient=True) as bar:
@@ -704,8 +692,6 @@ def degrade_command(
     ops that need our layout boxes or the problem's words are skipped and counted.
     """
     from synth.degrade_external import degrade_external, load_external_config
-    from synth.errors import RunError
-
     with _stopping("finished shards are kept; re-run with --resume to continue"):
         cfg = load_external_config(config, ops=ops, profiles=profile, seed=seed, name=name, dpi=dpi,
                                    image_column=image_column, question_column=question_column,
