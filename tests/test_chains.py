@@ -347,6 +347,6 @@ def test_exports_carry_the_sentences() -> None:
 def test_a_chain_says_what_the_question_asks_for(question: str, words: str) -> None:
     # Seed 6021023's errorradar_like-000013: "Goal: the time it takes." in the clean chain of a length problem,
     # a false statement in a row labelled correct.
-    from synth.chains._base import _asked
+    from synth.chains._asked import _asked
 
     assert _asked(question) == words

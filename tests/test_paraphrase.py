@@ -301,6 +301,7 @@ def test_a_resumed_run_reads_replies_from_the_cache_and_gives_the_same_bytes(
     again = tmp_path / "b" / "run"
     again.mkdir(parents=True)
     shutil.copy(first / "config.yaml", again / "config.yaml")
+    shutil.copy(first / ".mathstress.json", again / ".mathstress.json")  # written before anything else
     shutil.copytree(first / "paraphrase", again / "paraphrase")
     # The endpoint is gone now (its server was shut down): any request would fail and change the output.
     url = re.search(r"base_url: (\S+)", (first / "config.yaml").read_text()).group(1)

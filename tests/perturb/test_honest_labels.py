@@ -362,4 +362,7 @@ def test_exports_treat_a_right_number_in_the_wrong_unit_as_a_wrong_answer() -> N
             return "images/x.png", "page"
 
     kept = errorradar_records(_Ctx(), row)  # type: ignore[arg-type]
-    assert isinstance(kept, list) and kept[0]["user_answer"] == row["shown_answer"]
+    # the student's answer as the page writes it, unit and all ("13511 L" where mL is asked), not its value
+    last = row["steps"][-1]
+    assert isinstance(kept, list) and kept[0]["user_answer"] == (last.get("math") or last["text"])
+    assert kept[0]["user_answer"] != row["answer"]["text"]
