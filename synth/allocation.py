@@ -182,23 +182,23 @@ def allocate(config: RunConfig) -> Allocation:
     cell_of = {name: cell for cell, name in names.items()}
     notes: list[str] = []
 
+    def what(dim: str) -> str:  # the counts an error quotes are the plan's, which a small run takes its bases from
+        return dim if n == config.count else f"{dim} (over the plan's {n} bases)"
+
     def solve(dim: str, supply: dict[str, int], demand: dict[str, int], prior: Callable[[str, str], float],
               cap: dict[str, int] | None) -> dict[tuple[str, str], int]:
         try:
-            return joint_counts(supply, demand, prior, what=dim, cap=cap)
+            return joint_counts(supply, demand, prior, what=what(dim), cap=cap)
         except ConfigError as exc:
             if cap is None:
-                if n == config.count or "wants" not in str(exc):
-                    raise
-                raise ConfigError(f"{exc} (counts of the plan over {n} bases, which a run of count {config.count} "
-                                  "takes its bases from)") from None
+                raise
             # Some value fits fewer bases than it is asked for: it must come twice on some bases, where the
             # inject stage redraws the problem until the two read differently (or counts the slot unfilled).
             notes.append(f"{exc}. A base takes a subtype once when it can, so its variants differ; these come twice on"
                          " some bases instead, where the inject stage redraws the problem until the two variants"
                          " differ or counts the slot unfilled (stats.json: rejections.generate,"
                          " allocation:<subtype>:unfilled)")
-            return joint_counts(supply, demand, prior, what=dim)
+            return joint_counts(supply, demand, prior, what=what(dim))
 
     def per_cell(dim: str, weights: dict[str, float], per_base: int,
                  fits: Callable[[str, str, str], float], *, once_per_base: bool = False,

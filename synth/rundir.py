@@ -256,7 +256,7 @@ def check_same_versions(run_dir: Path, plan: ResumePlan, n_shards: int, now: dic
     kept = next((s for s in range(n_shards) if s not in pending), None)
     if kept is None:
         return
-    source = run_dir / "shards" / f"{kept:05d}.jsonl"
+    source = RunDir(run_dir)._paths(kept)[0]
     try:
         with open(source if source.is_file() else run_dir / "manifest.jsonl", "rb") as fh:
             # The shard's last row: every row of a generate run is made by it, and a degrade shard ends on a photo

@@ -312,7 +312,7 @@ RUN_INTERNALS = ("images", "shards")
 def check_not_in_run_internals(path: Path) -> None:
     """Refuse an output folder inside a run's ``images/`` or ``shards/``: a later --resume or --overwrite of the
     run deletes them whole, with whatever was written there (an export, an evaluation's paid answers)."""
-    if Path(path).parts[:1] == ("~",) or str(path).startswith("~"):
+    if str(path).startswith("~"):
         # '~' reaches us only when no shell expanded it (quoted): a folder named "~" here, whose `rm -rf ~` by hand
         # would take the home folder
         raise UnsafePathError(f"the output folder {str(path)!r} starts with '~', which was not expanded to your home "

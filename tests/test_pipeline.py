@@ -98,13 +98,28 @@ def test_limit_keeps_the_first_bases_unchanged(tiny_run: Path, tmp_path: Path) -
     assert list(read_manifest(small)) == first
 
 
-def test_generate_limit_makes_the_first_bases_of_the_planned_run_byte_for_byte(tmp_path: Path) -> None:
-    # --limit N planned a run of N bases: with a quota plan the first N of the whole run were other items under the
-    # same ids (quickstart-000001-e1 a misread there, an operator swap here), and worksheet --limit disagreed.
+def _quota_config(tmp_path: Path) -> Path:
+    """A tiny quota-planned config of 8 bases, as a file."""
     data = tiny_config_data(count=8, degrade={"ops": []})
     data["generate"] = {**data["generate"], "allocation": "quota"}
     config = tmp_path / "quota.yaml"
     config.write_text(yaml.safe_dump(data))
+    return config
+
+
+def _one_base_per_shard(tmp_path: Path) -> tuple[dict, Path]:
+    """A tiny config of 16 bases, one per shard (a run to stop part-way), and its file."""
+    data = tiny_config_data(count=16, degrade={"ops": []})
+    data["output"] = {"shard_size": 1}
+    cfg_path = tmp_path / "cfg.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    return data, cfg_path
+
+
+def test_generate_limit_makes_the_first_bases_of_the_planned_run_byte_for_byte(tmp_path: Path) -> None:
+    # --limit N planned a run of N bases: with a quota plan the first N of the whole run were other items under the
+    # same ids (quickstart-000001-e1 a misread there, an operator swap here), and worksheet --limit disagreed.
+    config = _quota_config(tmp_path)
     for out, extra in (("whole", []), ("first", ["--limit", "3"])):
         result = CliRunner().invoke(app, ["generate", str(config), "--out", str(tmp_path / out), *extra])
         assert result.exit_code == 0, result.output
@@ -118,10 +133,7 @@ def test_generate_limit_makes_the_first_bases_of_the_planned_run_byte_for_byte(t
 
 
 def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
-    data = tiny_config_data(count=16, degrade={"ops": []})
-    data["output"] = {"shard_size": 1}
-    cfg_path = tmp_path / "cfg.yaml"
-    cfg_path.write_text(yaml.safe_dump(data))
+    data, cfg_path = _one_base_per_shard(tmp_path)
     reference = tmp_path / "reference"
     run(validate_config(data), reference)
     target = tmp_path / "killed"
@@ -146,10 +158,7 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None
 
 def test_sigterm_says_what_is_kept_and_exits_143(tmp_path: Path) -> None:
     # A job scheduler's stop (SIGTERM) ended the run with exit 143 and no word of what was kept or how to go on.
-    data = tiny_config_data(count=16, degrade={"ops": []})
-    data["output"] = {"shard_size": 1}
-    cfg_path = tmp_path / "cfg.yaml"
-    cfg_path.write_text(yaml.safe_dump(data))
+    data, cfg_path = _one_base_per_shard(tmp_path)
     target = tmp_path / "stopped"
     cmd = [sys.executable, "-m", "synth", "generate", str(cfg_path), "--out", str(target)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -223,10 +232,7 @@ def test_a_limit_in_the_config_gives_way_to_the_command_s_and_worksheets_keep_it
     from synth.config import load_config
     from synth.worksheets import worksheet_items
 
-    data = tiny_config_data(count=8, degrade={"ops": []})
-    data["generate"] = {**data["generate"], "allocation": "quota"}
-    config = tmp_path / "quota.yaml"
-    config.write_text(yaml.safe_dump(data))
+    config = _quota_config(tmp_path)
     first = CliRunner().invoke(app, ["generate", str(config), "--out", str(tmp_path / "a"), "--limit", "3"])
     assert first.exit_code == 0, first.output
     limited = tmp_path / "a" / "config.yaml"

@@ -15,10 +15,11 @@ from synth.answermatch import (
     gold_answer,
     part_credit,
     split_parts,
+    wrong_only_as_asked,
 )
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_PARTS", "answers_match", "boxed", "clean_answer", "gold_answer",
-           "last_json_object", "part_credit", "split_parts"]
+           "last_json_object", "part_credit", "split_parts", "wrong_only_as_asked"]
 
 
 def boxed(text: str) -> list[str]:

@@ -99,16 +99,25 @@ def test_random_predictions_score_what_mathstress_eval_reports(text_run: Path, p
                                              100 * metrics["accuracy_no_error_items"], 100 * metrics["f1"]))
 
 
+def _rows(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "manifest.jsonl").read_text().splitlines()]
+
+
+def _export_edited(run_dir: Path, tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    """A copy of the run whose manifest holds ``rows`` (an unsealed, hand-edited one), exported to ProcessBench."""
+    edited = tmp_path / "run"
+    shutil.copytree(run_dir, edited)
+    (edited / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return export(edited, tmp_path / "pb", "processbench").path
+
+
 def test_high_school_problems_go_to_the_math_split_and_every_split_has_both_groups(text_run: Path, tmp_path: Path,
                                                                                    monkeypatch: pytest.MonkeyPatch
                                                                                    ) -> None:
-    edited = tmp_path / "run"
-    shutil.copytree(text_run, edited)
-    rows = [json.loads(line) for line in (text_run / "manifest.jsonl").read_text().splitlines()]
+    rows = _rows(text_run)
     high = {rows[0]["base_id"], rows[-1]["base_id"]}
-    rows = [{**r, "grade_band": "9-12"} if r["base_id"] in high else r for r in rows]
-    (edited / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    dest = export(edited, tmp_path / "pb", "processbench").path
+    dest = _export_edited(text_run, tmp_path, [{**r, "grade_band": "9-12"} if r["base_id"] in high else r
+                                               for r in rows])
     summary = read_summary(dest)
     assert list(summary["splits"]) == ["gsm8k", "math"]
     assert all(n["error_items"] and n["no_error_items"] for n in summary["splits"].values())
@@ -137,16 +146,13 @@ def test_figure_only_problems_are_left_out_and_a_wrong_unit_is_a_wrong_final_ans
     # Seed 6021023 (round 21): 20 error items whose first error is a misread of a figure ProcessBench never shows
     # (a clock's minute hand "m2 = 25"), and 8 items in a wrong unit ("10 km/h" for 10 m/s) marked
     # final_answer_correct true.
-    edited = tmp_path / "run"
-    shutil.copytree(text_run, edited)
-    rows = [json.loads(line) for line in (text_run / "manifest.jsonl").read_text().splitlines()]
+    rows = _rows(text_run)
     figure_only = rows[0]["base_id"]
     unit = next(r["id"] for r in rows if r["error"] and r["base_id"] != figure_only)
     rows = [{**r, "image_role": "required"} if r["base_id"] == figure_only else r for r in rows]
     rows = [{**r, "error": {**r["error"], "answer_changed": False, "answer_correct": False}} if r["id"] == unit
             else r for r in rows]
-    (edited / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    dest = export(edited, tmp_path / "pb", "processbench").path
+    dest = _export_edited(text_run, tmp_path, rows)
     data = {d["id"]: d for d in their_load(dest, "gsm8k", tmp_path / "cache", monkeypatch)}
     assert not any(r["base_id"] == figure_only for r in rows if r["id"] in data)
     assert any(r["base_id"] != figure_only and r["variant"] != "degraded" for r in rows)

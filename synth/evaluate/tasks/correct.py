@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import re
 
-from synth.answermatch import wrong_only_as_asked
-from synth.evaluate.answers import MAX_ANSWER_CHARS, answers_match, boxed, clean_answer, gold_answer
+from synth.evaluate.answers import (
+    MAX_ANSWER_CHARS,
+    answers_match,
+    boxed,
+    clean_answer,
+    gold_answer,
+    wrong_only_as_asked,
+)
 from synth.evaluate.metrics import accuracy, loose_accuracy
 from synth.evaluate.tasks import Label, Task, register_task, shows_solution
 from synth.evaluate.tasks._parsing import raw_lines
